@@ -1,0 +1,2 @@
+//! The `verity` command line.
+fn main() {}

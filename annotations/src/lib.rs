@@ -1,0 +1,9 @@
+//! Verity's core library: SWE-bench-style tasks, the annotation questionnaire, the SQLite
+//! project store, evidence from the task's repository, inter-rater agreement and exports.
+//!
+//! The command line (`verity`) and the desktop app call [`ops`] only; the other modules are the
+//! parts `ops` composes.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod case;
