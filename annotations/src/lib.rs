@@ -8,3 +8,4 @@
 
 pub mod case;
 pub mod questionnaire;
+pub mod store;

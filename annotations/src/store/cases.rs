@@ -1,0 +1,417 @@
+//! Cases, the records their sources gave, and their revisions.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde::Serialize;
+
+use super::{Store, StoreError, sql_err};
+use crate::case::{Case, CaseRecord, SourceKind, content_hash};
+
+/// A case's current content with where it is stored.
+#[derive(Debug, Clone)]
+pub struct StoredCase {
+    /// The case's row id.
+    pub case_id: i64,
+    /// The revision number, from 1.
+    pub revision: i64,
+    /// The revision's row id (answers point at it).
+    pub revision_id: i64,
+    /// The content.
+    pub case: Case,
+}
+
+/// A line of the case list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseRow {
+    /// The case's row id.
+    pub case_id: i64,
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The issue's first line.
+    pub title: String,
+    /// The current revision number.
+    pub revision: i64,
+    /// Whether issue text and patches are present.
+    pub has_materials: bool,
+}
+
+/// What an import changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ImportSummary {
+    /// Cases that did not exist before.
+    pub added: usize,
+    /// Cases whose content changed: each got a new revision.
+    pub updated: usize,
+    /// Cases whose content was already there.
+    pub unchanged: usize,
+}
+
+/// An import in progress: one transaction. Dropping it without [`ImportSession::finish`]
+/// rolls everything back, so a failed import stores nothing.
+pub struct ImportSession<'s> {
+    tx: Transaction<'s>,
+    path: &'s Path,
+    now: String,
+    seen: BTreeSet<i64>,
+    added: BTreeSet<i64>,
+    changed: BTreeSet<i64>,
+}
+
+impl Store {
+    /// Starts an import.
+    pub fn begin_import(&mut self, now: &str) -> Result<ImportSession<'_>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| sql_err(&self.path, e))?;
+        Ok(ImportSession {
+            tx,
+            path: &self.path,
+            now: now.to_string(),
+            seen: BTreeSet::new(),
+            added: BTreeSet::new(),
+            changed: BTreeSet::new(),
+        })
+    }
+
+    /// The current revision of a case.
+    pub fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT c.id, r.revision, r.id, r.content FROM cases c
+                 JOIN case_revisions r ON r.case_id = c.id
+                 WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1",
+                [instance_id],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, String>(3)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        row.map(|(case_id, revision, revision_id, content)| {
+            Ok(StoredCase {
+                case_id,
+                revision,
+                revision_id,
+                case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
+            })
+        })
+        .transpose()
+    }
+
+    /// One revision of a case by its row id.
+    pub fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
+        let (case_id, revision, content): (i64, i64, String) = self
+            .conn
+            .query_row(
+                "SELECT case_id, revision, content FROM case_revisions WHERE id = ?1",
+                [revision_id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(StoredCase {
+            case_id,
+            revision,
+            revision_id,
+            case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
+        })
+    }
+
+    /// Every case's current revision, by instance id.
+    pub fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
+                 FROM cases c JOIN case_revisions r ON r.case_id = c.id
+                 WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+                 ORDER BY c.instance_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok(CaseRow {
+                    case_id: row.get(0)?,
+                    instance_id: row.get(1)?,
+                    repo: row.get(2)?,
+                    base_commit: row.get(3)?,
+                    title: row.get(4)?,
+                    revision: row.get(5)?,
+                    has_materials: row.get(6)?,
+                })
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+}
+
+impl ImportSession<'_> {
+    /// Records what one source says about a case. The case's revision is settled in
+    /// [`ImportSession::finish`], once every source of this import is in.
+    pub fn put_record(
+        &mut self,
+        kind: SourceKind,
+        origin: &str,
+        record: &CaseRecord,
+    ) -> Result<(), StoreError> {
+        let case_id = self.case_id(&record.instance_id)?;
+        self.seen.insert(case_id);
+        let hash = content_hash(record);
+        let stored: Option<String> = self
+            .tx
+            .query_row(
+                "SELECT content_hash FROM case_sources WHERE case_id = ?1 AND kind = ?2",
+                params![case_id, kind.as_str()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| sql_err(self.path, e))?;
+        if stored.as_deref() == Some(hash.as_str()) {
+            return Ok(());
+        }
+        let content = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
+            path: self.path.to_path_buf(),
+            what: "case record",
+            source: e,
+        })?;
+        self.tx
+            .execute(
+                "INSERT INTO case_sources(case_id, kind, origin, content, content_hash, imported_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(case_id, kind) DO UPDATE SET origin = excluded.origin,
+                   content = excluded.content, content_hash = excluded.content_hash,
+                   imported_at = excluded.imported_at",
+                params![case_id, kind.as_str(), origin, content, hash, self.now],
+            )
+            .map_err(|e| sql_err(self.path, e))?;
+        self.changed.insert(case_id);
+        Ok(())
+    }
+
+    /// Makes sure a case exists, creating it from its id alone (a stub lacking materials) when
+    /// the project does not hold it yet. Returns whether it had to be created.
+    pub fn ensure_case(&mut self, instance_id: &str, origin: &str) -> Result<bool, StoreError> {
+        let exists: Option<i64> = self
+            .tx
+            .query_row(
+                "SELECT id FROM cases WHERE instance_id = ?1",
+                [instance_id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| sql_err(self.path, e))?;
+        if exists.is_some() {
+            return Ok(false);
+        }
+        let stub = CaseRecord {
+            instance_id: instance_id.to_string(),
+            ..CaseRecord::default()
+        };
+        self.put_record(SourceKind::Stub, origin, &stub)?;
+        Ok(true)
+    }
+
+    /// Gives the transaction to code that stores other rows in the same import (ratings).
+    pub fn transaction(&self) -> &Transaction<'_> {
+        &self.tx
+    }
+
+    fn case_id(&mut self, instance_id: &str) -> Result<i64, StoreError> {
+        let existing: Option<i64> = self
+            .tx
+            .query_row(
+                "SELECT id FROM cases WHERE instance_id = ?1",
+                [instance_id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| sql_err(self.path, e))?;
+        if let Some(id) = existing {
+            return Ok(id);
+        }
+        self.tx
+            .execute(
+                "INSERT INTO cases(instance_id, created_at) VALUES (?1, ?2)",
+                params![instance_id, self.now],
+            )
+            .map_err(|e| sql_err(self.path, e))?;
+        let id = self.tx.last_insert_rowid();
+        self.added.insert(id);
+        Ok(id)
+    }
+
+    /// Settles a new revision for every case whose merged content changed, and commits.
+    pub fn finish(self) -> Result<ImportSummary, StoreError> {
+        let mut summary = ImportSummary::default();
+        for &case_id in &self.seen {
+            let changed = self.changed.contains(&case_id) && self.settle_revision(case_id)?;
+            if self.added.contains(&case_id) {
+                summary.added += 1;
+            } else if changed {
+                summary.updated += 1;
+            } else {
+                summary.unchanged += 1;
+            }
+        }
+        self.tx.commit().map_err(|e| sql_err(self.path, e))?;
+        Ok(summary)
+    }
+
+    /// Writes revision n+1 when the merge of the case's records differs from revision n.
+    fn settle_revision(&self, case_id: i64) -> Result<bool, StoreError> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT kind, content FROM case_sources WHERE case_id = ?1")
+            .map_err(|e| sql_err(self.path, e))?;
+        let mut records = Vec::new();
+        let rows = stmt
+            .query_map([case_id], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(|e| sql_err(self.path, e))?;
+        for row in rows {
+            let (kind, content) = row.map_err(|e| sql_err(self.path, e))?;
+            let corrupt = |source| StoreError::Corrupt {
+                path: self.path.to_path_buf(),
+                what: "case record",
+                source,
+            };
+            let kind = SourceKind::parse(&kind).ok_or_else(|| {
+                StoreError::Rule(format!("unknown source kind {kind:?} in the project"))
+            })?;
+            // A stub adds nothing once a real source is there.
+            records.push((
+                kind,
+                serde_json::from_str::<CaseRecord>(&content).map_err(corrupt)?,
+            ));
+        }
+        if records.iter().any(|(k, _)| *k != SourceKind::Stub) {
+            records.retain(|(k, _)| *k != SourceKind::Stub);
+        }
+        let case = Case::merge(&records);
+        let hash = content_hash(&case);
+        let latest: Option<(i64, String)> = self
+            .tx
+            .query_row(
+                "SELECT revision, content_hash FROM case_revisions WHERE case_id = ?1
+                 ORDER BY revision DESC LIMIT 1",
+                [case_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| sql_err(self.path, e))?;
+        if latest.as_ref().is_some_and(|(_, h)| *h == hash) {
+            return Ok(false);
+        }
+        let revision = latest.map_or(1, |(n, _)| n + 1);
+        let content = serde_json::to_string(&case).map_err(|source| StoreError::Corrupt {
+            path: self.path.to_path_buf(),
+            what: "case",
+            source,
+        })?;
+        self.tx
+            .execute(
+                "INSERT INTO case_revisions(case_id, revision, content, content_hash, repo,
+                   base_commit, title, has_materials, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    case_id,
+                    revision,
+                    content,
+                    hash,
+                    case.repo,
+                    case.base_commit,
+                    case.title(),
+                    case.has_materials(),
+                    self.now
+                ],
+            )
+            .map_err(|e| sql_err(self.path, e))?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn record(id: &str, text: &str) -> CaseRecord {
+        CaseRecord {
+            instance_id: id.into(),
+            repo: Some("o/r".into()),
+            problem_statement: Some(text.into()),
+            gold_patch: Some("diff".into()),
+            ..CaseRecord::default()
+        }
+    }
+
+    fn import(store: &mut Store, records: &[CaseRecord]) -> ImportSummary {
+        let mut session = store.begin_import("2026-01-01T00:00:00Z").unwrap();
+        for r in records {
+            session.put_record(SourceKind::Dataset, "f", r).unwrap();
+        }
+        session.finish().unwrap()
+    }
+
+    #[test]
+    fn importing_the_same_content_again_changes_nothing() {
+        let mut store = Store::open_in_memory().unwrap();
+        let first = import(&mut store, &[record("a", "x"), record("b", "y")]);
+        assert_eq!((first.added, first.updated, first.unchanged), (2, 0, 0));
+        let again = import(&mut store, &[record("a", "x"), record("b", "y")]);
+        assert_eq!((again.added, again.updated, again.unchanged), (0, 0, 2));
+        assert_eq!(store.case_by_instance("a").unwrap().unwrap().revision, 1);
+    }
+
+    #[test]
+    fn changed_content_makes_a_new_revision_and_keeps_the_old_one() {
+        let mut store = Store::open_in_memory().unwrap();
+        import(&mut store, &[record("a", "x")]);
+        let old = store.case_by_instance("a").unwrap().unwrap();
+        let summary = import(&mut store, &[record("a", "changed")]);
+        assert_eq!(summary.updated, 1);
+        let new = store.case_by_instance("a").unwrap().unwrap();
+        assert_eq!(new.revision, 2);
+        assert_eq!(new.case.problem_statement, "changed");
+        let kept = store.case_revision(old.revision_id).unwrap();
+        assert_eq!(kept.case.problem_statement, "x", "old revisions are kept");
+    }
+
+    #[test]
+    fn an_unfinished_import_stores_nothing() {
+        let mut store = Store::open_in_memory().unwrap();
+        {
+            let mut session = store.begin_import("t").unwrap();
+            session
+                .put_record(SourceKind::Dataset, "f", &record("a", "x"))
+                .unwrap();
+        }
+        assert!(store.list_cases().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_stub_gives_way_to_real_materials() {
+        let mut store = Store::open_in_memory().unwrap();
+        let mut session = store.begin_import("t").unwrap();
+        assert!(session.ensure_case("a", "ann.csv").unwrap());
+        session.finish().unwrap();
+        assert!(!store.list_cases().unwrap()[0].has_materials);
+        import(&mut store, &[record("a", "x")]);
+        let rows = store.list_cases().unwrap();
+        assert!(rows[0].has_materials);
+        assert_eq!(rows[0].revision, 2);
+    }
+}

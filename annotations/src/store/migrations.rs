@@ -1,0 +1,116 @@
+//! The schema, as an append-only list of migrations tracked by `PRAGMA user_version`.
+//! Never edit a migration that has shipped: add a new one.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// Migration `i` brings the schema from version `i` to `i + 1`.
+pub(super) const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE questionnaires (
+    id      INTEGER PRIMARY KEY,
+    qid     TEXT NOT NULL,
+    version TEXT NOT NULL,
+    source  TEXT NOT NULL,
+    UNIQUE (qid, version)
+);
+CREATE TABLE cases (
+    id          INTEGER PRIMARY KEY,
+    instance_id TEXT NOT NULL UNIQUE,
+    created_at  TEXT NOT NULL
+);
+-- What each kind of source said about a case; the case's content is their merge.
+CREATE TABLE case_sources (
+    case_id      INTEGER NOT NULL REFERENCES cases(id),
+    kind         TEXT NOT NULL,
+    origin       TEXT NOT NULL,
+    content      TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    imported_at  TEXT NOT NULL,
+    PRIMARY KEY (case_id, kind)
+);
+CREATE TABLE case_revisions (
+    id            INTEGER PRIMARY KEY,
+    case_id       INTEGER NOT NULL REFERENCES cases(id),
+    revision      INTEGER NOT NULL,
+    content       TEXT NOT NULL,
+    content_hash  TEXT NOT NULL,
+    repo          TEXT NOT NULL,
+    base_commit   TEXT,
+    title         TEXT NOT NULL,
+    has_materials INTEGER NOT NULL,
+    created_at    TEXT NOT NULL,
+    UNIQUE (case_id, revision)
+);
+CREATE TABLE raters (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE assignments (
+    case_id     INTEGER NOT NULL REFERENCES cases(id),
+    rater_id    INTEGER NOT NULL REFERENCES raters(id),
+    assigned_at TEXT NOT NULL,
+    active_ms   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (case_id, rater_id)
+);
+-- Append-only: drafts, submissions and revisions. The current answer is derived.
+CREATE TABLE answer_events (
+    id               INTEGER PRIMARY KEY,
+    case_id          INTEGER NOT NULL REFERENCES cases(id),
+    rater_id         INTEGER NOT NULL REFERENCES raters(id),
+    case_revision_id INTEGER NOT NULL REFERENCES case_revisions(id),
+    questionnaire_id INTEGER NOT NULL REFERENCES questionnaires(id),
+    kind             TEXT NOT NULL CHECK (kind IN ('draft', 'submit', 'revise')),
+    answer_revision  INTEGER NOT NULL,
+    answer           TEXT NOT NULL,
+    reason           TEXT,
+    at               TEXT NOT NULL
+);
+CREATE INDEX answer_events_by_case_rater ON answer_events (case_id, rater_id, id);
+CREATE TRIGGER answer_events_no_update BEFORE UPDATE ON answer_events
+BEGIN SELECT RAISE(ABORT, 'answer events are append-only: a saved answer is never changed'); END;
+CREATE TRIGGER answer_events_no_delete BEFORE DELETE ON answer_events
+BEGIN SELECT RAISE(ABORT, 'answer events are append-only: a saved answer is never deleted'); END;
+CREATE TABLE adjudications (
+    id          INTEGER PRIMARY KEY,
+    case_id     INTEGER NOT NULL REFERENCES cases(id),
+    question_id TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    rationale   TEXT NOT NULL,
+    decided_by  TEXT NOT NULL,
+    rule        TEXT NOT NULL,
+    at          TEXT NOT NULL
+);
+CREATE TABLE repositories (
+    name     TEXT PRIMARY KEY,
+    path     TEXT NOT NULL,
+    added_at TEXT NOT NULL
+);
+CREATE TABLE evidence_cache (
+    case_revision_id INTEGER NOT NULL REFERENCES case_revisions(id),
+    base_commit      TEXT NOT NULL,
+    engine_version   TEXT NOT NULL,
+    report           TEXT NOT NULL,
+    computed_at      TEXT NOT NULL,
+    PRIMARY KEY (case_revision_id, base_commit, engine_version)
+);
+"#];
+
+/// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the
+/// file as it was.
+pub(super) fn migrate(conn: &mut Connection, from: i64, app_id: i64) -> rusqlite::Result<()> {
+    let from = usize::try_from(from).unwrap_or(0);
+    if from >= MIGRATIONS.len() {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for sql in &MIGRATIONS[from..] {
+        tx.execute_batch(sql)?;
+    }
+    tx.pragma_update(None, "application_id", app_id)?;
+    tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
+    tx.commit()
+}

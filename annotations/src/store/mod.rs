@@ -1,0 +1,368 @@
+//! The project file: one SQLite database holding cases, their revisions, raters, assignments,
+//! append-only answer events, adjudications, repositories and the evidence cache.
+//!
+//! Opening sets pragmas outside any transaction, then applies pending migrations inside one
+//! `IMMEDIATE` transaction; a file written by a newer Verity is refused before anything is
+//! written to it. Reads take `&self`; writes take `&mut self` and run in a transaction.
+
+mod answers;
+mod cases;
+mod migrations;
+mod raters;
+mod repos;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+pub use answers::{AnswerEvent, EventKind, NewAnswerEvent};
+pub use cases::{CaseRow, ImportSession, ImportSummary, StoredCase};
+pub use raters::{Assignment, Rater};
+pub use repos::{CachedEvidence, Repository};
+
+/// Marks a SQLite file as a Verity project (`PRAGMA application_id`, "VERI").
+const APPLICATION_ID: i64 = 0x5645_5249;
+
+/// Why the project file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("project {path}: {source}")]
+    Sqlite {
+        /// The project file.
+        path: PathBuf,
+        /// The underlying error.
+        source: rusqlite::Error,
+    },
+    /// `init` was asked to create a project where a file already is.
+    #[error("{path} already exists; Verity will not overwrite it")]
+    AlreadyExists {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The project file does not exist.
+    #[error("there is no project at {path}; create one with `verity init --project {path}`")]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is a SQLite database of something else, or not SQLite at all.
+    #[error("{path} is not a Verity project file")]
+    NotAProject {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file was written by a newer Verity.
+    #[error(
+        "{path} was written by a newer Verity (schema version {found}, this Verity knows up to {known}); it was left untouched"
+    )]
+    TooNew {
+        /// The file.
+        path: PathBuf,
+        /// The file's schema version.
+        found: i64,
+        /// The newest version this binary knows.
+        known: i64,
+    },
+    /// A stored JSON value could not be read back.
+    #[error("project {path}: stored {what} is not valid JSON: {source}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What was being read.
+        what: &'static str,
+        /// The underlying error.
+        source: serde_json::Error,
+    },
+    /// A rule of the data model was about to be broken.
+    #[error("{0}")]
+    Rule(String),
+}
+
+/// An open project file.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Creates a new project file; refuses to touch an existing file.
+    pub fn create(path: &Path) -> Result<Store, StoreError> {
+        if path.exists() {
+            return Err(StoreError::AlreadyExists {
+                path: path.to_path_buf(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Store::prepare(conn, path, true)
+    }
+
+    /// Opens an existing project file, migrating it to the current schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Store::prepare(conn, path, false)
+    }
+
+    /// A project in memory, for tests.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        })?;
+        Store::prepare(conn, &path, true)
+    }
+
+    fn prepare(mut conn: Connection, path: &Path, new: bool) -> Result<Store, StoreError> {
+        let sql = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let (app_id, version): (i64, i64) = conn
+            .query_row(
+                "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(|err| match err {
+                rusqlite::Error::SqliteFailure(e, _)
+                    if e.code == rusqlite::ErrorCode::NotADatabase =>
+                {
+                    StoreError::NotAProject {
+                        path: path.to_path_buf(),
+                    }
+                }
+                other => sql(other),
+            })?;
+        if !new && app_id != APPLICATION_ID {
+            return Err(StoreError::NotAProject {
+                path: path.to_path_buf(),
+            });
+        }
+        let known = migrations::MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found: version,
+                known,
+            });
+        }
+        // WAL with synchronous=NORMAL keeps every committed transaction across a killed
+        // process; only a power loss can drop the last ones.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql)?;
+        migrations::migrate(&mut conn, version, APPLICATION_ID).map_err(sql)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The project file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version of the open file.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Reads a project setting.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+                row.get(0)
+            })
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Writes a project setting.
+    pub fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    /// Stores a questionnaire's source (once per id and version) and returns its row id.
+    pub fn put_questionnaire(
+        &mut self,
+        id: &str,
+        version: &str,
+        source: &str,
+    ) -> Result<i64, StoreError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| sql_err(&self.path, e))?;
+        let existing: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT id, source FROM questionnaires WHERE qid = ?1 AND version = ?2",
+                [id, version],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| sql_err(&self.path, e))?;
+        let row = match existing {
+            Some((row, stored)) if stored == source => row,
+            Some(_) => {
+                return Err(StoreError::Rule(format!(
+                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
+                )));
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO questionnaires(qid, version, source) VALUES (?1, ?2, ?3)",
+                    [id, version, source],
+                )
+                .map_err(|e| sql_err(&self.path, e))?;
+                tx.last_insert_rowid()
+            }
+        };
+        tx.commit().map_err(|e| sql_err(&self.path, e))?;
+        Ok(row)
+    }
+
+    /// A stored questionnaire's source by row id.
+    pub fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {
+        self.conn
+            .query_row(
+                "SELECT qid, version, source FROM questionnaires WHERE id = ?1",
+                [row],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| self.sql(e))
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> StoreError {
+        sql_err(&self.path, source)
+    }
+
+    fn corrupt(&self, what: &'static str, source: serde_json::Error) -> StoreError {
+        StoreError::Corrupt {
+            path: self.path.clone(),
+            what,
+            source,
+        }
+    }
+}
+
+fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_newer_project_file_is_refused_and_left_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.verity");
+        drop(Store::create(&path).unwrap());
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "user_version", 999).unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let err = Store::open(&path).unwrap_err();
+        assert!(
+            matches!(err, StoreError::TooNew { found: 999, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "a newer file is not modified"
+        );
+    }
+
+    #[test]
+    fn an_existing_file_is_never_overwritten_by_create() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.verity");
+        std::fs::write(&path, "hello").unwrap();
+        assert!(matches!(
+            Store::create(&path).unwrap_err(),
+            StoreError::AlreadyExists { .. }
+        ));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "hello");
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_project_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        std::fs::write(&path, "x".repeat(4096)).unwrap();
+        assert!(matches!(
+            Store::open(&path).unwrap_err(),
+            StoreError::NotAProject { .. }
+        ));
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch("CREATE TABLE t(x); PRAGMA user_version = 1;")
+            .unwrap();
+        assert!(matches!(
+            Store::open(&other).unwrap_err(),
+            StoreError::NotAProject { .. }
+        ));
+    }
+
+    #[test]
+    fn reopening_keeps_the_schema_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.verity");
+        let version = Store::create(&path).unwrap().schema_version().unwrap();
+        assert_eq!(version, migrations::MIGRATIONS.len() as i64);
+        assert_eq!(
+            Store::open(&path).unwrap().schema_version().unwrap(),
+            version
+        );
+    }
+}

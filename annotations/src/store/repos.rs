@@ -1,0 +1,114 @@
+//! Registered repository clones and the evidence cache.
+
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use super::{Store, StoreError};
+
+/// A local clone registered for a repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Repository {
+    /// `owner/name`.
+    pub name: String,
+    /// Where the clone is.
+    pub path: String,
+}
+
+/// An evidence report cached for a case revision, base commit and engine version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedEvidence {
+    /// The report as JSON.
+    pub report: String,
+    /// When it was computed.
+    pub computed_at: String,
+}
+
+impl Store {
+    /// Registers (or moves) the clone of a repository.
+    pub fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO repositories(name, path, added_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(name) DO UPDATE SET path = excluded.path, added_at = excluded.added_at",
+                params![name, path, now],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    /// Every registered repository, by name.
+    pub fn list_repositories(&self) -> Result<Vec<Repository>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, path FROM repositories ORDER BY name")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok(Repository {
+                    name: row.get(0)?,
+                    path: row.get(1)?,
+                })
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    /// The clone registered for a repository.
+    pub fn repository(&self, name: &str) -> Result<Option<Repository>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT name, path FROM repositories WHERE name = ?1",
+                [name],
+                |row| {
+                    Ok(Repository {
+                        name: row.get(0)?,
+                        path: row.get(1)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
+    /// A cached evidence report.
+    pub fn cached_evidence(
+        &self,
+        case_revision_id: i64,
+        base_commit: &str,
+        engine_version: &str,
+    ) -> Result<Option<CachedEvidence>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT report, computed_at FROM evidence_cache
+                 WHERE case_revision_id = ?1 AND base_commit = ?2 AND engine_version = ?3",
+                params![case_revision_id, base_commit, engine_version],
+                |row| {
+                    Ok(CachedEvidence {
+                        report: row.get(0)?,
+                        computed_at: row.get(1)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Stores an evidence report.
+    pub fn put_evidence(
+        &mut self,
+        case_revision_id: i64,
+        base_commit: &str,
+        engine_version: &str,
+        report: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![case_revision_id, base_commit, engine_version, report, now],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+}
