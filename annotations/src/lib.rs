@@ -7,5 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod case;
+pub mod import;
+pub mod ops;
 pub mod questionnaire;
 pub mod store;

@@ -409,16 +409,16 @@ impl Questionnaire {
             }
         }
         for question in self.questions() {
-            if let Some(rule) = &question.required_if {
-                if !ids.contains(rule.question.as_str()) {
-                    return Err(malformed(
-                        &format!("id = \"{}\"", question.id),
-                        format!(
-                            "question {:?} is required if {:?}, which is not a question of this questionnaire",
-                            question.id, rule.question
-                        ),
-                    ));
-                }
+            if let Some(rule) = &question.required_if
+                && !ids.contains(rule.question.as_str())
+            {
+                return Err(malformed(
+                    &format!("id = \"{}\"", question.id),
+                    format!(
+                        "question {:?} is required if {:?}, which is not a question of this questionnaire",
+                        question.id, rule.question
+                    ),
+                ));
             }
         }
         let conditions = self.filter.iter().flat_map(|f| f.any.iter());
@@ -505,16 +505,17 @@ impl Questionnaire {
                         continue;
                     };
                     let count = text.trim().chars().count();
-                    if let Some(min) = question.min_chars {
-                        if stage == Stage::Submit && count < min as usize {
-                            problems.push(Violation {
-                                question: question.id.clone(),
-                                rule: RuleKind::MinChars,
-                                message: format!(
-                                    "{label} needs at least {min} characters; it has {count}."
-                                ),
-                            });
-                        }
+                    if let Some(min) = question.min_chars
+                        && stage == Stage::Submit
+                        && count < min as usize
+                    {
+                        problems.push(Violation {
+                            question: question.id.clone(),
+                            rule: RuleKind::MinChars,
+                            message: format!(
+                                "{label} needs at least {min} characters; it has {count}."
+                            ),
+                        });
                     }
                 }
                 _ => {

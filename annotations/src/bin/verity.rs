@@ -1,2 +1,455 @@
-//! The `verity` command line.
-fn main() {}
+//! The `verity` command line: parses arguments, calls `annotations::ops`, prints.
+//!
+//! Exit status: 0 on success, 1 when a check fails, 2 on an error (one sentence on stderr).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+use annotations::ops::{self, AnswerRequest, Project, QuestionnaireChoice};
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+#[derive(Parser)]
+#[command(
+    name = "verity",
+    version,
+    about = "Rate SWE-bench-style tasks with a panel: import, assign, answer, measure agreement, export"
+)]
+struct Cli {
+    /// The project file (a SQLite database).
+    #[arg(long, global = true, env = "VERITY_PROJECT")]
+    project: Option<PathBuf>,
+    /// Log what happens to stderr (repeat for more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create a new project file.
+    Init {
+        /// A built-in questionnaire id (swe-bench-verified, determinacy) or a TOML file.
+        #[arg(long, default_value = "swe-bench-verified")]
+        questionnaire: String,
+    },
+    /// Import tasks: SWE-bench or SWE-bench Pro JSON/JSONL files, audit case folders.
+    Import {
+        /// Files and folders; the format of each is detected from its content.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the project's cases with their assignments' status.
+    Cases {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One case.
+    Case {
+        #[command(subcommand)]
+        action: CaseAction,
+    },
+    /// Manage raters.
+    Raters {
+        #[command(subcommand)]
+        action: RaterAction,
+    },
+    /// Give each case K distinct raters, evening out the load (seeded, reproducible).
+    Assign {
+        /// Raters per case.
+        #[arg(long)]
+        per_case: usize,
+        /// The seed that breaks ties between equally loaded raters.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a rater's answers from a JSON file (question id to value): a draft, or with
+    /// --submit a submission; a change after submission needs --reason.
+    Answer {
+        /// The rater's name.
+        #[arg(long)]
+        rater: String,
+        /// The case's instance id.
+        #[arg(long = "case")]
+        case_id: String,
+        /// A JSON object of answers.
+        #[arg(long)]
+        file: PathBuf,
+        /// Submit (validated against every rule) instead of saving a draft.
+        #[arg(long)]
+        submit: bool,
+        /// Why a submitted answer is revised.
+        #[arg(long)]
+        reason: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export answers.
+    Export {
+        /// The output format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum CaseAction {
+    /// Show a case's content and its assignments' status.
+    Show {
+        /// The instance id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum RaterAction {
+    /// Add a rater.
+    Add {
+        /// The rater's unique name.
+        name: String,
+    },
+    /// List raters with their load.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// One JSON line per case and rater with every answer.
+    Jsonl,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<std::io::Error>())
+                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("verity: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => return,
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::new(format!(
+            "annotations={level},verity={level}"
+        )))
+        .init();
+}
+
+fn project_path(cli_path: Option<&Path>) -> Result<&Path> {
+    cli_path.context("no project given: pass --project FILE or set VERITY_PROJECT")
+}
+
+fn open(cli_path: Option<&Path>) -> Result<Project> {
+    Ok(ops::open_project(project_path(cli_path)?)?)
+}
+
+fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let now = OffsetDateTime::now_utc();
+    let project = cli.project.as_deref();
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        Command::Init { questionnaire } => {
+            let path = project_path(project)?;
+            let choice = if questionnaire.ends_with(".toml") || Path::new(&questionnaire).is_file()
+            {
+                QuestionnaireChoice::File(PathBuf::from(&questionnaire))
+            } else {
+                QuestionnaireChoice::Builtin(questionnaire)
+            };
+            let p = ops::init_project(path, &choice, now)?;
+            let q = p.questionnaire();
+            writeln!(
+                out,
+                "created {} (questionnaire {} {})",
+                path.display(),
+                q.id,
+                q.version
+            )?;
+        }
+        Command::Import { paths, json } => {
+            let mut p = open(project)?;
+            let cancel = AtomicBool::new(false);
+            let bar = std::io::stderr().is_terminal().then(|| {
+                let bar = indicatif::ProgressBar::new(paths.len() as u64);
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} paths, {msg}")
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                bar
+            });
+            let mut progress = |step: &ops::ImportProgress| {
+                if let Some(bar) = &bar {
+                    bar.set_position(step.paths_done as u64);
+                    bar.set_message(format!("{} records", step.records));
+                }
+            };
+            let report = ops::import_paths(&mut p, &paths, now, &mut progress, &cancel)?;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            if json {
+                print_json(&report)?;
+            } else {
+                for path in &report.paths {
+                    writeln!(
+                        out,
+                        "{}: {} ({} records)",
+                        path.path, path.format, path.records
+                    )?;
+                }
+                writeln!(
+                    out,
+                    "added {}, updated {}, unchanged {}",
+                    report.added, report.updated, report.unchanged
+                )?;
+            }
+        }
+        Command::Cases { json } => {
+            let p = open(project)?;
+            let cases = ops::list_cases(&p)?;
+            if json {
+                print_json(&cases)?;
+            } else {
+                for case in &cases {
+                    let status: Vec<String> = case
+                        .assignments
+                        .iter()
+                        .map(|a| format!("{}:{}", a.rater, status_word(a.status)))
+                        .collect();
+                    writeln!(
+                        out,
+                        "{}\t{}\trev {}{}\t{}\t{}",
+                        case.instance_id,
+                        case.repo,
+                        case.revision,
+                        if case.has_materials {
+                            ""
+                        } else {
+                            " (no materials)"
+                        },
+                        status.join(" "),
+                        case.title
+                    )?;
+                }
+                writeln!(out, "{} cases", cases.len())?;
+            }
+        }
+        Command::Case {
+            action: CaseAction::Show { id, json },
+        } => {
+            let p = open(project)?;
+            let case = ops::show_case(&p, &id)?;
+            if json {
+                print_json(&case)?;
+            } else {
+                writeln!(out, "{}  (revision {})", case.instance_id, case.revision)?;
+                writeln!(out, "repository: {}", case.repo)?;
+                writeln!(
+                    out,
+                    "base commit: {}",
+                    case.base_commit.as_deref().unwrap_or("unknown")
+                )?;
+                if let Some(url) = &case.pr_url {
+                    writeln!(out, "pull request: {url}")?;
+                }
+                writeln!(out, "sources: {}", case.sources.join(", "))?;
+                if let Some(status) = &case.audit_status {
+                    writeln!(
+                        out,
+                        "audit: {status}{}",
+                        case.audit_class
+                            .as_deref()
+                            .map(|c| format!(" ({c})"))
+                            .unwrap_or_default()
+                    )?;
+                }
+                writeln!(
+                    out,
+                    "tests: {} fail-to-pass, {} pass-to-pass",
+                    case.fail_to_pass.len(),
+                    case.pass_to_pass.len()
+                )?;
+                writeln!(
+                    out,
+                    "patches: gold {} lines, test {} lines",
+                    case.gold_patch.lines().count(),
+                    case.test_patch.lines().count()
+                )?;
+                for a in &case.assignments {
+                    writeln!(
+                        out,
+                        "rater {}: {} ({} s active)",
+                        a.rater,
+                        status_word(a.status),
+                        a.active_ms / 1000
+                    )?;
+                }
+                writeln!(out, "\n{}", case.problem_statement)?;
+            }
+        }
+        Command::Raters { action } => match action {
+            RaterAction::Add { name } => {
+                let mut p = open(project)?;
+                let rater = ops::add_rater(&mut p, &name, now)?;
+                writeln!(out, "added rater {}", rater.name)?;
+            }
+            RaterAction::List { json } => {
+                let p = open(project)?;
+                let raters = ops::list_raters(&p)?;
+                if json {
+                    print_json(&raters)?;
+                } else {
+                    for r in &raters {
+                        writeln!(
+                            out,
+                            "{}\t{} assigned\t{} submitted",
+                            r.name, r.assigned, r.submitted
+                        )?;
+                    }
+                }
+            }
+        },
+        Command::Assign {
+            per_case,
+            seed,
+            json,
+        } => {
+            let mut p = open(project)?;
+            let report = ops::assign(&mut p, per_case, seed, now)?;
+            if json {
+                print_json(&report)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} new assignments over {} cases",
+                    report.added, report.cases
+                )?;
+                for (name, load) in &report.load {
+                    writeln!(out, "{name}\t{load}")?;
+                }
+            }
+        }
+        Command::Answer {
+            rater,
+            case_id,
+            file,
+            submit,
+            reason,
+            json,
+        } => {
+            let mut p = open(project)?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let values: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}, line {}: not valid JSON ({e})",
+                    file.display(),
+                    e.line()
+                )
+            })?;
+            let serde_json::Value::Object(values) = values else {
+                bail!(
+                    "{}: expected a JSON object of question ids to answers",
+                    file.display()
+                );
+            };
+            let req = AnswerRequest {
+                rater,
+                case: case_id,
+                values,
+                case_revision: None,
+                reason: reason.clone(),
+            };
+            let view = match (submit, reason.is_some()) {
+                (false, true) => bail!("--reason is for revising a submitted answer: add --submit"),
+                (false, false) => ops::save_draft(&mut p, &req, now)?,
+                (true, false) => ops::submit_answer(&mut p, &req, now)?,
+                (true, true) => ops::revise_answer(&mut p, &req, now)?,
+            };
+            if json {
+                print_json(&view)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} {} on {} (answer revision {}, {})",
+                    view.rater,
+                    match view.status {
+                        ops::AnswerStatus::Submitted if view.answer_revision > 1 => "revised",
+                        ops::AnswerStatus::Submitted => "submitted",
+                        _ => "saved a draft",
+                    },
+                    view.case,
+                    view.answer_revision,
+                    view.questionnaire
+                )?;
+            }
+        }
+        Command::Export { format, out: path } => {
+            let p = open(project)?;
+            let mut file = std::io::BufWriter::new(
+                std::fs::File::create(&path)
+                    .with_context(|| format!("cannot create {}", path.display()))?,
+            );
+            let count = match format {
+                ExportFormat::Jsonl => ops::export_jsonl(&p, &mut file, &path)?,
+            };
+            writeln!(out, "wrote {count} rows to {}", path.display())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status_word(status: ops::AnswerStatus) -> &'static str {
+    match status {
+        ops::AnswerStatus::ToDo => "to do",
+        ops::AnswerStatus::InProgress => "in progress",
+        ops::AnswerStatus::Submitted => "submitted",
+    }
+}

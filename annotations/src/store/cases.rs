@@ -129,6 +129,18 @@ impl Store {
         })
     }
 
+    /// Every revision of a case: (row id, revision number), oldest first.
+    pub fn case_revisions(&self, case_id: i64) -> Result<Vec<(i64, i64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, revision FROM case_revisions WHERE case_id = ?1 ORDER BY revision")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([case_id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
     /// Every case's current revision, by instance id.
     pub fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
         let mut stmt = self

@@ -1,0 +1,1002 @@
+//! The use cases: the one API the `verity` command line and the desktop app call.
+//!
+//! Every function takes the open [`Project`], its arguments and, where it writes, the current
+//! time as `now`: there are no hidden clocks. Requests and responses are plain serde types
+//! (camelCase on the wire) with TypeScript bindings generated for the desktop app.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use ts_rs::TS;
+
+use crate::case::{AuditNote, Case};
+use crate::import::{self, Format, ImportError};
+use crate::questionnaire::{Questionnaire, QuestionnaireError, Stage, Violation};
+use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, Store, StoreError};
+
+/// What went wrong in a use case.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The project file.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An input file.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// A questionnaire file.
+    #[error(transparent)]
+    Questionnaire(#[from] QuestionnaireError),
+    /// Something named does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// An answer breaks the questionnaire's rules.
+    #[error("{}", violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join(" "))]
+    Invalid {
+        /// Every broken rule.
+        violations: Vec<Violation>,
+    },
+    /// The request breaks a rule of the data model (a submitted answer is never overwritten).
+    #[error("{0}")]
+    Rule(String),
+    /// An output could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// Where.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A long job was cancelled; nothing was stored.
+    #[error("cancelled; nothing was stored")]
+    Cancelled,
+}
+
+impl Error {
+    /// A stable code for the desktop app to branch on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Store(StoreError::TooNew { .. }) => "project_too_new",
+            Error::Store(StoreError::Missing { .. }) => "project_missing",
+            Error::Store(StoreError::NotAProject { .. }) => "not_a_project",
+            Error::Store(_) => "store",
+            Error::Import(_) => "bad_input",
+            Error::Questionnaire(_) => "bad_questionnaire",
+            Error::NotFound(_) => "not_found",
+            Error::Invalid { .. } => "invalid_answer",
+            Error::Rule(_) => "rule",
+            Error::Write { .. } => "write",
+            Error::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Shorthand for this module's results.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Formats a time as stored in the project (RFC 3339, UTC).
+pub fn stamp(now: OffsetDateTime) -> String {
+    now.to_offset(time::UtcOffset::UTC)
+        .format(&Rfc3339)
+        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+}
+
+/// An open project: its store and its questionnaire.
+#[derive(Debug)]
+pub struct Project {
+    store: Store,
+    questionnaire: Questionnaire,
+    questionnaire_row: i64,
+}
+
+/// Which questionnaire a new project uses.
+#[derive(Debug, Clone)]
+pub enum QuestionnaireChoice {
+    /// One shipped with Verity, by id.
+    Builtin(String),
+    /// A TOML file.
+    File(PathBuf),
+}
+
+/// Creates a project file.
+pub fn init_project(
+    path: &Path,
+    choice: &QuestionnaireChoice,
+    now: OffsetDateTime,
+) -> Result<Project> {
+    let (questionnaire, source) = match choice {
+        QuestionnaireChoice::Builtin(id) => {
+            let q = Questionnaire::builtin(id)?;
+            let source = crate::questionnaire::BUILTIN
+                .iter()
+                .find(|(name, _)| name == id)
+                .map(|(_, s)| s.to_string())
+                .unwrap_or_default();
+            (q, source)
+        }
+        QuestionnaireChoice::File(file) => {
+            let q = Questionnaire::load(file)?;
+            let source =
+                std::fs::read_to_string(file).map_err(|source| QuestionnaireError::Read {
+                    path: file.clone(),
+                    source,
+                })?;
+            (q, source)
+        }
+    };
+    let mut store = Store::create(path)?;
+    let row = store.put_questionnaire(&questionnaire.id, &questionnaire.version, &source)?;
+    store.set_meta("questionnaire", &row.to_string())?;
+    store.set_meta("created_at", &stamp(now))?;
+    Ok(Project {
+        store,
+        questionnaire,
+        questionnaire_row: row,
+    })
+}
+
+/// Opens a project file.
+pub fn open_project(path: &Path) -> Result<Project> {
+    let store = Store::open(path)?;
+    let row: i64 = store
+        .meta("questionnaire")?
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::Rule(format!("{} names no questionnaire", path.display())))?;
+    let (id, _, source) = store.questionnaire_source(row)?;
+    let questionnaire =
+        Questionnaire::parse(&source, Path::new(&format!("{}#{id}", path.display())))?;
+    Ok(Project {
+        store,
+        questionnaire,
+        questionnaire_row: row,
+    })
+}
+
+impl Project {
+    /// The questionnaire answers are given under.
+    pub fn questionnaire(&self) -> &Questionnaire {
+        &self.questionnaire
+    }
+
+    /// The project file's path.
+    pub fn path(&self) -> &Path {
+        self.store.path()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import
+
+/// How far an import has got, for a progress bar.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ImportProgress {
+    /// The path being read.
+    pub path: String,
+    /// Paths finished so far.
+    pub paths_done: usize,
+    /// Paths in all.
+    pub paths_total: usize,
+    /// Records read so far.
+    pub records: usize,
+}
+
+/// What one input path held.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ImportedPath {
+    /// The path.
+    pub path: String,
+    /// The format detected.
+    pub format: String,
+    /// Records read.
+    pub records: usize,
+}
+
+/// The result of an import.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ImportReport {
+    /// Cases that did not exist before.
+    pub added: usize,
+    /// Cases whose content changed (each got a new revision).
+    pub updated: usize,
+    /// Cases already there with this content.
+    pub unchanged: usize,
+    /// Per input path.
+    pub paths: Vec<ImportedPath>,
+}
+
+/// Imports tasks from files and folders, the format of each detected from its content. All or
+/// nothing: any bad record, or a cancel, stores nothing.
+pub fn import_paths(
+    project: &mut Project,
+    paths: &[PathBuf],
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(&ImportProgress),
+    cancel: &AtomicBool,
+) -> Result<ImportReport> {
+    let now = stamp(now);
+    let mut session = project.store.begin_import(&now)?;
+    let mut reports = Vec::new();
+    let mut records = 0usize;
+    for (done, path) in paths.iter().enumerate() {
+        let shown = path.display().to_string();
+        let mut count = 0usize;
+        let mut failure: Option<Error> = None;
+        let mut sink = |sourced: import::SourcedRecord| -> Result<(), ImportError> {
+            if cancel.load(Ordering::Relaxed) {
+                failure = Some(Error::Cancelled);
+                return Err(ImportError::UnknownFormat {
+                    path: path.clone(),
+                    reason: "cancelled".into(),
+                });
+            }
+            if let Err(e) = session.put_record(sourced.kind, &sourced.origin, &sourced.record) {
+                failure = Some(e.into());
+                return Err(ImportError::UnknownFormat {
+                    path: path.clone(),
+                    reason: "store failed".into(),
+                });
+            }
+            count += 1;
+            records += 1;
+            if records % 64 == 0 {
+                progress(&ImportProgress {
+                    path: shown.clone(),
+                    paths_done: done,
+                    paths_total: paths.len(),
+                    records,
+                });
+            }
+            Ok(())
+        };
+        let format = import::read_path(path, &mut sink);
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        let format = format?;
+        reports.push(ImportedPath {
+            path: shown.clone(),
+            format: match format {
+                Format::SweBench => "swe-bench",
+                Format::SweBenchPro => "swe-bench-pro",
+                Format::AuditFolder => "audit-folder",
+                Format::AuditFolders => "audit-folders",
+            }
+            .into(),
+            records: count,
+        });
+        progress(&ImportProgress {
+            path: shown,
+            paths_done: done + 1,
+            paths_total: paths.len(),
+            records,
+        });
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Cancelled);
+    }
+    let summary = session.finish()?;
+    Ok(ImportReport {
+        added: summary.added,
+        updated: summary.updated,
+        unchanged: summary.unchanged,
+        paths: reports,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+/// A rater's progress on a case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum AnswerStatus {
+    /// Nothing saved yet.
+    ToDo,
+    /// A draft is saved.
+    InProgress,
+    /// Submitted (perhaps revised since).
+    Submitted,
+}
+
+/// A rater's assignment on a case, without the answer (raters stay blind to each other).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AssignmentStatus {
+    /// The rater.
+    pub rater: String,
+    /// How far they are.
+    pub status: AnswerStatus,
+    /// Active time spent, in milliseconds.
+    #[ts(type = "number")]
+    pub active_ms: i64,
+}
+
+/// A line of the case list.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct CaseListItem {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The issue's first line.
+    pub title: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The current revision.
+    #[ts(type = "number")]
+    pub revision: i64,
+    /// Whether the issue text and patches are present.
+    pub has_materials: bool,
+    /// Assignments and their status.
+    pub assignments: Vec<AssignmentStatus>,
+}
+
+/// Everything about one case a rater reads.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct CaseDetail {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The current revision.
+    #[ts(type = "number")]
+    pub revision: i64,
+    /// The issue's first line.
+    pub title: String,
+    /// The issue text, as imported (untrusted).
+    pub problem_statement: String,
+    /// Hints (comments before the fix).
+    pub hints_text: String,
+    /// SWE-bench Pro's requirements.
+    pub requirements: Option<String>,
+    /// SWE-bench Pro's interface.
+    pub interface: Option<String>,
+    /// The gold patch.
+    pub gold_patch: String,
+    /// The test patch.
+    pub test_patch: String,
+    /// FAIL_TO_PASS.
+    pub fail_to_pass: Vec<String>,
+    /// PASS_TO_PASS.
+    pub pass_to_pass: Vec<String>,
+    /// The PR's address, when it can be derived.
+    pub pr_url: Option<String>,
+    /// Whether issue text and patches are present.
+    pub has_materials: bool,
+    /// The sources that contributed.
+    pub sources: Vec<String>,
+    /// The audit's verdict, status and class, when an audit folder was imported.
+    pub audit_status: Option<String>,
+    /// The audit's witness class.
+    pub audit_class: Option<String>,
+    /// Other fields, as imported.
+    #[ts(type = "Record<string, unknown>")]
+    pub extra: Map<String, Value>,
+    /// Assignments and their status.
+    pub assignments: Vec<AssignmentStatus>,
+}
+
+fn status_of(events: &[&AnswerEvent]) -> AnswerStatus {
+    if events.iter().any(|e| e.kind != EventKind::Draft) {
+        AnswerStatus::Submitted
+    } else if events.is_empty() {
+        AnswerStatus::ToDo
+    } else {
+        AnswerStatus::InProgress
+    }
+}
+
+/// Statuses of every assignment (and of every rater who saved something unassigned), by case.
+fn assignment_statuses(project: &Project) -> Result<BTreeMap<i64, Vec<AssignmentStatus>>> {
+    let raters: HashMap<i64, String> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .map(|r| (r.id, r.name))
+        .collect();
+    let latest = project.store.latest_answer_events()?;
+    let submitted: std::collections::HashSet<(i64, i64)> = project
+        .store
+        .first_submissions()?
+        .iter()
+        .map(|e| (e.case_id, e.rater_id))
+        .collect();
+    let mut by_pair: BTreeMap<(i64, i64), (AnswerStatus, i64)> = BTreeMap::new();
+    for event in &latest {
+        let status = if submitted.contains(&(event.case_id, event.rater_id)) {
+            AnswerStatus::Submitted
+        } else {
+            AnswerStatus::InProgress
+        };
+        by_pair.insert((event.case_id, event.rater_id), (status, 0));
+    }
+    for a in project.store.list_assignments()? {
+        let entry = by_pair
+            .entry((a.case_id, a.rater_id))
+            .or_insert((AnswerStatus::ToDo, 0));
+        entry.1 = a.active_ms;
+    }
+    let mut out: BTreeMap<i64, Vec<AssignmentStatus>> = BTreeMap::new();
+    for ((case_id, rater_id), (status, active_ms)) in by_pair {
+        out.entry(case_id).or_default().push(AssignmentStatus {
+            rater: raters.get(&rater_id).cloned().unwrap_or_default(),
+            status,
+            active_ms,
+        });
+    }
+    for list in out.values_mut() {
+        list.sort_by(|a, b| a.rater.cmp(&b.rater));
+    }
+    Ok(out)
+}
+
+/// Every case with its assignments' status.
+pub fn list_cases(project: &Project) -> Result<Vec<CaseListItem>> {
+    let mut statuses = assignment_statuses(project)?;
+    Ok(project
+        .store
+        .list_cases()?
+        .into_iter()
+        .map(|row| CaseListItem {
+            assignments: statuses.remove(&row.case_id).unwrap_or_default(),
+            instance_id: row.instance_id,
+            repo: row.repo,
+            title: row.title,
+            base_commit: row.base_commit,
+            revision: row.revision,
+            has_materials: row.has_materials,
+        })
+        .collect())
+}
+
+fn find_case(project: &Project, instance_id: &str) -> Result<crate::store::StoredCase> {
+    project
+        .store
+        .case_by_instance(instance_id)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no case {instance_id:?}")))
+}
+
+/// One case in full, with its assignments' status (never another rater's answers).
+pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
+    let stored = find_case(project, instance_id)?;
+    let assignments = assignment_statuses(project)?
+        .remove(&stored.case_id)
+        .unwrap_or_default();
+    let case: Case = stored.case;
+    let title = case.title();
+    let has_materials = case.has_materials();
+    let (audit_status, audit_class) = match &case.audit {
+        Some(AuditNote {
+            status,
+            witness_class,
+            ..
+        }) => (status.clone(), witness_class.clone()),
+        None => (None, None),
+    };
+    Ok(CaseDetail {
+        instance_id: case.instance_id,
+        repo: case.repo,
+        base_commit: case.base_commit,
+        revision: stored.revision,
+        title,
+        problem_statement: case.problem_statement,
+        hints_text: case.hints_text,
+        requirements: case.requirements,
+        interface: case.interface,
+        gold_patch: case.gold_patch,
+        test_patch: case.test_patch,
+        fail_to_pass: case.fail_to_pass,
+        pass_to_pass: case.pass_to_pass,
+        pr_url: case.pr_url,
+        has_materials,
+        sources: case
+            .sources
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect(),
+        audit_status,
+        audit_class,
+        extra: case.extra,
+        assignments,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raters and assignments
+
+/// A rater as the app shows it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct RaterSummary {
+    /// The name.
+    pub name: String,
+    /// Cases assigned.
+    pub assigned: usize,
+    /// Cases submitted.
+    pub submitted: usize,
+}
+
+/// Adds a rater.
+pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<RaterSummary> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(Error::Rule("a rater's name must not be empty".into()));
+    }
+    project.store.add_rater(name, &stamp(now))?;
+    Ok(RaterSummary {
+        name: name.to_string(),
+        assigned: 0,
+        submitted: 0,
+    })
+}
+
+/// Every rater with their load.
+pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
+    let mut summaries: BTreeMap<String, RaterSummary> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .map(|r| {
+            (
+                r.name.clone(),
+                RaterSummary {
+                    name: r.name,
+                    assigned: 0,
+                    submitted: 0,
+                },
+            )
+        })
+        .collect();
+    for statuses in assignment_statuses(project)?.values() {
+        for s in statuses {
+            if let Some(summary) = summaries.get_mut(&s.rater) {
+                summary.assigned += 1;
+                if s.status == AnswerStatus::Submitted {
+                    summary.submitted += 1;
+                }
+            }
+        }
+    }
+    Ok(summaries.into_values().collect())
+}
+
+/// What `assign` did.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AssignReport {
+    /// New assignments made.
+    pub added: usize,
+    /// Cases considered.
+    pub cases: usize,
+    /// Each rater's load after assigning.
+    pub load: BTreeMap<String, usize>,
+}
+
+/// Gives every case with materials `per_case` distinct raters, keeping existing assignments and
+/// evening out the load. Ties between equally loaded raters are broken by a permutation drawn
+/// from `seed`, so the same project and seed always give the same assignment.
+pub fn assign(
+    project: &mut Project,
+    per_case: usize,
+    seed: u64,
+    now: OffsetDateTime,
+) -> Result<AssignReport> {
+    let raters = project.store.list_raters()?;
+    if per_case == 0 {
+        return Err(Error::Rule("--per-case must be at least 1".into()));
+    }
+    if per_case > raters.len() {
+        return Err(Error::Rule(format!(
+            "cannot give each case {per_case} distinct raters: the project has {} (add raters with `verity raters add NAME`)",
+            raters.len()
+        )));
+    }
+    let cases: Vec<_> = project
+        .store
+        .list_cases()?
+        .into_iter()
+        .filter(|c| c.has_materials)
+        .collect();
+    let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
+    for a in project.store.list_assignments()? {
+        existing.entry(a.case_id).or_default().push(a.rater_id);
+        *load.entry(a.rater_id).or_default() += 1;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.shuffle(&mut rng);
+    let mut pairs = Vec::new();
+    for index in order {
+        let case = &cases[index];
+        let have = existing.get(&case.case_id).cloned().unwrap_or_default();
+        let mut candidates: Vec<i64> = raters
+            .iter()
+            .map(|r| r.id)
+            .filter(|id| !have.contains(id))
+            .collect();
+        candidates.shuffle(&mut rng);
+        // Stable sort keeps the seeded order among equally loaded raters.
+        candidates.sort_by_key(|id| load.get(id).copied().unwrap_or(0));
+        for rater_id in candidates
+            .into_iter()
+            .take(per_case.saturating_sub(have.len()))
+        {
+            pairs.push((case.case_id, rater_id));
+            *load.entry(rater_id).or_default() += 1;
+        }
+    }
+    let added = project.store.add_assignments(&pairs, &stamp(now))?;
+    Ok(AssignReport {
+        added,
+        cases: cases.len(),
+        load: raters
+            .iter()
+            .map(|r| (r.name.clone(), load.get(&r.id).copied().unwrap_or(0)))
+            .collect(),
+    })
+}
+
+/// A line of a rater's queue.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct QueueItem {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The issue's first line.
+    pub title: String,
+    /// How far the rater is.
+    pub status: AnswerStatus,
+    /// Active time spent, in milliseconds.
+    #[ts(type = "number")]
+    pub active_ms: i64,
+}
+
+fn find_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+    project
+        .store
+        .rater_by_name(name)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
+}
+
+/// A rater's assigned cases (and any they started unassigned), in id order.
+pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
+    find_rater(project, rater)?;
+    Ok(list_cases(project)?
+        .into_iter()
+        .filter_map(|case| {
+            let mine = case.assignments.iter().find(|a| a.rater == rater)?;
+            Some(QueueItem {
+                status: mine.status,
+                active_ms: mine.active_ms,
+                instance_id: case.instance_id,
+                repo: case.repo,
+                title: case.title,
+            })
+        })
+        .collect())
+}
+
+/// Adds active time (the window focused and the rater not idle) to a rater's work on a case.
+pub fn record_time(
+    project: &mut Project,
+    rater: &str,
+    case: &str,
+    active_ms: i64,
+    now: OffsetDateTime,
+) -> Result<()> {
+    let rater = find_rater(project, rater)?;
+    let stored = find_case(project, case)?;
+    project
+        .store
+        .add_active_time(stored.case_id, rater.id, active_ms, &stamp(now))?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+/// A rater's current answer on a case.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AnswerView {
+    /// The task's id.
+    pub case: String,
+    /// The rater.
+    pub rater: String,
+    /// How far the rater is.
+    pub status: AnswerStatus,
+    /// Question id to value.
+    #[ts(type = "Record<string, number | string>")]
+    pub values: Map<String, Value>,
+    /// 0 before the first submission; 1 for it; n+1 after each revision.
+    #[ts(type = "number")]
+    pub answer_revision: i64,
+    /// The case revision the answer was given on.
+    #[ts(type = "number | null")]
+    pub case_revision: Option<i64>,
+    /// When it was last saved.
+    pub saved_at: Option<String>,
+    /// The questionnaire's id and version it was given under.
+    pub questionnaire: String,
+    /// Why it was last revised.
+    pub reason: Option<String>,
+}
+
+/// What a rater saves or submits.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AnswerRequest {
+    /// The rater.
+    pub rater: String,
+    /// The task's id.
+    pub case: String,
+    /// Question id to value.
+    #[ts(type = "Record<string, number | string>")]
+    pub values: Map<String, Value>,
+    /// The case revision the rater saw; the current one when absent.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub case_revision: Option<i64>,
+    /// Why a submitted answer is revised (revisions only).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A rater's current answer on a case (their own only).
+pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<AnswerView> {
+    let r = find_rater(project, rater)?;
+    let stored = find_case(project, case)?;
+    let events = project.store.answer_events(stored.case_id, r.id)?;
+    let refs: Vec<&AnswerEvent> = events.iter().collect();
+    let status = status_of(&refs);
+    let latest = events.last();
+    let revisions: HashMap<i64, i64> = events
+        .iter()
+        .map(|e| e.case_revision_id)
+        .filter_map(|id| {
+            project
+                .store
+                .case_revision(id)
+                .ok()
+                .map(|c| (id, c.revision))
+        })
+        .collect();
+    let questionnaire = match latest {
+        Some(e) => {
+            let (id, version, _) = project.store.questionnaire_source(e.questionnaire_id)?;
+            format!("{id} {version}")
+        }
+        None => format!(
+            "{} {}",
+            project.questionnaire.id, project.questionnaire.version
+        ),
+    };
+    Ok(AnswerView {
+        case: case.to_string(),
+        rater: rater.to_string(),
+        status,
+        values: latest.map(|e| e.answer.clone()).unwrap_or_default(),
+        answer_revision: latest.map_or(0, |e| e.answer_revision),
+        case_revision: latest.and_then(|e| revisions.get(&e.case_revision_id).copied()),
+        saved_at: latest.map(|e| e.at.clone()),
+        questionnaire,
+        reason: latest.and_then(|e| e.reason.clone()),
+    })
+}
+
+fn write_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    kind: EventKind,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    let rater = find_rater(project, &req.rater)?;
+    let stored = find_case(project, &req.case)?;
+    let revision_id = match req.case_revision {
+        None => stored.revision_id,
+        Some(n) if n == stored.revision => stored.revision_id,
+        Some(n) => project
+            .store
+            .case_revisions(stored.case_id)?
+            .into_iter()
+            .find(|(_, rev)| *rev == n)
+            .map(|(id, _)| id)
+            .ok_or_else(|| Error::NotFound(format!("case {:?} has no revision {n}", req.case)))?,
+    };
+    let events = project.store.answer_events(stored.case_id, rater.id)?;
+    let submitted = events.iter().filter(|e| e.kind != EventKind::Draft).last();
+    let stage = if kind == EventKind::Draft {
+        Stage::Draft
+    } else {
+        Stage::Submit
+    };
+    let violations = project.questionnaire.validate(&req.values, stage);
+    if !violations.is_empty() {
+        return Err(Error::Invalid { violations });
+    }
+    let answer_revision = match (kind, submitted) {
+        (EventKind::Draft, Some(_)) => {
+            return Err(Error::Rule(format!(
+                "{} already submitted case {}; a submitted answer is never overwritten: revise it with a reason",
+                req.rater, req.case
+            )));
+        }
+        (EventKind::Draft, None) => 0,
+        (EventKind::Submit, Some(_)) => {
+            return Err(Error::Rule(format!(
+                "{} already submitted case {}; a change after submission is a revision and needs a reason",
+                req.rater, req.case
+            )));
+        }
+        (EventKind::Submit, None) => 1,
+        (EventKind::Revise, None) => {
+            return Err(Error::Rule(format!(
+                "{} has not submitted case {} yet: there is nothing to revise",
+                req.rater, req.case
+            )));
+        }
+        (EventKind::Revise, Some(last)) => {
+            if req.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+                return Err(Error::Rule(
+                    "a revision of a submitted answer needs its reason".into(),
+                ));
+            }
+            last.answer_revision + 1
+        }
+    };
+    let at = stamp(now);
+    project.store.append_answer_event(&NewAnswerEvent {
+        case_id: stored.case_id,
+        rater_id: rater.id,
+        case_revision_id: revision_id,
+        questionnaire_id: project.questionnaire_row,
+        kind,
+        answer_revision,
+        answer: &req.values,
+        reason: req.reason.as_deref().filter(|_| kind == EventKind::Revise),
+        at: &at,
+    })?;
+    current_answer(project, &req.rater, &req.case)
+}
+
+/// Saves a draft (values present must be on their scale; nothing is required yet).
+pub fn save_draft(
+    project: &mut Project,
+    req: &AnswerRequest,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    write_answer(project, req, EventKind::Draft, now)
+}
+
+/// Submits an answer, checked against every rule of the questionnaire. Refused when the rater
+/// already submitted: use [`revise_answer`].
+pub fn submit_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    write_answer(project, req, EventKind::Submit, now)
+}
+
+/// Records a new revision of a submitted answer, with its reason; the earlier submission stays.
+pub fn revise_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    write_answer(project, req, EventKind::Revise, now)
+}
+
+/// Checks answers without saving them, for the app to show rules as the rater types.
+pub fn validate_answer(
+    project: &Project,
+    values: &Map<String, Value>,
+    submit: bool,
+) -> Vec<Violation> {
+    project
+        .questionnaire
+        .validate(values, if submit { Stage::Submit } else { Stage::Draft })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+/// One line of the JSON-lines export: a case, a rater and their latest submitted answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportedAnswer {
+    /// The task's id.
+    pub instance_id: String,
+    /// The rater.
+    pub rater: String,
+    /// The questionnaire id.
+    pub questionnaire: String,
+    /// The questionnaire version.
+    pub questionnaire_version: String,
+    /// The case revision the answer was given on.
+    pub case_revision: i64,
+    /// 1 for the first submission, more after revisions.
+    pub answer_revision: i64,
+    /// When it was submitted or last revised.
+    pub submitted_at: String,
+    /// The reason of the last revision.
+    pub revision_reason: Option<String>,
+    /// Every answer.
+    pub answers: Map<String, Value>,
+}
+
+/// Writes one JSON line per case and rater with a submitted answer; returns the count.
+pub fn export_jsonl(project: &Project, out: &mut dyn Write, out_path: &Path) -> Result<usize> {
+    let raters: HashMap<i64, String> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .map(|r| (r.id, r.name))
+        .collect();
+    let mut names: HashMap<i64, String> = HashMap::new();
+    let mut questionnaires: HashMap<i64, (String, String)> = HashMap::new();
+    let mut rows = Vec::new();
+    for event in project.store.latest_submissions()? {
+        let revision = project.store.case_revision(event.case_revision_id)?;
+        names.insert(event.case_id, revision.case.instance_id.clone());
+        if !questionnaires.contains_key(&event.questionnaire_id) {
+            let (id, version, _) = project.store.questionnaire_source(event.questionnaire_id)?;
+            questionnaires.insert(event.questionnaire_id, (id, version));
+        }
+        let (qid, qversion) = questionnaires
+            .get(&event.questionnaire_id)
+            .cloned()
+            .unwrap_or_default();
+        rows.push(ExportedAnswer {
+            instance_id: revision.case.instance_id,
+            rater: raters.get(&event.rater_id).cloned().unwrap_or_default(),
+            questionnaire: qid,
+            questionnaire_version: qversion,
+            case_revision: revision.revision,
+            answer_revision: event.answer_revision,
+            submitted_at: event.at,
+            revision_reason: event.reason,
+            answers: event.answer,
+        });
+    }
+    rows.sort_by(|a, b| (&a.instance_id, &a.rater).cmp(&(&b.instance_id, &b.rater)));
+    let write_err = |source| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    };
+    for row in &rows {
+        let line = serde_json::to_string(row).map_err(|e| Error::Rule(e.to_string()))?;
+        writeln!(out, "{line}").map_err(write_err)?;
+    }
+    out.flush().map_err(write_err)?;
+    Ok(rows.len())
+}

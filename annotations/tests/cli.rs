@@ -1,0 +1,622 @@
+//! The `verity` command line, end to end over small fixtures written for the project, and over
+//! `../shared/data` when it is present.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+/// A temporary folder with a project file in it, and the fixtures' path.
+struct Harness {
+    dir: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let h = Harness {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        h.ok(&["init"]);
+        h
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project.verity")
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_verity"))
+            .args(args)
+            .env("VERITY_PROJECT", self.project())
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    /// Runs and asserts exit 0; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "verity {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs and asserts exit 2; returns stderr.
+    fn fails(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "verity {args:?} should fail with 2; stdout: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err.trim().lines().count(),
+            1,
+            "one sentence on stderr: {err}"
+        );
+        err
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(args)).unwrap()
+    }
+
+    fn write(&self, name: &str, content: impl AsRef<[u8]>) -> String {
+        let path = self.path(name);
+        std::fs::write(&path, content).unwrap();
+        path.display().to_string()
+    }
+
+    /// The project file and its write-ahead log, to compare before and after.
+    fn project_bytes(&self) -> Vec<u8> {
+        let path = self.project();
+        let mut bytes = std::fs::read(&path).unwrap();
+        if let Ok(wal) = std::fs::read(path.with_extension("verity-wal")) {
+            bytes.extend(wal);
+        }
+        bytes
+    }
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    if path.is_dir() {
+        Some(path)
+    } else {
+        eprintln!("skipped: ../shared/data is not present");
+        None
+    }
+}
+
+fn full_answer() -> Value {
+    json!({
+        "underspecified": 1,
+        "underspecified_notes": "The issue names div(1, 0) and asks for a clear error, but never says which exception type or message is expected.",
+        "false_negative": 2,
+        "false_negative_notes": "The test pins the exact message 'cannot divide by zero', which the issue never states; other wordings would fail it.",
+        "difficulty": "<15 min fix",
+        "difficulty_notes": "One guard clause.",
+        "other_major_issues": 0,
+        "annotator_confidence": 4
+    })
+}
+
+#[test]
+fn import_detects_every_format_and_merges_folder_with_dataset_row() {
+    let h = Harness::new();
+    let report = h.json(&[
+        "import",
+        "--json",
+        &fixture("swebench.jsonl"),
+        &fixture("swebench.json"),
+        &fixture("pro.jsonl"),
+        &fixture("audit"),
+    ]);
+    let formats: Vec<&str> = report["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        formats,
+        ["swe-bench", "swe-bench", "swe-bench-pro", "audit-folders"]
+    );
+    assert_eq!(
+        report["added"], 5,
+        "two audit folders merge into the two Pro rows"
+    );
+    let cases = h.json(&["cases", "--json"]);
+    assert_eq!(cases.as_array().unwrap().len(), 5);
+
+    let pro_id = format!("instance_acme__widgets-1111aaaa{}-vnan", "0".repeat(32));
+    let case = h.json(&["case", "show", &pro_id, "--json"]);
+    assert_eq!(case["baseCommit"], format!("1111aaaa{}", "0".repeat(32)));
+    assert_eq!(
+        case["problemStatement"],
+        "# Widgets lose their color\n\nA widget's `color` is reset on save.",
+        "JSON-encoded text is decoded"
+    );
+    assert_eq!(case["requirements"], "- `Widget.save()` must keep `color`.");
+    assert_eq!(case["sources"], json!(["dataset", "audit_folder"]));
+    assert_eq!(case["auditStatus"], "proven");
+    assert_eq!(case["auditClass"], "airtight");
+    assert_eq!(
+        case["extra"]["image_name"], "img:1",
+        "unknown fields are kept"
+    );
+
+    let plain = h.json(&[
+        "case",
+        "show",
+        &format!("instance_acme__widgets-2222bbbb{}", "0".repeat(32)),
+        "--json",
+    ]);
+    assert_eq!(
+        plain["problemStatement"], "Plain \"quoted\" statement",
+        "plain text is left alone"
+    );
+
+    let swe = h.json(&["case", "show", "acme__calc-101", "--json"]);
+    assert_eq!(swe["failToPass"], json!(["tests/test_calc.py::test_div"]));
+    assert_eq!(swe["passToPass"], json!(["tests/test_calc.py::test_add"]));
+    assert_eq!(swe["prUrl"], "https://github.com/acme/calc/pull/101");
+    assert_eq!(swe["extra"]["difficulty"], "<15 min fix");
+    let arr = h.json(&["case", "show", "acme__calc-103", "--json"]);
+    assert_eq!(arr["failToPass"], json!(["tests/test_calc.py::test_div"]));
+}
+
+#[test]
+fn reimporting_the_same_content_changes_nothing_and_changed_content_makes_a_revision() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    let again = h.json(&["import", "--json", &fixture("swebench.jsonl")]);
+    assert_eq!(
+        (
+            again["added"].clone(),
+            again["updated"].clone(),
+            again["unchanged"].clone()
+        ),
+        (json!(0), json!(0), json!(2))
+    );
+
+    h.ok(&["raters", "add", "ana"]);
+    let answer = h.write("a.json", full_answer().to_string());
+    h.ok(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &answer,
+        "--submit",
+    ]);
+
+    let text = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let changed = h.write(
+        "changed.jsonl",
+        text.replace(
+            "should raise a clear error",
+            "should raise ZeroDivisionError",
+        ),
+    );
+    let report = h.json(&["import", "--json", &changed]);
+    assert_eq!(
+        (report["updated"].clone(), report["unchanged"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(
+        h.json(&["case", "show", "acme__calc-101", "--json"])["revision"],
+        2
+    );
+
+    let out = h.path("out.jsonl");
+    h.ok(&[
+        "export",
+        "--format",
+        "jsonl",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let line: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().trim()).unwrap();
+    assert_eq!(
+        line["case_revision"], 1,
+        "the answer keeps pointing at the revision its rater saw"
+    );
+    assert_eq!(line["questionnaire"], "swe-bench-verified");
+    assert_eq!(line["questionnaire_version"], "1.0.0");
+    assert_eq!(line["answers"], full_answer());
+}
+
+#[test]
+fn answers_are_validated_and_a_submission_is_never_overwritten() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    h.ok(&["raters", "add", "ana"]);
+    let mut short = full_answer();
+    short["underspecified_notes"] = json!("x".repeat(40));
+    let file = h.write("short.json", short.to_string());
+    let err = h.fails(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &file,
+        "--submit",
+    ]);
+    assert!(
+        err.contains("underspecified_notes") && err.contains("at least 100"),
+        "{err}"
+    );
+
+    let mut off = full_answer();
+    off["false_negative"] = json!(7);
+    let file = h.write("off.json", off.to_string());
+    let err = h.fails(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &file,
+    ]);
+    assert!(
+        err.contains("false_negative") && err.contains("must be one of"),
+        "{err}"
+    );
+
+    let mut missing = full_answer();
+    missing.as_object_mut().unwrap().remove("difficulty");
+    let file = h.write("missing.json", missing.to_string());
+    let err = h.fails(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &file,
+        "--submit",
+    ]);
+    assert!(
+        err.contains("difficulty") && err.contains("must be answered"),
+        "{err}"
+    );
+
+    let draft = h.write("draft.json", json!({"underspecified": 1}).to_string());
+    let view = h.json(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &draft,
+        "--json",
+    ]);
+    assert_eq!(view["status"], "in_progress");
+    let full = h.write("full.json", full_answer().to_string());
+    let view = h.json(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &full,
+        "--submit",
+        "--json",
+    ]);
+    assert_eq!(view["status"], "submitted");
+    assert_eq!(view["answerRevision"], 1);
+
+    let err = h.fails(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &full,
+        "--submit",
+    ]);
+    assert!(
+        err.contains("needs a reason"),
+        "a submitted answer is never overwritten: {err}"
+    );
+    let err = h.fails(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &draft,
+    ]);
+    assert!(err.contains("never overwritten"), "{err}");
+
+    let mut revised = full_answer();
+    revised["false_negative"] = json!(3);
+    let file = h.write("revised.json", revised.to_string());
+    let view = h.json(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &file,
+        "--submit",
+        "--reason",
+        "Discussed with the panel",
+        "--json",
+    ]);
+    assert_eq!(view["answerRevision"], 2);
+    assert_eq!(view["reason"], "Discussed with the panel");
+    let case = h.json(&["case", "show", "acme__calc-101", "--json"]);
+    assert_eq!(case["assignments"][0]["status"], "submitted");
+}
+
+#[test]
+fn assign_gives_distinct_raters_and_an_even_load_reproducibly() {
+    let run = |seed: &str| {
+        let h = Harness::new();
+        h.ok(&[
+            "import",
+            &fixture("swebench.jsonl"),
+            &fixture("swebench.json"),
+            &fixture("pro.jsonl"),
+        ]);
+        for name in ["ana", "bo", "cy", "di"] {
+            h.ok(&["raters", "add", name]);
+        }
+        let report = h.json(&["assign", "--per-case", "2", "--seed", seed, "--json"]);
+        assert_eq!(report["added"], 10);
+        let loads: Vec<i64> = report["load"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert!(
+            loads.iter().max().unwrap() - loads.iter().min().unwrap() <= 1,
+            "even load: {loads:?}"
+        );
+        let cases = h.json(&["cases", "--json"]);
+        let mut pairs = Vec::new();
+        for case in cases.as_array().unwrap() {
+            let raters: Vec<&str> = case["assignments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a["rater"].as_str().unwrap())
+                .collect();
+            assert_eq!(raters.len(), 2, "each case gets 2 distinct raters");
+            assert_ne!(raters[0], raters[1]);
+            pairs.push(format!("{}={}", case["instanceId"], raters.join(",")));
+        }
+        let again = h.json(&["assign", "--per-case", "2", "--seed", seed, "--json"]);
+        assert_eq!(again["added"], 0, "assigning again adds nothing");
+        pairs
+    };
+    assert_eq!(
+        run("7"),
+        run("7"),
+        "the same seed gives the same assignment"
+    );
+    let err = Harness::new().fails(&["assign", "--per-case", "2"]);
+    assert!(err.contains("distinct raters"), "{err}");
+}
+
+#[test]
+fn malformed_inputs_are_refused_whole_with_their_line() {
+    let h = Harness::new();
+    let good = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let first = good.lines().next().unwrap();
+    let second = good.lines().nth(1).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "truncated.jsonl",
+            format!("{first}\n{}", &second[..second.len() / 2]).into_bytes(),
+            "line 2: not valid JSON (the line ends before its record does: it is truncated)",
+        ),
+        (
+            "latin1.jsonl",
+            [first.as_bytes(), b"\n{\"instance_id\": \"caf\xe9\"}\n"].concat(),
+            "line 2: the text is not valid UTF-8",
+        ),
+        (
+            "dup.jsonl",
+            format!(
+                "{first}\n{}\n",
+                first.replace("Division by zero", "Other text")
+            )
+            .into_bytes(),
+            "line 2: instance acme__calc-101 appears again with different content (first at line 1)",
+        ),
+        (
+            "missing.jsonl",
+            format!(
+                "{first}\n{}\n",
+                second.replace("\"base_commit\"", "\"base\"")
+            )
+            .into_bytes(),
+            "line 2: the required field \"base_commit\" is missing",
+        ),
+        (
+            "short-commit.jsonl",
+            first.replace(&"a".repeat(40), "abc123").into_bytes(),
+            "line 1: field \"base_commit\" must be a full 40-hex-digit commit id",
+        ),
+        ("empty.jsonl", Vec::new(), "the file is empty"),
+        (
+            "notes.txt",
+            b"hello".to_vec(),
+            "not a JSON array or JSON-lines file",
+        ),
+    ];
+    let before = h.project_bytes();
+    for (name, content, expected) in cases {
+        let path = h.write(name, content);
+        let err = h.fails(&["import", &fixture("swebench.json"), &path]);
+        assert!(
+            err.contains(name) && err.contains(expected),
+            "{name}: {err}"
+        );
+    }
+    let folder = h.path("cases/broken_1");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("spec.md"), "## PROBLEM\nx\n").unwrap();
+    let err = h.fails(&["import", h.path("cases").to_str().unwrap()]);
+    assert!(
+        err.contains("broken_1: this case folder has no instance_id.txt"),
+        "{err}"
+    );
+    assert_eq!(h.project_bytes(), before, "a refused import stores nothing");
+    assert_eq!(h.json(&["cases", "--json"]), json!([]));
+}
+
+#[test]
+fn duplicate_identical_rows_in_one_file_are_one_case() {
+    let h = Harness::new();
+    let good = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let path = h.write("twice.jsonl", format!("{good}{good}"));
+    let report = h.json(&["import", "--json", &path]);
+    assert_eq!(report["added"], 2);
+}
+
+#[test]
+fn a_large_file_is_streamed() {
+    // 200 MB of rows: the importer must hold one row at a time. The memory bound is checked in
+    // the benchmark; here the point is that such a file imports at all, and fails cleanly at
+    // its last line when that line is truncated.
+    let h = Harness::new();
+    let good = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let row: Value = serde_json::from_str(good.lines().next().unwrap()).unwrap();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(h.path("big.jsonl")).unwrap());
+    let padding = "p".repeat(200_000);
+    use std::io::Write;
+    let mut n = 0;
+    let mut written = 0usize;
+    while written < 200 * 1024 * 1024 {
+        let mut r = row.clone();
+        r["instance_id"] = json!(format!("acme__calc-{n}"));
+        r["hints_text"] = json!(padding);
+        let line = r.to_string();
+        written += line.len() + 1;
+        writeln!(file, "{line}").unwrap();
+        n += 1;
+    }
+    write!(file, "{{\"instance_id\": \"cut").unwrap();
+    drop(file);
+    let err = h.fails(&["import", h.path("big.jsonl").to_str().unwrap()]);
+    assert!(
+        err.contains(&format!("line {}: not valid JSON", n + 1)),
+        "{err}"
+    );
+    assert_eq!(h.json(&["cases", "--json"]), json!([]));
+}
+
+#[test]
+fn a_project_from_a_newer_verity_is_refused() {
+    let h = Harness::new();
+    let conn_path = h.project();
+    // Bump the schema version past what this binary knows, with the sqlite3-free route: the
+    // header's user_version field lives at byte offset 60 of the database file.
+    let mut bytes = std::fs::read(&conn_path).unwrap();
+    let _ = std::fs::remove_file(conn_path.with_extension("verity-wal"));
+    bytes[60..64].copy_from_slice(&999u32.to_be_bytes());
+    std::fs::write(&conn_path, &bytes).unwrap();
+    let err = h.fails(&["cases"]);
+    assert!(err.contains("written by a newer Verity"), "{err}");
+    assert_eq!(
+        std::fs::read(&conn_path).unwrap(),
+        bytes,
+        "the newer file is not modified"
+    );
+}
+
+#[test]
+fn errors_name_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(["cases"])
+        .env_remove("VERITY_PROJECT")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--project"));
+    let h = Harness::new();
+    assert!(
+        h.fails(&["case", "show", "nope"])
+            .contains("no case \"nope\"")
+    );
+    assert!(h.fails(&["init"]).contains("already exists"));
+}
+
+#[test]
+fn shared_data_imports_whole() {
+    let Some(data) = shared_data() else { return };
+    let h = Harness::new();
+    let pro = data.join("swebench-pro/instances.jsonl");
+    let cases = data.join("determinacy-audit/cases");
+    let report = h.json(&[
+        "import",
+        "--json",
+        pro.to_str().unwrap(),
+        cases.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        report["added"], 731,
+        "731 Pro instances and 731 audit folders are 731 cases"
+    );
+    let listed = h.json(&["cases", "--json"]);
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 731);
+    assert!(
+        listed
+            .iter()
+            .all(|c| c["baseCommit"].as_str().is_some_and(|b| b.len() == 40))
+    );
+    assert!(listed.iter().all(|c| c["hasMaterials"] == true));
+    let case = h.json(&["case", "show", "instance_ansible__ansible-eea46a0d1b99a6dadedbb6a3502d599235fa7ec3-v390e508d27db7a51eece36bb6d9698b63a5b638a", "--json"]);
+    assert!(!case["goldPatch"].as_str().unwrap().is_empty());
+    assert!(!case["testPatch"].as_str().unwrap().is_empty());
+    assert_eq!(case["auditClass"], "misdetermined");
+    assert!(
+        !case["problemStatement"].as_str().unwrap().starts_with('"'),
+        "Pro text is decoded"
+    );
+
+    let verified = data.join("swebench-verified/instances_complete.jsonl");
+    let report = h.json(&["import", "--json", verified.to_str().unwrap()]);
+    assert_eq!(report["added"], 130);
+    let case = h.json(&["case", "show", "astropy__astropy-14995", "--json"]);
+    assert!(
+        !case["failToPass"].as_array().unwrap().is_empty(),
+        "test lists decoded from JSON strings"
+    );
+}
