@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod case;
+pub mod demo;
 pub mod import;
 pub mod ops;
 pub mod questionnaire;

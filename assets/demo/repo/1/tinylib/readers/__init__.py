@@ -1,0 +1,1 @@
+"""Readers turn files into lists of dicts, one dict per record."""

@@ -1,0 +1,1 @@
+"""Writers turn lists of dicts back into files."""
