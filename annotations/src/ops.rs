@@ -1000,3 +1000,65 @@ pub fn export_jsonl(project: &Project, out: &mut dyn Write, out_path: &Path) -> 
     out.flush().map_err(write_err)?;
     Ok(rows.len())
 }
+
+// ---------------------------------------------------------------------------------------------
+// The demo project
+
+/// Where the demo project lives inside a data folder.
+pub const DEMO_PROJECT_FILE: &str = "demo.verity";
+
+/// Opens the embedded demo project in `data_dir`, creating it on first use: the demo git
+/// repository, a project with the SWE-bench Verified questionnaire, the twelve demo tasks, the
+/// demo raters and two raters per task.
+pub fn open_demo_project(data_dir: &Path, now: OffsetDateTime) -> Result<Project> {
+    let write = |source| Error::Write {
+        path: data_dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(data_dir).map_err(write)?;
+    let repository = crate::demo::write_demo_repository(data_dir)
+        .map_err(|e| Error::Rule(format!("cannot build the demo repository: {e}")))?;
+    let path = data_dir.join(DEMO_PROJECT_FILE);
+    if path.exists() {
+        return open_project(&path);
+    }
+    // Build the project under a temporary name and rename it into place, so an interrupted
+    // first start never leaves a half-made demo behind.
+    let partial = data_dir.join(format!("{DEMO_PROJECT_FILE}.partial"));
+    for stale in [
+        partial.clone(),
+        partial.with_extension("partial-wal"),
+        partial.with_extension("partial-shm"),
+    ] {
+        if stale.exists() {
+            std::fs::remove_file(&stale).map_err(write)?;
+        }
+    }
+    let tasks = data_dir.join("demo-tasks.jsonl");
+    std::fs::write(&tasks, crate::demo::DEMO_TASKS_JSONL).map_err(write)?;
+    {
+        let mut project = init_project(
+            &partial,
+            &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+            now,
+        )?;
+        project.store.put_repository(
+            crate::demo::DEMO_REPO,
+            &repository.display().to_string(),
+            &stamp(now),
+        )?;
+        import_paths(
+            &mut project,
+            &[tasks],
+            now,
+            &mut |_| {},
+            &AtomicBool::new(false),
+        )?;
+        for name in crate::demo::DEMO_RATERS {
+            add_rater(&mut project, name, now)?;
+        }
+        assign(&mut project, 2, 0, now)?;
+    }
+    std::fs::rename(&partial, &path).map_err(write)?;
+    open_project(&path)
+}

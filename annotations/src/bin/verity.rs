@@ -97,6 +97,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Create (on first use) and open the embedded demo project: twelve tasks on a small
+    /// git repository, three raters, two raters per task. Prints the project file's path.
+    Demo {
+        /// The folder to keep the demo project and its repository in.
+        #[arg(long)]
+        dir: PathBuf,
+    },
     /// Export answers.
     Export {
         /// The output format.
@@ -430,6 +437,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     view.questionnaire
                 )?;
             }
+        }
+        Command::Demo { dir } => {
+            let p = ops::open_demo_project(&dir, now)?;
+            writeln!(out, "{}", p.path().display())?;
         }
         Command::Export { format, out: path } => {
             let p = open(project)?;
