@@ -252,7 +252,7 @@ pub fn import_paths(
             }
             count += 1;
             records += 1;
-            if records % 64 == 0 {
+            if records.is_multiple_of(64) {
                 progress(&ImportProgress {
                     path: shown.clone(),
                     paths_done: done,
@@ -834,7 +834,7 @@ fn write_answer(
             .ok_or_else(|| Error::NotFound(format!("case {:?} has no revision {n}", req.case)))?,
     };
     let events = project.store.answer_events(stored.case_id, rater.id)?;
-    let submitted = events.iter().filter(|e| e.kind != EventKind::Draft).last();
+    let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
     let stage = if kind == EventKind::Draft {
         Stage::Draft
     } else {
@@ -968,9 +968,11 @@ pub fn export_jsonl(project: &Project, out: &mut dyn Write, out_path: &Path) -> 
     for event in project.store.latest_submissions()? {
         let revision = project.store.case_revision(event.case_revision_id)?;
         names.insert(event.case_id, revision.case.instance_id.clone());
-        if !questionnaires.contains_key(&event.questionnaire_id) {
+        if let std::collections::hash_map::Entry::Vacant(e) =
+            questionnaires.entry(event.questionnaire_id)
+        {
             let (id, version, _) = project.store.questionnaire_source(event.questionnaire_id)?;
-            questionnaires.insert(event.questionnaire_id, (id, version));
+            e.insert((id, version));
         }
         let (qid, qversion) = questionnaires
             .get(&event.questionnaire_id)

@@ -55,10 +55,12 @@ pub fn record_from_row(
 /// a JSON string); returns any other text unchanged.
 pub fn decode_text(text: String) -> String {
     let trimmed = text.trim();
-    if trimmed.len() >= 2 && trimmed.starts_with('"') && trimmed.ends_with('"') {
-        if let Ok(decoded) = serde_json::from_str::<String>(trimmed) {
-            return decoded;
-        }
+    if trimmed.len() >= 2
+        && trimmed.starts_with('"')
+        && trimmed.ends_with('"')
+        && let Ok(decoded) = serde_json::from_str::<String>(trimmed)
+    {
+        return decoded;
     }
     text
 }
