@@ -6,4 +6,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod agreement;
 pub mod case;
+pub mod ensemble;
+/// Importers, one file per source format.
+pub mod import;

@@ -1,0 +1,1 @@
+pub mod ratings_csv;
