@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use super::alpha::{alpha_eval, alpha_values};
 use super::bootstrap::{Statistic, bootstrap_many};
-use super::{
-    BootstrapOptions, Coefficient, ConfidenceInterval, Level, RatingTable, Undefined, Weights,
-    cohen_kappa, fleiss_kappa, fleiss_kappa_all_units, gwet_ac2, krippendorff_alpha,
-    percent_agreement,
-};
+use super::multi::{Chance, agreement_weights, fleiss_eval, gwet_eval};
+use super::pairwise::{cohen_from_confusion, pair_confusion, percent_eval};
+use super::profile::Profiles;
+use super::{BootstrapOptions, ConfidenceInterval, Level, RatingTable, Undefined, Weights};
 
 /// What [`compute_report`] computes besides the point estimates.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -143,11 +143,18 @@ pub fn compute_report(
     let level = table.level();
     let ordered = level != Level::Nominal;
     let mut reasons = BTreeMap::new();
-    let mut keep = |key: String, c: Coefficient| -> Option<f64> {
-        if let Some(reason) = c.reason() {
-            reasons.insert(key, reason.to_owned());
+    // One fold of the table serves every coefficient (the public one-coefficient functions
+    // each fold it again).
+    let profiles = Profiles::new(table);
+    let w = &profiles.multiplicity;
+    let mut keep = |key: String, estimate: Result<f64, Undefined>| -> Option<f64> {
+        match estimate {
+            Ok(v) => Some(v),
+            Err(Undefined { reason }) => {
+                reasons.insert(key, reason);
+                None
+            }
         }
-        c.value()
     };
 
     let mut order: Vec<usize> = (0..table.raters().len()).collect();
@@ -162,12 +169,14 @@ pub fn compute_report(
         })
         .collect();
 
-    let percent = keep("percent_agreement".into(), percent_agreement(table));
+    let percent = keep("percent_agreement".into(), percent_eval(&profiles, w).1);
     let mut cohen = BTreeMap::new();
     let mut weighted_reasons = Vec::new();
+    let q = table.categories().len();
+    let mut confusion = vec![0.0; q * q];
     for (key, a, b) in &pairs {
         let mut values = [None; 3];
-        let mut units = 0;
+        let units = pair_confusion(&profiles, w, *a, *b, &mut confusion) as usize;
         for (slot, weights) in [Weights::Unweighted, Weights::Linear, Weights::Quadratic]
             .into_iter()
             .enumerate()
@@ -177,10 +186,7 @@ pub fn compute_report(
                 weighted_reasons.push(path);
                 continue;
             }
-            if let Ok(c) = cohen_kappa(table, *a, *b, weights) {
-                units = c.units;
-                values[slot] = keep(path, c);
-            }
+            values[slot] = keep(path, cohen_from_confusion(&confusion, q, weights));
         }
         cohen.insert(
             key.clone(),
@@ -192,29 +198,36 @@ pub fn compute_report(
             },
         );
     }
-    let fleiss = fleiss_kappa(table);
-    let fleiss_units = fleiss.units;
+    let (fleiss_units, fleiss) = fleiss_eval(&profiles, w);
     let fleiss_value = keep("fleiss_kappa".into(), fleiss);
+    let identity = agreement_weights(table, Weights::Unweighted);
     let fleiss_all = keep(
         "fleiss_kappa_all_units".into(),
-        fleiss_kappa_all_units(table),
+        gwet_eval(&profiles, w, &identity, Chance::Fleiss).1,
     );
     let mut alpha = BTreeMap::new();
     for &metric in level.applicable_metrics() {
-        let v = keep(
-            format!("krippendorff_alpha.{metric}"),
-            krippendorff_alpha(table, metric),
+        let estimate =
+            alpha_values(table, metric).and_then(|x| alpha_eval(&profiles, w, metric, &x).1);
+        alpha.insert(
+            metric,
+            keep(format!("krippendorff_alpha.{metric}"), estimate),
         );
-        alpha.insert(metric, v);
     }
-    let ac1 = keep("gwet_ac1".into(), gwet_ac2(table, Weights::Unweighted));
+    let gwet = |weights: Weights| {
+        gwet_eval(
+            &profiles,
+            w,
+            &agreement_weights(table, weights),
+            Chance::Gwet,
+        )
+        .1
+    };
+    let ac1 = keep("gwet_ac1".into(), gwet(Weights::Unweighted));
     let (ac2_linear, ac2_quadratic) = if ordered {
         (
-            keep("gwet_ac2.linear".into(), gwet_ac2(table, Weights::Linear)),
-            keep(
-                "gwet_ac2.quadratic".into(),
-                gwet_ac2(table, Weights::Quadratic),
-            ),
+            keep("gwet_ac2.linear".into(), gwet(Weights::Linear)),
+            keep("gwet_ac2.quadratic".into(), gwet(Weights::Quadratic)),
         )
     } else {
         weighted_reasons.push("gwet_ac2.linear".into());
@@ -239,7 +252,7 @@ pub fn compute_report(
         cohen_kappa: cohen,
         fleiss_kappa: FleissComplete {
             value: fleiss_value,
-            units: fleiss_units,
+            units: fleiss_units as usize,
         },
         fleiss_kappa_all_units: fleiss_all,
         krippendorff_alpha: alpha,
