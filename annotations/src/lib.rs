@@ -6,8 +6,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod agreement;
 pub mod case;
 pub mod demo;
+pub mod ensemble;
 pub mod import;
 pub mod ops;
 pub mod questionnaire;

@@ -6,6 +6,7 @@
 
 pub mod audit_folder;
 pub mod pro;
+pub mod ratings_csv;
 pub mod swebench;
 
 use std::collections::HashMap;
