@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the core library and the `verity` CLI need to build and test on Debian:
+# a C compiler (SQLite and libgit2 are compiled from source by their crates), pkg-config and git.
+# Idempotent: apt skips what is installed.
+set -euo pipefail
+
+need=(build-essential pkg-config git python3)
+missing=()
+for pkg in "${need[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+command -v cargo >/dev/null || { echo "setup: Rust (cargo) is required: https://rustup.rs" >&2; exit 2; }
+rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt >/dev/null 2>&1 || true
