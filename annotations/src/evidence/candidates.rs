@@ -1,0 +1,418 @@
+//! Airtight candidates: string literals the tests use that neither the prose nor live code
+//! has, each with the nearest live string literals and a word-level diff against them.
+//!
+//! Finding the nearest strings: the candidate's distinctive words (lower-cased, three letters
+//! or more, minus a short stop list) are searched case-insensitively as whole words over the
+//! live text files; on each line holding at least two of them (one, for a one-word
+//! candidate) the quoted literals are taken and scored by the Jaccard index of their word
+//! sets. The best dozen are then ranked by `similar`'s word-level ratio, which also yields the
+//! diff shown to the rater.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use similar::{ChangeTag, TextDiff};
+
+use super::blobs::BlobText;
+use super::receipt::{line_receipt, term_receipt};
+use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
+use super::repository::{FileEntry, RepoAccess, ResolvedCommit};
+use super::terms::TermKind;
+use super::{Engine, EvidenceError};
+
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "not", "are", "was", "were", "for", "with", "when", "this", "that", "from",
+    "has", "have", "had", "but", "you", "your", "its", "can", "will", "into", "than", "then",
+    "there", "been", "also", "any", "all",
+];
+/// Words per candidate kept for matching (they live in a 64-bit mask).
+const MAX_WORDS: usize = 64;
+/// Literals scored with the full diff per candidate.
+const SHORTLIST: usize = 12;
+/// Literals below this Jaccard index are not kept at all.
+const MIN_JACCARD: f32 = 0.15;
+
+/// Lower-cased words of a text, split at anything that is not a letter or digit.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn distinctive_words(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    words(text)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()))
+        .filter(|w| seen.insert(w.clone()))
+        .take(MAX_WORDS)
+        .collect()
+}
+
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
+    let shared = a.intersection(b).count();
+    let union = a.len() + b.len() - shared;
+    if union == 0 {
+        0.0
+    } else {
+        shared as f32 / union as f32
+    }
+}
+
+/// Quoted literals on one line (any of `'`, `"`, `` ` ``), raw text between the quotes.
+pub(crate) fn line_literals(line: &str) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let quote = bytes[i];
+        if !matches!(quote, b'"' | b'\'' | b'`') {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        let mut end = None;
+        while j < bytes.len() {
+            if bytes[j] == b'\\' {
+                j += 2;
+                continue;
+            }
+            if bytes[j] == quote {
+                end = Some(j);
+                break;
+            }
+            j += 1;
+        }
+        match end {
+            Some(end) => {
+                out.push(&line[i + 1..end]);
+                i = end + 1;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// A candidate prepared for matching.
+struct Prepared {
+    words: HashSet<String>,
+    needed: u32,
+}
+
+/// One live literal near one candidate, found in one blob.
+#[derive(Debug, Clone)]
+pub(crate) struct NearFind {
+    candidate: u32,
+    literal: Box<str>,
+    line: u32,
+    jaccard: f32,
+}
+
+/// The near-string finds of one blob for one candidate set.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NearScan {
+    finds: Vec<NearFind>,
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
+}
+
+fn scan_blob(
+    automaton: &AhoCorasick,
+    owners: &[Vec<(u32, u32)>],
+    prepared: &[Prepared],
+    bytes: &[u8],
+) -> NearScan {
+    let mut scan = NearScan::default();
+    let mut masks: Vec<u64> = vec![0; prepared.len()];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut current: Option<(usize, usize)> = None;
+    let (mut cursor, mut line_no) = (0usize, 1u32);
+    let mut flush =
+        |range: (usize, usize), line_no: u32, masks: &mut Vec<u64>, touched: &mut Vec<u32>| {
+            let line = String::from_utf8_lossy(&bytes[range.0..range.1]);
+            let mut literals: Option<Vec<(String, HashSet<String>)>> = None;
+            for &candidate in touched.iter() {
+                let mask = masks[candidate as usize];
+                masks[candidate as usize] = 0;
+                let target = &prepared[candidate as usize];
+                if mask.count_ones() < target.needed {
+                    continue;
+                }
+                let literals = literals.get_or_insert_with(|| {
+                    line_literals(&line)
+                        .into_iter()
+                        .map(|l| (l.to_string(), distinctive_words(l).into_iter().collect()))
+                        .collect()
+                });
+                for (literal, literal_words) in literals.iter() {
+                    let score = jaccard(&target.words, literal_words);
+                    if score >= MIN_JACCARD {
+                        scan.finds.push(NearFind {
+                            candidate,
+                            literal: literal.clone().into_boxed_str(),
+                            line: line_no,
+                            jaccard: score,
+                        });
+                    }
+                }
+            }
+            touched.clear();
+        };
+    for found in automaton.find_overlapping_iter(bytes) {
+        let (start, end) = (found.start(), found.end());
+        let before = start.checked_sub(1).map(|p| bytes[p]);
+        if before.is_some_and(is_word_byte) || bytes.get(end).copied().is_some_and(is_word_byte) {
+            continue;
+        }
+        let within = current.is_some_and(|(s, e)| start >= s && start < e);
+        if !within {
+            if let Some(range) = current {
+                flush(range, line_no, &mut masks, &mut touched);
+            }
+            let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
+            let line_end =
+                memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            if line_start >= cursor {
+                line_no += memchr::memchr_iter(b'\n', &bytes[cursor..line_start]).count() as u32;
+            } else {
+                line_no -= memchr::memchr_iter(b'\n', &bytes[line_start..cursor]).count() as u32;
+            }
+            cursor = line_start;
+            current = Some((line_start, line_end));
+        }
+        for &(candidate, bit) in &owners[found.pattern().as_usize()] {
+            if masks[candidate as usize] == 0 {
+                touched.push(candidate);
+            }
+            masks[candidate as usize] |= 1u64 << bit;
+        }
+    }
+    if let Some(range) = current {
+        flush(range, line_no, &mut masks, &mut touched);
+    }
+    scan
+}
+
+/// A literal's best Jaccard index, live files holding it, and its first file and line.
+type NearGroup = (f32, usize, usize, u32);
+
+/// Word-level diff from a codebase literal to the tested literal.
+fn word_diff(old: &str, new: &str) -> (f64, Vec<WordChange>, String) {
+    let diff = TextDiff::configure().diff_words(old, new);
+    let mut changes: Vec<WordChange> = Vec::new();
+    for change in diff.iter_all_changes() {
+        let op = match change.tag() {
+            ChangeTag::Equal => ChangeOp::Equal,
+            ChangeTag::Delete => ChangeOp::Delete,
+            ChangeTag::Insert => ChangeOp::Insert,
+        };
+        match changes.last_mut() {
+            Some(last) if last.op == op => last.text.push_str(change.value()),
+            _ => changes.push(WordChange {
+                op,
+                text: change.value().to_string(),
+            }),
+        }
+    }
+    let inline = changes
+        .iter()
+        .map(|c| match c.op {
+            ChangeOp::Equal => c.text.clone(),
+            ChangeOp::Delete => format!("[-{}-]", c.text),
+            ChangeOp::Insert => format!("{{+{}+}}", c.text),
+        })
+        .collect();
+    let ratio = (f64::from(diff.ratio()) * 1000.0).round() / 1000.0;
+    (ratio, changes, inline)
+}
+
+/// The airtight candidates among a report's terms, with their nearest live strings.
+pub(crate) fn find(
+    engine: &Engine,
+    repo: &RepoAccess,
+    commit: &ResolvedCommit,
+    files: &[FileEntry],
+    terms: &[TermEvidence],
+) -> Result<Vec<AirtightCandidate>, EvidenceError> {
+    let chosen: Vec<&TermEvidence> = terms
+        .iter()
+        .filter(|t| t.kind == TermKind::String && !t.in_prose && t.live_paths.is_empty())
+        .collect();
+    if chosen.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut prepared = Vec::new();
+    let mut word_ids: HashMap<String, usize> = HashMap::new();
+    let mut owners: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut patterns: Vec<String> = Vec::new();
+    for (candidate, term) in chosen.iter().enumerate() {
+        let list = distinctive_words(&term.term);
+        for (bit, word) in list.iter().enumerate() {
+            let id = *word_ids.entry(word.clone()).or_insert_with(|| {
+                patterns.push(word.clone());
+                owners.push(Vec::new());
+                patterns.len() - 1
+            });
+            owners[id].push((candidate as u32, bit as u32));
+        }
+        prepared.push(Prepared {
+            needed: list.len().min(2) as u32,
+            words: list.into_iter().collect(),
+        });
+    }
+    let finds = if patterns.is_empty() {
+        Vec::new()
+    } else {
+        scan_live_files(engine, repo, commit, files, &patterns, &owners, &prepared)?
+    };
+
+    let mut nearest: Vec<HashMap<Box<str>, NearGroup>> = vec![HashMap::new(); chosen.len()];
+    for (index, scan) in &finds {
+        let mut counted: HashSet<(u32, &str)> = HashSet::new();
+        for find in &scan.finds {
+            let group = nearest[find.candidate as usize]
+                .entry(find.literal.clone())
+                .or_insert((find.jaccard, 0, *index, find.line));
+            if counted.insert((find.candidate, &find.literal)) {
+                group.1 += 1;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(chosen.len());
+    for (term, groups) in chosen.iter().zip(nearest) {
+        let mut shortlist: Vec<_> = groups.into_iter().collect();
+        shortlist.sort_by(|a, b| {
+            b.1.0
+                .total_cmp(&a.1.0)
+                .then(b.1.1.cmp(&a.1.1))
+                .then(a.0.cmp(&b.0))
+        });
+        shortlist.truncate(SHORTLIST);
+        let mut near: Vec<NearString> = shortlist
+            .into_iter()
+            .map(|(literal, (_, paths, index, line))| {
+                let (similarity, diff, diff_text) = word_diff(&literal, &term.term);
+                NearString {
+                    receipt: line_receipt(&literal, &commit.id, None),
+                    text: literal.into_string(),
+                    similarity,
+                    paths,
+                    path: files[index].path.clone(),
+                    line: line as usize,
+                    diff,
+                    diff_text,
+                }
+            })
+            .collect();
+        near.sort_by(|a, b| {
+            b.similarity
+                .total_cmp(&a.similarity)
+                .then(b.paths.cmp(&a.paths))
+                .then(a.text.cmp(&b.text))
+        });
+        near.truncate(engine.max_nearest);
+        out.push(AirtightCandidate {
+            term: term.term.clone(),
+            class: term.class,
+            origin: term.origin.clone(),
+            receipt: term_receipt(&term.term, &commit.id),
+            nearest: near,
+        });
+    }
+    debug_assert!(out.iter().all(|c| c.class != TermClass::Stated));
+    Ok(out)
+}
+
+fn scan_live_files(
+    engine: &Engine,
+    repo: &RepoAccess,
+    commit: &ResolvedCommit,
+    files: &[FileEntry],
+    patterns: &[String],
+    owners: &[Vec<(u32, u32)>],
+    prepared: &[Prepared],
+) -> Result<Vec<(usize, Arc<NearScan>)>, EvidenceError> {
+    let automaton = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .build(patterns)
+        .map_err(|err| EvidenceError::InvalidPattern {
+            context: Box::new(repo.context.clone()),
+            pattern: patterns.join(" "),
+            message: err.to_string(),
+        })?;
+    let print = {
+        let mut hasher = std::hash::DefaultHasher::new();
+        patterns.hash(&mut hasher);
+        for target in prepared {
+            let mut words: Vec<&String> = target.words.iter().collect();
+            words.sort();
+            words.hash(&mut hasher);
+        }
+        hasher.finish()
+    };
+    let mut out = Vec::new();
+    for (index, entry) in files.iter().enumerate() {
+        if !entry.class.is_live() {
+            continue;
+        }
+        if let Some(scan) = engine.lock_cache().near_scans.get(print, entry.blob) {
+            out.push((index, scan));
+            continue;
+        }
+        let scan = match repo.blob_text(engine, &commit.id, entry.blob)? {
+            BlobText::Binary { .. } => NearScan::default(),
+            BlobText::Text(bytes) => scan_blob(&automaton, owners, prepared, &bytes),
+        };
+        let scan = Arc::new(scan);
+        let mut cache = engine.lock_cache();
+        if cache.enabled() {
+            cache.near_scans.insert(print, entry.blob, scan.clone());
+        }
+        drop(cache);
+        out.push((index, scan));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_on_a_line() {
+        assert_eq!(
+            line_literals(r#"warn('Only show commands, not ' "x\"y" + `t`)"#),
+            vec!["Only show commands, not ", "x\\\"y", "t"]
+        );
+    }
+
+    #[test]
+    fn word_diff_marks_changed_words() {
+        let (ratio, changes, inline) = word_diff(
+            "Only show commands are supported",
+            "only non-config commands are supported",
+        );
+        assert!(ratio > 0.5 && ratio < 1.0, "ratio {ratio}");
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.op == ChangeOp::Delete && c.text.contains("show")),
+            "{changes:?}"
+        );
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.op == ChangeOp::Insert && c.text.contains("non-config")),
+            "{changes:?}"
+        );
+        assert!(inline.contains("{+") && inline.contains("[-"), "{inline}");
+    }
+}

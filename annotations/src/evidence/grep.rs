@@ -1,0 +1,276 @@
+//! Interactive search and browsing at a commit: a rater types a fixed string or regex and sees
+//! every hit with context lines (grep-searcher over blob contents), or opens one file.
+
+use std::path::Path;
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, SearcherBuilder, Sink, SinkContext, SinkMatch};
+
+use super::blobs::BlobText;
+use super::paths::PathClass;
+use super::receipt::{shell_quote, show_receipt};
+use super::repository::RepoAccess;
+use super::{CaseContext, Engine, EvidenceError};
+
+/// A search typed by a rater.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GrepQuery {
+    /// The text or regular expression (Rust `regex` syntax) to find.
+    pub pattern: String,
+    /// Take the pattern literally.
+    pub fixed_strings: bool,
+    /// Ignore case.
+    pub case_insensitive: bool,
+    /// Lines of context before and after each match.
+    pub context_lines: usize,
+    /// Stop after this many matching lines (the report says it was cut).
+    pub max_matches: usize,
+    /// Search live paths only.
+    pub live_only: bool,
+}
+
+impl Default for GrepQuery {
+    fn default() -> GrepQuery {
+        GrepQuery {
+            pattern: String::new(),
+            fixed_strings: true,
+            case_insensitive: false,
+            context_lines: 2,
+            max_matches: 2000,
+            live_only: false,
+        }
+    }
+}
+
+/// A matching or context line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GrepLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's text, without its line ending.
+    pub text: String,
+    /// True for a matching line, false for context.
+    pub is_match: bool,
+}
+
+/// The hits in one file; a gap in line numbers marks a break between context groups.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GrepFile {
+    /// Path at the commit.
+    pub path: String,
+    /// Live or not.
+    pub path_class: PathClass,
+    /// Matching and context lines in order.
+    pub lines: Vec<GrepLine>,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GrepReport {
+    /// The query.
+    pub query: GrepQuery,
+    /// The commit searched.
+    pub commit: String,
+    /// Files with hits, in tree order.
+    pub files: Vec<GrepFile>,
+    /// Matching lines reported.
+    pub matches: usize,
+    /// True when `max_matches` cut the search short.
+    pub truncated: bool,
+    /// Binary files skipped.
+    pub binary_files_skipped: usize,
+    /// The `git grep` command that finds the same lines.
+    pub receipt: String,
+}
+
+/// One file at a commit, as text.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ShownFile {
+    /// Path at the commit.
+    pub path: String,
+    /// The commit.
+    pub commit: String,
+    /// The blob's id.
+    pub blob: String,
+    /// Live or not.
+    pub path_class: PathClass,
+    /// The content (invalid UTF-8 replaced by U+FFFD).
+    pub text: String,
+    /// Its number of lines.
+    pub lines: usize,
+    /// The command that prints it: `git show COMMIT:PATH`.
+    pub receipt: String,
+}
+
+struct Collector<'a> {
+    lines: &'a mut Vec<GrepLine>,
+    matches: &'a mut usize,
+    limit: usize,
+}
+
+fn line_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    text.trim_end_matches(['\n', '\r']).to_string()
+}
+
+impl Sink for Collector<'_> {
+    type Error = std::io::Error;
+
+    fn matched(
+        &mut self,
+        _: &grep_searcher::Searcher,
+        found: &SinkMatch<'_>,
+    ) -> Result<bool, std::io::Error> {
+        self.lines.push(GrepLine {
+            line: found.line_number().unwrap_or(0) as usize,
+            text: line_text(found.bytes()),
+            is_match: true,
+        });
+        *self.matches += 1;
+        Ok(*self.matches < self.limit)
+    }
+
+    fn context(
+        &mut self,
+        _: &grep_searcher::Searcher,
+        context: &SinkContext<'_>,
+    ) -> Result<bool, std::io::Error> {
+        self.lines.push(GrepLine {
+            line: context.line_number().unwrap_or(0) as usize,
+            text: line_text(context.bytes()),
+            is_match: false,
+        });
+        Ok(true)
+    }
+}
+
+fn grep_receipt(query: &GrepQuery, commit: &str) -> String {
+    let mut command = String::from("git grep -n -I");
+    command.push_str(if query.fixed_strings { " -F" } else { " -E" });
+    if query.case_insensitive {
+        command.push_str(" -i");
+    }
+    if query.context_lines > 0 {
+        command.push_str(&format!(" -C {}", query.context_lines));
+    }
+    command.push_str(&format!(" -e {} {commit}", shell_quote(&query.pattern)));
+    command
+}
+
+pub(crate) fn search(
+    engine: &Engine,
+    repo_path: &Path,
+    context: &CaseContext,
+    commit: &str,
+    query: &GrepQuery,
+) -> Result<GrepReport, EvidenceError> {
+    if query.pattern.is_empty() {
+        return Err(EvidenceError::EmptyPattern {
+            context: Box::new(context.clone()),
+        });
+    }
+    let matcher = RegexMatcherBuilder::new()
+        .fixed_strings(query.fixed_strings)
+        .case_insensitive(query.case_insensitive)
+        .line_terminator(Some(b'\n'))
+        .build(&query.pattern)
+        .map_err(|err| EvidenceError::InvalidPattern {
+            context: Box::new(context.clone()),
+            pattern: query.pattern.clone(),
+            message: err.to_string(),
+        })?;
+    let repo = RepoAccess::open(repo_path, context)?;
+    let resolved = repo.resolve_commit(commit)?;
+    let files = repo.list_files(&resolved, engine)?;
+    // Bytes are searched as they are, like git grep: no BOM transcoding, binaries skipped here.
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .before_context(query.context_lines)
+        .after_context(query.context_lines)
+        .binary_detection(BinaryDetection::none())
+        .bom_sniffing(false)
+        .build();
+    let mut report = GrepReport {
+        query: query.clone(),
+        commit: resolved.id.clone(),
+        files: Vec::new(),
+        matches: 0,
+        truncated: false,
+        binary_files_skipped: 0,
+        receipt: grep_receipt(query, &resolved.id),
+    };
+    let limit = query.max_matches.max(1);
+    for entry in files.iter() {
+        if query.live_only && !entry.class.is_live() {
+            continue;
+        }
+        let bytes = match repo.blob_text(engine, &resolved.id, entry.blob)? {
+            BlobText::Binary { .. } => {
+                report.binary_files_skipped += 1;
+                continue;
+            }
+            BlobText::Text(bytes) => bytes,
+        };
+        let mut lines = Vec::new();
+        let before = report.matches;
+        let mut sink = Collector {
+            lines: &mut lines,
+            matches: &mut report.matches,
+            limit,
+        };
+        // The sink never fails and a slice has no I/O, so an error cannot happen here.
+        let _ = searcher.search_slice(&matcher, &bytes, &mut sink);
+        if report.matches > before {
+            report.files.push(GrepFile {
+                path: entry.path.clone(),
+                path_class: entry.class,
+                lines,
+            });
+        }
+        if report.matches >= limit {
+            report.truncated = true;
+            break;
+        }
+    }
+    Ok(report)
+}
+
+pub(crate) fn show(
+    engine: &Engine,
+    repo_path: &Path,
+    context: &CaseContext,
+    commit: &str,
+    file: &str,
+) -> Result<ShownFile, EvidenceError> {
+    let repo = RepoAccess::open(repo_path, context)?;
+    let resolved = repo.resolve_commit(commit)?;
+    let files = repo.list_files(&resolved, engine)?;
+    let wanted = file.trim_start_matches("./");
+    let Some(entry) = files.iter().find(|f| f.path == wanted) else {
+        return Err(EvidenceError::FileMissing {
+            context: Box::new(context.clone()),
+            commit: resolved.id.clone(),
+            file: file.to_string(),
+        });
+    };
+    match repo.blob_text(engine, &resolved.id, entry.blob)? {
+        BlobText::Binary { size } => Err(EvidenceError::BinaryFile {
+            context: Box::new(context.clone()),
+            commit: resolved.id.clone(),
+            file: file.to_string(),
+            size,
+        }),
+        BlobText::Text(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            Ok(ShownFile {
+                path: entry.path.clone(),
+                commit: resolved.id.clone(),
+                blob: entry.blob.to_string(),
+                path_class: entry.class,
+                lines: text.lines().count(),
+                receipt: show_receipt(&entry.path, &resolved.id),
+                text,
+            })
+        }
+    }
+}

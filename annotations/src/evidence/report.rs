@@ -1,0 +1,403 @@
+//! The evidence report: its types (the `verity evidence --json` contract), how one is computed,
+//! and its plain-text rendering.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::classify::{added_text, classify_term, text_contains};
+use super::paths::PathClass;
+use super::receipt::term_receipt;
+use super::repository::RepoAccess;
+use super::terms::{TermKind, TermOrigin, extract_terms};
+use super::{CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceRequest};
+
+/// Where a term stands; see [`classify_term`](super::classify_term) for the precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TermClass {
+    /// The prose names it.
+    Stated,
+    /// Live code at the base commit has it.
+    Codebase,
+    /// Only the gold patch brings it.
+    GoldIntroduced,
+    /// Only tests, fixtures or other non-live paths have it.
+    TestOnly,
+}
+
+impl TermClass {
+    /// The class's name as it appears in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TermClass::Stated => "stated",
+            TermClass::Codebase => "codebase",
+            TermClass::GoldIntroduced => "gold-introduced",
+            TermClass::TestOnly => "test-only",
+        }
+    }
+}
+
+/// One matching line in the repository.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Hit {
+    /// Path at the base commit.
+    pub path: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's text (cut to 240 characters).
+    pub text: String,
+    /// Live or which kind of non-live path.
+    pub path_class: PathClass,
+}
+
+/// Everything found about one term.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TermEvidence {
+    /// The term's text.
+    pub term: String,
+    /// String, number or identifier.
+    pub kind: TermKind,
+    /// Its class.
+    pub class: TermClass,
+    /// Where the test patch first has it.
+    pub origin: TermOrigin,
+    /// How often the test patch's added lines have it.
+    pub occurrences: usize,
+    /// Whether the prose contains it.
+    pub in_prose: bool,
+    /// Whether the gold patch's added lines contain it.
+    pub in_gold: bool,
+    /// Live text files at the base commit that contain it, in tree order.
+    pub live_paths: Vec<String>,
+    /// Non-live text files (test, vendor, generated, docs) that contain it, in tree order.
+    pub test_paths: Vec<String>,
+    /// Matching lines over all those files.
+    pub count: usize,
+    /// The first matching lines, live paths first.
+    pub hits: Vec<Hit>,
+    /// The command that lists the same files: `git grep -F -l -I -e TERM COMMIT`.
+    pub receipt: String,
+}
+
+/// Kind of one step of a word-level diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeOp {
+    /// Words both strings share.
+    Equal,
+    /// Words only the codebase string has.
+    Delete,
+    /// Words only the tested string has.
+    Insert,
+}
+
+/// One step of a word-level diff from a codebase string to a tested string.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WordChange {
+    /// Equal, delete or insert.
+    pub op: ChangeOp,
+    /// The words (with their whitespace).
+    pub text: String,
+}
+
+/// A live string literal close to an airtight candidate.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NearString {
+    /// The literal's text as written in the source.
+    pub text: String,
+    /// Word-level similarity to the candidate, 0 to 1 (`similar`'s ratio over words).
+    pub similarity: f64,
+    /// How many live files hold this literal on a line sharing words with the candidate.
+    pub paths: usize,
+    /// The first such file.
+    pub path: String,
+    /// Its line there.
+    pub line: usize,
+    /// Word-level diff from this literal to the candidate.
+    pub diff: Vec<WordChange>,
+    /// The same diff inline: `[-removed-]{+added+}`.
+    pub diff_text: String,
+    /// The command that prints every line holding the literal.
+    pub receipt: String,
+}
+
+/// An asserted string literal that neither the prose nor live code has.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AirtightCandidate {
+    /// The literal.
+    pub term: String,
+    /// Its class (gold-introduced or test-only).
+    pub class: TermClass,
+    /// Where the test patch has it.
+    pub origin: TermOrigin,
+    /// The command showing that no live file has it.
+    pub receipt: String,
+    /// The closest live strings, most similar first.
+    pub nearest: Vec<NearString>,
+}
+
+/// A code snippet checked at the base commit.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PrecedentFinding {
+    /// The snippet, verbatim.
+    pub snippet: String,
+    /// The path its source claimed, if any.
+    pub claimed_path: Option<String>,
+    /// What convention it is said to show.
+    pub way: Option<String>,
+    /// Whether a live path holds it verbatim.
+    pub found: bool,
+    /// Every live place that holds it.
+    pub locations: Vec<super::precedents::PrecedentLocation>,
+    /// Non-live paths that hold it (not counted as precedents).
+    pub non_live_paths: Vec<String>,
+    /// A command that finds the snippet's first non-blank line.
+    pub receipt: String,
+}
+
+/// The counts a rater reads first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Summary {
+    /// Terms extracted from the test patch.
+    pub terms: usize,
+    /// Terms the prose states.
+    pub stated: usize,
+    /// Terms live code has.
+    pub codebase: usize,
+    /// Terms only the gold patch introduces.
+    pub gold_introduced: usize,
+    /// Terms only tests and other non-live paths have.
+    pub test_only: usize,
+    /// Airtight candidates.
+    pub airtight_candidates: usize,
+    /// Precedents found in live code.
+    pub precedents_found: usize,
+    /// Precedents not found.
+    pub precedents_missing: usize,
+}
+
+/// One task's evidence at its base commit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EvidenceReport {
+    /// [`ENGINE_VERSION`] of the engine that computed it.
+    pub engine_version: String,
+    /// The case, if any.
+    pub case_id: Option<String>,
+    /// The repository's name.
+    pub repo: String,
+    /// The base commit (full id).
+    pub base_commit: String,
+    /// Regular files at the base commit.
+    pub files: usize,
+    /// Per term, in order of first occurrence in the test patch.
+    pub terms: Vec<TermEvidence>,
+    /// Airtight candidates.
+    pub candidates: Vec<AirtightCandidate>,
+    /// Precedents checked.
+    pub precedents: Vec<PrecedentFinding>,
+    /// Counts.
+    pub summary: Summary,
+    /// Binary files at the base commit (never searched, as with `git grep -I`).
+    pub binary_paths: Vec<String>,
+}
+
+pub(crate) fn compute(
+    engine: &Engine,
+    repo_path: &Path,
+    context: &CaseContext,
+    request: &EvidenceRequest,
+) -> Result<EvidenceReport, EvidenceError> {
+    let repo = RepoAccess::open(repo_path, context)?;
+    let commit = repo.resolve_commit(&request.base_commit)?;
+    let files = repo.list_files(&commit, engine)?;
+    let terms = extract_terms(&request.test_patch);
+    let gold = added_text(&request.gold_patch);
+
+    let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
+    patterns.extend(request.precedents.iter().map(|s| s.snippet.clone()));
+    let sweep = super::sweep::run_patterns(engine, &repo, &commit, &files, &patterns)?;
+
+    let mut evidence = Vec::with_capacity(terms.len());
+    for (term, found) in terms.into_iter().zip(&sweep.patterns) {
+        let (mut live_paths, mut test_paths) = (Vec::new(), Vec::new());
+        for &index in &found.files {
+            let entry = &files[index];
+            if entry.class.is_live() {
+                live_paths.push(entry.path.clone());
+            } else {
+                test_paths.push(entry.path.clone());
+            }
+        }
+        let in_prose = text_contains(&request.prose, &term.term, term.kind);
+        let in_gold = text_contains(&gold, &term.term, term.kind);
+        let class = classify_term(
+            in_prose,
+            !live_paths.is_empty(),
+            in_gold,
+            !test_paths.is_empty(),
+        );
+        evidence.push(TermEvidence {
+            receipt: term_receipt(&term.term, &commit.id),
+            term: term.term,
+            kind: term.kind,
+            class,
+            origin: term.origin,
+            occurrences: term.occurrences,
+            in_prose,
+            in_gold,
+            live_paths,
+            test_paths,
+            count: found.lines,
+            hits: found.hits.clone(),
+        });
+    }
+
+    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence)?;
+    let precedent_results = &sweep.patterns[evidence.len()..];
+    let precedents = super::precedents::findings_from(
+        &request.precedents,
+        precedent_results,
+        &files,
+        &commit.id,
+    );
+
+    let mut summary = Summary {
+        terms: evidence.len(),
+        airtight_candidates: candidates.len(),
+        ..Summary::default()
+    };
+    for term in &evidence {
+        match term.class {
+            TermClass::Stated => summary.stated += 1,
+            TermClass::Codebase => summary.codebase += 1,
+            TermClass::GoldIntroduced => summary.gold_introduced += 1,
+            TermClass::TestOnly => summary.test_only += 1,
+        }
+    }
+    summary.precedents_found = precedents.iter().filter(|p| p.found).count();
+    summary.precedents_missing = precedents.len() - summary.precedents_found;
+
+    Ok(EvidenceReport {
+        engine_version: ENGINE_VERSION.to_string(),
+        case_id: context.case_id.clone(),
+        repo: context.repo.clone(),
+        base_commit: commit.id.clone(),
+        files: files.len(),
+        terms: evidence,
+        candidates,
+        precedents,
+        summary,
+        binary_paths: sweep
+            .binary_files
+            .iter()
+            .map(|&index| files[index].path.clone())
+            .collect(),
+    })
+}
+
+/// The report as plain text for the terminal: summary first, then candidates, precedents and
+/// one line per term, each with its receipt.
+pub fn render_text(report: &EvidenceReport) -> String {
+    let mut out = String::new();
+    let s = &report.summary;
+    let case = report.case_id.as_deref().unwrap_or("(no case)");
+    let _ = writeln!(
+        out,
+        "Evidence for {case}: {} @ {}",
+        report.repo, report.base_commit
+    );
+    let _ = writeln!(
+        out,
+        "{} terms: {} stated in the prose, {} in live code, {} only in the gold patch, {} only in tests.",
+        s.terms, s.stated, s.codebase, s.gold_introduced, s.test_only
+    );
+    let _ = writeln!(
+        out,
+        "{} airtight candidates; precedents: {} found, {} not found. {} files, {} binary (not searched).",
+        s.airtight_candidates,
+        s.precedents_found,
+        s.precedents_missing,
+        report.files,
+        report.binary_paths.len()
+    );
+    if !report.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nAirtight candidates (asserted strings in neither prose nor live code):"
+        );
+        for candidate in &report.candidates {
+            let _ = writeln!(
+                out,
+                "  {:?}  ({}:{}, {})",
+                candidate.term,
+                candidate.origin.file,
+                candidate.origin.file_line,
+                candidate.class.as_str()
+            );
+            let _ = writeln!(out, "    absent: {}", candidate.receipt);
+            for near in &candidate.nearest {
+                let _ = writeln!(
+                    out,
+                    "    nearest ({:.2}, {} live files, e.g. {}:{}): {:?}",
+                    near.similarity, near.paths, near.path, near.line, near.text
+                );
+                let _ = writeln!(out, "      diff: {}", near.diff_text);
+                let _ = writeln!(out, "      {}", near.receipt);
+            }
+        }
+    }
+    if !report.precedents.is_empty() {
+        let _ = writeln!(out, "\nPrecedents:");
+        for precedent in &report.precedents {
+            let first = precedent
+                .snippet
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            match precedent.locations.first() {
+                Some(at) => {
+                    let _ = writeln!(
+                        out,
+                        "  found at {}:{} ({} places): {}",
+                        at.path,
+                        at.line,
+                        precedent.locations.len(),
+                        first.trim()
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "  NOT FOUND in live code: {}", first.trim());
+                }
+            }
+            let _ = writeln!(out, "    {}", precedent.receipt);
+        }
+    }
+    if !report.terms.is_empty() {
+        let _ = writeln!(out, "\nTerms:");
+        for term in &report.terms {
+            let prose = if term.in_prose { " prose" } else { "" };
+            let gold = if term.in_gold { " gold" } else { "" };
+            let _ = writeln!(
+                out,
+                "  [{}] {} {:?}: {} live, {} other files, {} lines;{}{}",
+                term.class.as_str(),
+                match term.kind {
+                    TermKind::String => "string",
+                    TermKind::Number => "number",
+                    TermKind::Identifier => "identifier",
+                },
+                term.term,
+                term.live_paths.len(),
+                term.test_paths.len(),
+                term.count,
+                prose,
+                gold
+            );
+            if let Some(hit) = term.hits.first() {
+                let _ = writeln!(out, "      {}:{}: {}", hit.path, hit.line, hit.text.trim());
+            }
+            let _ = writeln!(out, "      {}", term.receipt);
+        }
+    }
+    out
+}

@@ -1,0 +1,245 @@
+//! Read-only access to a clone's object database: opening, resolving the base commit, listing
+//! a commit's files and reading blobs.
+//!
+//! Nothing here writes: the clone is opened without searching parent folders, only objects are
+//! read, and the working tree, index and refs are never touched.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Once};
+
+use git2::{
+    ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags, TreeWalkMode, TreeWalkResult,
+};
+
+use super::blobs::BlobText;
+use super::paths::{PathClass, classify_path};
+use super::{CaseContext, Engine, EvidenceError};
+
+/// Git's `FIRST_FEW_BYTES`: `git grep -I` looks this far for a NUL byte.
+const BINARY_PROBE: usize = 8000;
+
+/// A regular file of a commit's tree.
+#[derive(Debug, Clone)]
+pub(crate) struct FileEntry {
+    /// Path from the repository root, `/`-separated.
+    pub(crate) path: String,
+    /// The blob's id.
+    pub(crate) blob: Oid,
+    /// Live or non-live.
+    pub(crate) class: PathClass,
+}
+
+/// A resolved base commit.
+#[derive(Debug, Clone)]
+pub(crate) struct ResolvedCommit {
+    /// Full hex id, as given.
+    pub(crate) id: String,
+    /// The commit.
+    pub(crate) oid: Oid,
+    /// Its root tree.
+    pub(crate) tree: Oid,
+}
+
+/// An open clone plus the names needed for error messages.
+pub(crate) struct RepoAccess {
+    pub(crate) path: PathBuf,
+    pub(crate) context: CaseContext,
+    repo: Repository,
+}
+
+static HASH_CHECK_OFF: Once = Once::new();
+
+/// Opens a repository without searching parent folders (bare clones and `.git` folders work).
+fn open_repository(path: &Path, context: &CaseContext) -> Result<Repository, EvidenceError> {
+    // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
+    // search: a damaged object still fails to inflate. It is a process-wide libgit2 option.
+    HASH_CHECK_OFF.call_once(|| git2::opts::strict_hash_verification(false));
+    if !path.exists() {
+        return Err(EvidenceError::RepositoryMissing {
+            context: Box::new(context.clone()),
+            path: path.to_path_buf(),
+        });
+    }
+    Repository::open_ext(
+        path,
+        RepositoryOpenFlags::NO_SEARCH,
+        std::iter::empty::<&std::ffi::OsStr>(),
+    )
+    .map_err(|err| EvidenceError::RepositoryUnreadable {
+        context: Box::new(context.clone()),
+        path: path.to_path_buf(),
+        message: err.message().to_string(),
+    })
+}
+
+/// Parses a full 40-hex id; anything shorter could be ambiguous and is refused.
+fn parse_full_id(commit: &str, context: &CaseContext) -> Result<Oid, EvidenceError> {
+    let refuse = || EvidenceError::CommitNotFullId {
+        context: Box::new(context.clone()),
+        commit: commit.to_string(),
+    };
+    if commit.len() != 40 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(refuse());
+    }
+    Oid::from_str(commit).map_err(|_| refuse())
+}
+
+impl RepoAccess {
+    pub(crate) fn open(path: &Path, context: &CaseContext) -> Result<RepoAccess, EvidenceError> {
+        Ok(RepoAccess {
+            path: path.to_path_buf(),
+            context: context.clone(),
+            repo: open_repository(path, context)?,
+        })
+    }
+
+    fn corrupt(&self, commit: &str, object: Oid, err: &git2::Error) -> EvidenceError {
+        EvidenceError::CorruptObject {
+            context: Box::new(self.context.clone()),
+            path: self.path.clone(),
+            commit: commit.to_string(),
+            object: object.to_string(),
+            message: err.message().to_string(),
+        }
+    }
+
+    /// Resolves a full commit id (a tag object is peeled to its commit).
+    pub(crate) fn resolve_commit(&self, commit: &str) -> Result<ResolvedCommit, EvidenceError> {
+        let oid = parse_full_id(commit, &self.context)?;
+        let object = match self.repo.find_object(oid, None) {
+            Ok(object) => object,
+            Err(err) if err.code() == ErrorCode::NotFound => {
+                return Err(EvidenceError::CommitMissing {
+                    context: Box::new(self.context.clone()),
+                    path: self.path.clone(),
+                    commit: commit.to_string(),
+                });
+            }
+            Err(err) => return Err(self.corrupt(commit, oid, &err)),
+        };
+        let kind = object.kind();
+        let peeled = object
+            .peel(ObjectType::Commit)
+            .map_err(|_| EvidenceError::NotACommit {
+                context: Box::new(self.context.clone()),
+                path: self.path.clone(),
+                commit: commit.to_string(),
+                kind: kind.map_or_else(|| "unknown object".to_string(), |k| k.str().to_string()),
+            })?;
+        let found = peeled
+            .into_commit()
+            .map_err(|_| EvidenceError::NotACommit {
+                context: Box::new(self.context.clone()),
+                path: self.path.clone(),
+                commit: commit.to_string(),
+                kind: "non-commit".to_string(),
+            })?;
+        let tree = found.tree_id();
+        Ok(ResolvedCommit {
+            id: commit.to_ascii_lowercase(),
+            oid: found.id(),
+            tree,
+        })
+    }
+
+    /// The commit's regular files in tree order (the order `git grep` prints), from the
+    /// engine's cache when it has them.
+    pub(crate) fn list_files(
+        &self,
+        commit: &ResolvedCommit,
+        engine: &Engine,
+    ) -> Result<Arc<Vec<FileEntry>>, EvidenceError> {
+        if let Some(files) = engine.lock_cache().listing(commit.oid) {
+            return Ok(files);
+        }
+        let tree = self
+            .repo
+            .find_tree(commit.tree)
+            .map_err(|err| self.corrupt(&commit.id, commit.tree, &err))?;
+        let mut files = Vec::new();
+        let walked = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+            // Only regular files (100644, 100755): `git grep <commit>` skips symbolic links
+            // (120000) and submodules (160000).
+            let mode = entry.filemode();
+            if entry.kind() == Some(ObjectType::Blob) && (mode == 0o100644 || mode == 0o100755) {
+                let name = String::from_utf8_lossy(entry.name_bytes());
+                let path = format!("{root}{name}");
+                let class = classify_path(&path);
+                files.push(FileEntry {
+                    path,
+                    blob: entry.id(),
+                    class,
+                });
+            }
+            TreeWalkResult::Ok
+        });
+        walked.map_err(|err| self.corrupt(&commit.id, commit.tree, &err))?;
+        let files = Arc::new(files);
+        engine
+            .lock_cache()
+            .insert_listing(commit.oid, files.clone());
+        Ok(files)
+    }
+
+    /// Reads one blob from the object database and sorts it into text or binary.
+    pub(crate) fn read_blob(&self, commit: &str, blob: Oid) -> Result<BlobText, EvidenceError> {
+        let found = self
+            .repo
+            .find_blob(blob)
+            .map_err(|err| self.corrupt(commit, blob, &err))?;
+        let content = found.content();
+        let probe = &content[..content.len().min(BINARY_PROBE)];
+        if memchr::memchr(0, probe).is_some() {
+            Ok(BlobText::Binary {
+                size: content.len(),
+            })
+        } else {
+            Ok(BlobText::Text(Arc::from(content)))
+        }
+    }
+
+    /// A blob's content through the engine's cache.
+    pub(crate) fn blob_text(
+        &self,
+        engine: &Engine,
+        commit: &str,
+        blob: Oid,
+    ) -> Result<BlobText, EvidenceError> {
+        if let Some(text) = engine.lock_cache().get(blob) {
+            return Ok(text);
+        }
+        let text = self.read_blob(commit, blob)?;
+        engine.lock_cache().insert(blob, text.clone());
+        Ok(text)
+    }
+}
+
+/// Whether the clone at `repo_path` holds `commit` (a full 40-hex id) as a commit.
+///
+/// An abbreviated id is an error, not `false`, so that `verity repo list` never miscounts.
+pub fn has_commit(
+    repo_path: &Path,
+    context: &CaseContext,
+    commit: &str,
+) -> Result<bool, EvidenceError> {
+    Ok(held_commits(repo_path, context, &[commit])?
+        .first()
+        .copied()
+        .unwrap_or(false))
+}
+
+/// For each commit id, whether the clone holds it; opens the clone once.
+pub fn held_commits<S: AsRef<str>>(
+    repo_path: &Path,
+    context: &CaseContext,
+    commits: &[S],
+) -> Result<Vec<bool>, EvidenceError> {
+    let repo = open_repository(repo_path, context)?;
+    commits
+        .iter()
+        .map(|commit| {
+            let oid = parse_full_id(commit.as_ref(), context)?;
+            Ok(repo.find_commit(oid).is_ok())
+        })
+        .collect()
+}
