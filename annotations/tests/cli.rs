@@ -620,3 +620,152 @@ fn shared_data_imports_whole() {
         "test lists decoded from JSON strings"
     );
 }
+
+/// The demo project, created by `verity demo` in the harness's folder.
+fn demo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(["demo", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let project = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    (dir, project)
+}
+
+fn run_on(project: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(args)
+        .env("VERITY_PROJECT", project)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
+    let (_dir, project) = demo();
+    let cases: Value =
+        serde_json::from_slice(&run_on(&project, &["cases", "--json"]).stdout).unwrap();
+    let cases = cases.as_array().unwrap();
+    assert_eq!(cases.len(), 12);
+    assert!(
+        cases
+            .iter()
+            .all(|c| c["assignments"].as_array().unwrap().len() == 2)
+    );
+    let repos: Value =
+        serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
+    assert_eq!(repos[0]["name"], "verity-demo/tinylib");
+    assert_eq!(repos[0]["held"], repos[0]["baseCommits"]);
+    let again = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(["demo", "--dir"])
+        .arg(project.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "opening the demo a second time reuses it"
+    );
+}
+
+#[test]
+fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
+    let (_dir, project) = demo();
+    let out = run_on(&project, &["evidence", "demo__tinylib-3", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["terms", "candidates", "precedents", "summary"] {
+        assert!(report.get(key).is_some(), "evidence JSON has {key}");
+    }
+    let term = &report["terms"][0];
+    for key in [
+        "term",
+        "kind",
+        "class",
+        "in_prose",
+        "in_gold",
+        "live_paths",
+        "test_paths",
+    ] {
+        assert!(term.get(key).is_some(), "a term has {key}: {term}");
+    }
+    assert!(
+        report["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.to_string().contains("Only one-character delimiters")),
+        "the writer's new message is an airtight candidate"
+    );
+    let all = run_on(&project, &["evidence", "--all", "--json"]);
+    let all: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(all["cached"], 1, "the case computed above is cached");
+    assert_eq!(all["computed"], 11);
+    let resumed: Value =
+        serde_json::from_slice(&run_on(&project, &["evidence", "--all", "--json"]).stdout).unwrap();
+    assert_eq!(resumed["cached"], 12, "a second run resumes from the cache");
+
+    let grep = run_on(
+        &project,
+        &[
+            "grep",
+            "demo__tinylib-3",
+            "are supported when using",
+            "--json",
+        ],
+    );
+    let grep: Value = serde_json::from_slice(&grep.stdout).unwrap();
+    assert!(grep["matches"].as_u64().unwrap() >= 3);
+    assert!(grep["receipt"].as_str().unwrap().starts_with("git grep"));
+    let none = run_on(
+        &project,
+        &["grep", "demo__tinylib-3", "no such text anywhere"],
+    );
+    assert_eq!(none.status.code(), Some(1), "no hit is a failed check");
+
+    let shown = run_on(
+        &project,
+        &["show", "demo__tinylib-3", "tinylib/constants.py"],
+    );
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("delimiter"));
+    let missing = run_on(&project, &["show", "demo__tinylib-3", "no/such/file.py"]);
+    assert_eq!(missing.status.code(), Some(2));
+
+    let found = run_on(
+        &project,
+        &[
+            "precedent",
+            "demo__tinylib-3",
+            "from .writers.csv import write_csv",
+            "--json",
+        ],
+    );
+    let found: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(found[0]["found"], true);
+    assert_eq!(found[0]["locations"][0]["path"], "tinylib/__init__.py");
+    let absent = run_on(
+        &project,
+        &["precedent", "demo__tinylib-3", "def nowhere_at_all():"],
+    );
+    assert_eq!(absent.status.code(), Some(1));
+}
+
+#[test]
+fn evidence_names_the_case_when_no_clone_is_registered() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    let err = h.fails(&["evidence", "acme__calc-101"]);
+    assert!(
+        err.contains("no clone is registered for acme/calc (case acme__calc-101)"),
+        "{err}"
+    );
+}

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
+use annotations::evidence::Engine;
 use annotations::ops::{self, AnswerRequest, Project, QuestionnaireChoice};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -97,6 +98,70 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Register or list local clones of the tasks' repositories (read only, never checked out).
+    Repo {
+        #[command(subcommand)]
+        action: RepoAction,
+    },
+    /// What the repository at a case's base commit says about it: the test patch's terms and
+    /// where each occurs, airtight candidates, precedents; every finding with its git grep.
+    Evidence {
+        /// The case's instance id (omit with --all).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        case_id: Option<String>,
+        /// Compute and cache evidence for every case (resumes where a previous run stopped).
+        #[arg(long)]
+        all: bool,
+        /// Recompute even when a cached report exists.
+        #[arg(long)]
+        refresh: bool,
+        /// Memory bound of the blob cache, in MiB.
+        #[arg(long, default_value_t = 256)]
+        cache_mb: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search every text file at a case's base commit.
+    Grep {
+        /// The case's instance id.
+        case_id: String,
+        /// A fixed string (or a regex with --regex).
+        pattern: String,
+        /// Treat the pattern as a regular expression.
+        #[arg(long)]
+        regex: bool,
+        /// Ignore case.
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// Context lines around each hit.
+        #[arg(short = 'C', long, default_value_t = 2)]
+        context: usize,
+        /// Live code only (no tests, vendor, generated or docs paths).
+        #[arg(long)]
+        live: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a file as it is at a case's base commit.
+    Show {
+        /// The case's instance id.
+        case_id: String,
+        /// The file's path in the repository.
+        path: String,
+    },
+    /// Verify code snippets at a case's base commit, in live code.
+    Precedent {
+        /// The case's instance id.
+        case_id: String,
+        /// The snippets (verbatim code; may span lines).
+        #[arg(required = true)]
+        snippets: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Create (on first use) and open the embedded demo project: twelve tasks on a small
     /// git repository, three raters, two raters per task. Prints the project file's path.
     Demo {
@@ -121,6 +186,23 @@ enum CaseAction {
     Show {
         /// The instance id.
         id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum RepoAction {
+    /// Register the local clone (bare or not) of OWNER/NAME.
+    Add {
+        /// `owner/name`, as the tasks' `repo` field gives it.
+        name: String,
+        /// The clone's path.
+        path: PathBuf,
+    },
+    /// List registered clones with how many of the project's base commits each holds.
+    List {
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -436,6 +518,197 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     view.answer_revision,
                     view.questionnaire
                 )?;
+            }
+        }
+        Command::Repo { action } => match action {
+            RepoAction::Add { name, path } => {
+                let mut p = open(project)?;
+                let status = ops::add_repository(&mut p, &name, &path, now)?;
+                writeln!(
+                    out,
+                    "registered {} at {} ({} of {} base commits held)",
+                    status.name, status.path, status.held, status.base_commits
+                )?;
+            }
+            RepoAction::List { json } => {
+                let p = open(project)?;
+                let repos = ops::list_repositories(&p)?;
+                if json {
+                    print_json(&repos)?;
+                } else {
+                    for r in &repos {
+                        writeln!(
+                            out,
+                            "{}\t{}\t{} of {} base commits held{}",
+                            r.name,
+                            r.path,
+                            r.held,
+                            r.base_commits,
+                            r.problem
+                                .as_deref()
+                                .map(|p| format!(" ({p})"))
+                                .unwrap_or_default()
+                        )?;
+                    }
+                }
+            }
+        },
+        Command::Evidence {
+            case_id,
+            all,
+            refresh,
+            cache_mb,
+            json,
+        } => {
+            let mut p = open(project)?;
+            let engine = Engine::builder().cache_bytes(cache_mb << 20).build();
+            if all {
+                let bar = std::io::stderr().is_terminal().then(|| {
+                    let bar = indicatif::ProgressBar::new(0);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} cases {msg}")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    bar
+                });
+                let mut progress = |step: &ops::EvidenceProgress| {
+                    if let Some(bar) = &bar {
+                        bar.set_length(step.total as u64);
+                        bar.set_position(step.done as u64);
+                        bar.set_message(step.case.clone());
+                    }
+                };
+                let report = ops::evidence_all(
+                    &mut p,
+                    &engine,
+                    now,
+                    &mut progress,
+                    &AtomicBool::new(false),
+                )?;
+                if let Some(bar) = bar {
+                    bar.finish_and_clear();
+                }
+                if json {
+                    print_json(&report)?;
+                } else {
+                    writeln!(
+                        out,
+                        "computed {}, already cached {}, skipped {}",
+                        report.computed,
+                        report.cached,
+                        report.skipped.len()
+                    )?;
+                    for s in &report.skipped {
+                        writeln!(out, "skipped {}: {}", s.case, s.reason)?;
+                    }
+                }
+            } else {
+                let case_id = case_id.context("name a case or pass --all")?;
+                let view = ops::case_evidence(&mut p, &engine, &case_id, refresh, now)?;
+                if json {
+                    print_json(&view.report)?;
+                } else {
+                    write!(out, "{}", annotations::evidence::render_text(&view.report))?;
+                }
+            }
+        }
+        Command::Grep {
+            case_id,
+            pattern,
+            regex,
+            ignore_case,
+            context,
+            live,
+            json,
+        } => {
+            let p = open(project)?;
+            let query = annotations::evidence::GrepQuery {
+                pattern,
+                fixed_strings: !regex,
+                case_insensitive: ignore_case,
+                context_lines: context,
+                live_only: live,
+                ..Default::default()
+            };
+            let report = ops::grep_case(&p, &Engine::default(), &case_id, &query)?;
+            if json {
+                print_json(&report)?;
+            } else {
+                for file in &report.files {
+                    writeln!(out, "{}", file.path)?;
+                    let mut last = 0;
+                    for line in &file.lines {
+                        if last != 0 && line.line > last + 1 {
+                            writeln!(out, "--")?;
+                        }
+                        let mark = if line.is_match { ':' } else { '-' };
+                        writeln!(out, "{}{mark}{}", line.line, line.text)?;
+                        last = line.line;
+                    }
+                }
+                writeln!(
+                    out,
+                    "{} matching lines in {} files{}\nreceipt: {}",
+                    report.matches,
+                    report.files.len(),
+                    if report.truncated { " (cut short)" } else { "" },
+                    report.receipt
+                )?;
+                if report.matches == 0 {
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Command::Show { case_id, path } => {
+            let p = open(project)?;
+            let file = ops::show_file(&p, &Engine::default(), &case_id, &path)?;
+            write!(out, "{}", file.text)?;
+        }
+        Command::Precedent {
+            case_id,
+            snippets,
+            json,
+        } => {
+            let p = open(project)?;
+            let snippets: Vec<annotations::evidence::Snippet> = snippets
+                .into_iter()
+                .map(|snippet| annotations::evidence::Snippet {
+                    snippet,
+                    ..Default::default()
+                })
+                .collect();
+            let findings = ops::check_precedents(&p, &Engine::default(), &case_id, &snippets)?;
+            if json {
+                print_json(&findings)?;
+            } else {
+                for f in &findings {
+                    let first = f.snippet.lines().next().unwrap_or_default();
+                    if f.found {
+                        let places: Vec<String> = f
+                            .locations
+                            .iter()
+                            .map(|l| format!("{}:{}", l.path, l.line))
+                            .collect();
+                        writeln!(
+                            out,
+                            "found in live code: {first}\n  at {}",
+                            places.join(", ")
+                        )?;
+                    } else {
+                        writeln!(out, "not found in live code: {first}")?;
+                    }
+                    if !f.non_live_paths.is_empty() {
+                        writeln!(
+                            out,
+                            "  also in non-live paths: {}",
+                            f.non_live_paths.join(", ")
+                        )?;
+                    }
+                    writeln!(out, "  receipt: {}", f.receipt)?;
+                }
+                if findings.iter().any(|f| !f.found) {
+                    return Ok(ExitCode::from(1));
+                }
             }
         }
         Command::Demo { dir } => {

@@ -23,6 +23,9 @@ use crate::import::{self, Format, ImportError};
 use crate::questionnaire::{Questionnaire, QuestionnaireError, Stage, Violation};
 use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, Store, StoreError};
 
+mod evidence;
+pub use evidence::*;
+
 /// What went wrong in a use case.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -55,6 +58,9 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// Evidence could not be computed (a missing clone or commit, a corrupt object).
+    #[error(transparent)]
+    Evidence(Box<crate::evidence::EvidenceError>),
     /// A long job was cancelled; nothing was stored.
     #[error("cancelled; nothing was stored")]
     Cancelled,
@@ -74,6 +80,7 @@ impl Error {
             Error::Invalid { .. } => "invalid_answer",
             Error::Rule(_) => "rule",
             Error::Write { .. } => "write",
+            Error::Evidence(_) => "evidence",
             Error::Cancelled => "cancelled",
         }
     }
