@@ -155,20 +155,18 @@ pub fn case_evidence(
     now: OffsetDateTime,
 ) -> Result<EvidenceView> {
     let t = target(project, case)?;
-    if !refresh {
-        if let Some(hit) =
+    if !refresh
+        && let Some(hit) =
             project
                 .store
                 .cached_evidence(t.stored.revision_id, &t.base_commit, ENGINE_VERSION)?
-        {
-            if let Ok(report) = serde_json::from_str(&hit.report) {
-                return Ok(EvidenceView {
-                    report,
-                    cached: true,
-                    computed_at: hit.computed_at,
-                });
-            }
-        }
+        && let Ok(report) = serde_json::from_str(&hit.report)
+    {
+        return Ok(EvidenceView {
+            report,
+            cached: true,
+            computed_at: hit.computed_at,
+        });
     }
     let c = &t.stored.case;
     let mut prose = c.problem_statement.clone();
