@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A walk through the embedded demo project with the `verity` command line: the same data the
+# desktop app opens on first start. Usage: scripts/walk.sh [DATA_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-core.sh
+cargo build --quiet --release --bin verity
+verity=$PWD/target/release/verity
+dir=${1:-${XDG_DATA_HOME:-$HOME/.local/share}/verity/demo}
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+
+project=$("$verity" demo --dir "$dir")
+export VERITY_PROJECT=$project
+echo "The demo project is $project"
+step "$verity" raters list
+step "$verity" cases
+step "$verity" case show demo__tinylib-3
+step "$verity" evidence demo__tinylib-3
+step "$verity" grep demo__tinylib-3 "are supported when using" -C 0
+answers=$(mktemp)
+trap 'rm -f "$answers"' EXIT
+cat >"$answers" <<'JSON'
+{
+  "underspecified": 1,
+  "underspecified_notes": "The issue asks write_csv to refuse multi-character delimiters but never says with which exception or message; the reader's wording is the only precedent.",
+  "false_negative": 3,
+  "false_negative_notes": "tests/test_csv.py pins the exact text 'Only one-character delimiters are supported by the csv writer, got ...', which appears in neither the issue nor the codebase.",
+  "difficulty": "<15 min fix",
+  "difficulty_notes": "A guard clause in tinylib/writers/csv.py.",
+  "other_major_issues": 0,
+  "annotator_confidence": 4
+}
+JSON
+rater=$("$verity" raters list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')
+step "$verity" answer --rater "$rater" --case demo__tinylib-3 --file "$answers" --submit
+step "$verity" case show demo__tinylib-3
+echo
+echo "Try it yourself: export VERITY_PROJECT=$project; $verity --help"
