@@ -769,3 +769,24 @@ fn evidence_names_the_case_when_no_clone_is_registered() {
         "{err}"
     );
 }
+
+#[test]
+fn a_malformed_questionnaire_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.toml");
+    std::fs::write(
+        &file,
+        "id = \"q\"\nversion = \"1\"\ntitle = \"t\"\nsections = 3\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(["init", "--questionnaire"])
+        .arg(&file)
+        .env("VERITY_PROJECT", dir.path().join("p.verity"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("q.toml, line 4:"), "{err}");
+    assert!(!dir.path().join("p.verity").exists(), "nothing is created");
+}

@@ -181,7 +181,14 @@ pub fn case_evidence(
         test_patch: c.test_patch.clone(),
         precedents: audit_precedents(&t.stored)?,
     };
+    let started = std::time::Instant::now();
     let report = engine.compute_evidence(Path::new(&t.repo_path), &t.context, &request)?;
+    tracing::info!(
+        case,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        terms = report.terms.len(),
+        "computed evidence"
+    );
     let json = serde_json::to_string(&report).map_err(|e| Error::Rule(e.to_string()))?;
     let at = stamp(now);
     project.store.put_evidence(

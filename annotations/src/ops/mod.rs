@@ -274,6 +274,7 @@ pub fn import_paths(
             return Err(err);
         }
         let format = format?;
+        tracing::info!(path = %shown, ?format, records = count, "read import path");
         reports.push(ImportedPath {
             path: shown.clone(),
             format: match format {
@@ -296,6 +297,7 @@ pub fn import_paths(
         return Err(Error::Cancelled);
     }
     let summary = session.finish()?;
+    tracing::info!(?summary, "import committed");
     Ok(ImportReport {
         added: summary.added,
         updated: summary.updated,
