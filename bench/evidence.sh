@@ -11,7 +11,8 @@
 #   2. the same task again, and a task at the nearby commit (target: under 50 ms);
 #   3. TASKS tasks over the 20 commits: throughput and peak memory at two cache bounds.
 #
-# Environment: BENCH_WORK (default bench/work), RUNS (5), THREADS (2), TASKS (200),
+# Environment: BENCH_WORK (default bench/work), RUNS (5), RUNS_N (runs of git grep -n, 1),
+# THREADS (2), TASKS (200),
 # CACHE_MB (256), SMALL_CACHE_MB (32).
 set -euo pipefail
 
@@ -98,7 +99,7 @@ median_ms() {
 
 echo "timing git grep ($TERM_COUNT terms) ..." >&2
 GIT_L="$(median_ms "$RUNS" git -C "$REPO" grep -F -l -I "${GREP_ARGS[@]}" "$BASE")"
-GIT_N="$(median_ms 3 git -C "$REPO" grep -F -n -I "${GREP_ARGS[@]}" "$BASE")"
+GIT_N="$(median_ms "${RUNS_N:-1}" git -C "$REPO" grep -F -n -I "${GREP_ARGS[@]}" "$BASE")"
 
 echo "timing the evidence engine ..." >&2
 TASK_LINE="$("$BIN" task "$REPO" "$PATCH" "$BASE" "$NEARBY" "$RUNS" "$THREADS")"

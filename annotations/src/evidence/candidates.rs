@@ -3,8 +3,8 @@
 //!
 //! Finding the nearest strings: the candidate's distinctive words (lower-cased, three letters
 //! or more, minus a short stop list) are searched case-insensitively as whole words over the
-//! live text files; on each line holding at least two of them (one, for a one-word
-//! candidate) the quoted literals are taken and scored by the Jaccard index of their word
+//! live text files; on each line holding a third of them (at least two, or one for a
+//! one-word candidate) the quoted literals are taken and scored by the Jaccard index of their word
 //! sets. The best dozen are then ranked by `similar`'s word-level ratio, which also yields the
 //! diff shown to the rater.
 
@@ -261,8 +261,11 @@ pub(crate) fn find(
             });
             owners[id].push((candidate as u32, bit as u32));
         }
+        // A line must share a third of the candidate's words (at least two, or one for a
+        // one-word candidate): lines sharing two common words ("name", "field") are
+        // everywhere in a large codebase and are never the nearest string.
         prepared.push(Prepared {
-            needed: list.len().min(2) as u32,
+            needed: list.len().min(2).max(list.len().div_ceil(3)) as u32,
             words: list.into_iter().collect(),
         });
     }
