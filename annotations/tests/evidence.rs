@@ -830,3 +830,27 @@ fn real_repository_matches_git_grep_when_available() {
     }
     eprintln!("checked {checked} instances against git grep");
 }
+
+#[test]
+fn the_engine_can_be_shared_across_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+    let (dir, base, later) = build_repo();
+    let engine = Engine::default();
+    let reports: Vec<_> = std::thread::scope(|scope| {
+        [base.clone(), later.clone()]
+            .map(|commit| {
+                let (engine, dir) = (&engine, dir.path());
+                scope.spawn(move || {
+                    engine
+                        .compute_evidence(dir, &context(), &request(&commit))
+                        .unwrap()
+                })
+            })
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .collect()
+    });
+    assert_eq!(reports[0].base_commit, base);
+    assert_eq!(reports[1].base_commit, later);
+}

@@ -72,7 +72,10 @@ impl<T> Memo<T> {
 
     pub(crate) fn insert(&mut self, fingerprint: u64, blob: Oid, scan: Arc<T>) {
         if let Some(pos) = self.sets.iter().position(|(f, _)| *f == fingerprint) {
-            if let Some(set) = self.sets.remove(pos).filter(|_| pos != 0) {
+            // Most recently used set first, so truncation drops the stalest.
+            if pos != 0
+                && let Some(set) = self.sets.remove(pos)
+            {
                 self.sets.push_front(set);
             }
         } else {
@@ -241,6 +244,32 @@ mod tests {
             "the oldest blob is evicted first"
         );
         assert!(cache.get(oid(9)).is_some(), "the newest blob is kept");
+    }
+
+    #[test]
+    fn memo_keeps_recent_pattern_sets() {
+        let mut memo: Memo<u32> = Memo::new();
+        memo.insert(1, oid(1), Arc::new(10));
+        memo.insert(1, oid(2), Arc::new(20));
+        assert_eq!(
+            memo.get(1, oid(1)).as_deref(),
+            Some(&10),
+            "inserting into the newest set keeps it"
+        );
+        for set in 2..=(MEMO_SETS_KEPT as u64) {
+            memo.insert(set, oid(3), Arc::new(0));
+        }
+        memo.insert(1, oid(3), Arc::new(30));
+        memo.insert(99, oid(3), Arc::new(0));
+        assert_eq!(
+            memo.get(1, oid(2)).as_deref(),
+            Some(&20),
+            "a set used again moves to the front"
+        );
+        assert!(
+            memo.get(2, oid(3)).is_none(),
+            "the least recently used set is dropped"
+        );
     }
 
     #[test]

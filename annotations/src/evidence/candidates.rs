@@ -3,8 +3,8 @@
 //!
 //! Finding the nearest strings: the candidate's distinctive words (lower-cased, three letters
 //! or more, minus a short stop list) are searched case-insensitively as whole words over the
-//! live text files; on each line holding at least two of them (one, for a one-word
-//! candidate) the quoted literals are taken and scored by the Jaccard index of their word
+//! live text files; on each line holding a third of them (at least two, or one for a
+//! one-word candidate) the quoted literals are taken and scored by the Jaccard index of their word
 //! sets. The best dozen are then ranked by `similar`'s word-level ratio, which also yields the
 //! diff shown to the rater.
 
@@ -164,7 +164,7 @@ fn scan_blob(
             }
             touched.clear();
         };
-    for found in automaton.find_overlapping_iter(bytes) {
+    for found in automaton.find_iter(bytes) {
         let (start, end) = (found.start(), found.end());
         let before = start.checked_sub(1).map(|p| bytes[p]);
         if before.is_some_and(is_word_byte) || bytes.get(end).copied().is_some_and(is_word_byte) {
@@ -261,8 +261,11 @@ pub(crate) fn find(
             });
             owners[id].push((candidate as u32, bit as u32));
         }
+        // A line must share a third of the candidate's words (at least two, or one for a
+        // one-word candidate): lines sharing two common words ("name", "field") are
+        // everywhere in a large codebase and are never the nearest string.
         prepared.push(Prepared {
-            needed: list.len().min(2) as u32,
+            needed: list.len().min(2).max(list.len().div_ceil(3)) as u32,
             words: list.into_iter().collect(),
         });
     }
@@ -339,7 +342,9 @@ fn scan_live_files(
     prepared: &[Prepared],
 ) -> Result<Vec<(usize, Arc<NearScan>)>, EvidenceError> {
     let automaton = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
+        // Leftmost-longest finds every whole word: a whole word cannot start inside another
+        // match, since matches are runs of letters and digits.
+        .match_kind(MatchKind::LeftmostLongest)
         .ascii_case_insensitive(true)
         .build(patterns)
         .map_err(|err| EvidenceError::InvalidPattern {
@@ -357,28 +362,25 @@ fn scan_live_files(
         }
         hasher.finish()
     };
-    let mut out = Vec::new();
-    for (index, entry) in files.iter().enumerate() {
-        if !entry.class.is_live() {
-            continue;
-        }
-        if let Some(scan) = engine.lock_cache().near_scans.get(print, entry.blob) {
-            out.push((index, scan));
-            continue;
-        }
-        let scan = match repo.blob_text(engine, &commit.id, entry.blob)? {
+    super::sweep::scan_blobs(
+        engine,
+        repo,
+        commit,
+        files,
+        print,
+        &|entry| entry.class.is_live(),
+        &|| (),
+        &|text, _| match text {
             BlobText::Binary { .. } => NearScan::default(),
-            BlobText::Text(bytes) => scan_blob(&automaton, owners, prepared, &bytes),
-        };
-        let scan = Arc::new(scan);
-        let mut cache = engine.lock_cache();
-        if cache.enabled() {
-            cache.near_scans.insert(print, entry.blob, scan.clone());
-        }
-        drop(cache);
-        out.push((index, scan));
+            BlobText::Text(bytes) => scan_blob(&automaton, owners, prepared, bytes),
+        },
+    )
+}
+
+impl super::sweep::Memoized for NearScan {
+    fn memo(cache: &mut super::blobs::BlobCache) -> &mut super::blobs::Memo<NearScan> {
+        &mut cache.near_scans
     }
-    Ok(out)
 }
 
 #[cfg(test)]

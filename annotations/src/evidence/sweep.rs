@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::blobs::BlobText;
+use super::blobs::{BlobCache, BlobText, Memo};
 use super::paths::PathClass;
 use super::report::Hit;
 use super::repository::{FileEntry, RepoAccess, ResolvedCommit};
@@ -54,9 +54,6 @@ pub(crate) struct PatternResult {
     /// The first hits, live paths first.
     pub(crate) hits: Vec<Hit>,
 }
-
-/// A file's index in the listing and its scan.
-type IndexedScan = (usize, Arc<BlobScan>);
 
 /// The sweep's result.
 #[derive(Debug, Clone, Default)]
@@ -159,33 +156,114 @@ pub(crate) fn run_patterns(
         message: err.to_string(),
     })?;
     let print = fingerprint(patterns, engine.max_hits);
+    let pattern_count = patterns.len();
+    let scans = scan_blobs(
+        engine,
+        repo,
+        commit,
+        files,
+        print,
+        &|_| true,
+        &|| vec![u32::MAX; pattern_count],
+        &|text, slots| match (text, automaton.as_ref()) {
+            (BlobText::Binary { .. }, _) => BlobScan {
+                binary: true,
+                patterns: Vec::new(),
+            },
+            (BlobText::Text(bytes), Some(automaton)) => {
+                scan_text(automaton, bytes, engine.max_hits, slots)
+            }
+            (BlobText::Text(_), None) => BlobScan::default(),
+        },
+    )?;
+    Ok(merge(engine.max_hits, files, pattern_count, &scans))
+}
+
+/// Scan results with their files' indexes in the listing.
+pub(crate) type Indexed<T> = Vec<(usize, Arc<T>)>;
+
+/// A per-blob scan result that the engine's cache memoizes per pattern set.
+pub(crate) trait Memoized: Send + Sync + Sized + 'static {
+    /// The memo that holds this kind of result.
+    fn memo(cache: &mut BlobCache) -> &mut Memo<Self>;
+}
+
+impl Memoized for BlobScan {
+    fn memo(cache: &mut BlobCache) -> &mut Memo<BlobScan> {
+        &mut cache.term_scans
+    }
+}
+
+/// Runs `scan` over the blob of every selected file, spread over the engine's threads, with
+/// blob contents and results taken from the cache when it has them. Results come back in
+/// listing order. `scratch` makes each worker's reusable state.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_blobs<T: Memoized, S>(
+    engine: &Engine,
+    repo: &RepoAccess,
+    commit: &ResolvedCommit,
+    files: &[FileEntry],
+    print: u64,
+    select: &(dyn Fn(&FileEntry) -> bool + Sync),
+    scratch: &(dyn Fn() -> S + Sync),
+    scan: &(dyn Fn(&BlobText, &mut S) -> T + Sync),
+) -> Result<Indexed<T>, EvidenceError> {
     let next = AtomicUsize::new(0);
-    // git2 handles are not `Sync`: workers get the clone's path and open their own.
+    // git2 handles are not `Sync`: workers get the clone's path and open their own, and only
+    // when a blob is missing from the cache.
     let (path, context) = (repo.path.as_path(), &repo.context);
     let threads = if files.len() < 64 { 1 } else { engine.threads };
-    let results: Vec<Result<Vec<IndexedScan>, EvidenceError>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    scan_files(
-                        engine,
-                        (path, context),
-                        commit,
-                        files,
-                        &next,
-                        automaton.as_ref(),
-                        print,
-                        patterns.len(),
-                    )
-                })
-            })
-            .collect();
+    let worker = || -> Result<Indexed<T>, EvidenceError> {
+        let mut handle: Option<RepoAccess> = None;
+        let mut state = scratch();
+        let mut out = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(entry) = files.get(index) else { break };
+            if !select(entry) {
+                continue;
+            }
+            let (memo, cached) = {
+                let mut cache = engine.lock_cache();
+                match T::memo(&mut cache).get(print, entry.blob) {
+                    Some(found) => (Some(found), None),
+                    None => (None, cache.get(entry.blob)),
+                }
+            };
+            if let Some(found) = memo {
+                out.push((index, found));
+                continue;
+            }
+            let text = match cached {
+                Some(text) => text,
+                None => {
+                    let reader = match &handle {
+                        Some(reader) => reader,
+                        None => handle.insert(RepoAccess::open(path, context)?),
+                    };
+                    let text = reader.read_blob(&commit.id, entry.blob)?;
+                    engine.lock_cache().insert(entry.blob, text.clone());
+                    text
+                }
+            };
+            let result = Arc::new(scan(&text, &mut state));
+            let mut cache = engine.lock_cache();
+            if cache.enabled() {
+                T::memo(&mut cache).insert(print, entry.blob, result.clone());
+            }
+            drop(cache);
+            out.push((index, result));
+        }
+        Ok(out)
+    };
+    let results: Vec<Result<Indexed<T>, EvidenceError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
         workers
             .into_iter()
-            .map(|worker| {
-                worker.join().unwrap_or_else(|_| {
+            .map(|handle| {
+                handle.join().unwrap_or_else(|_| {
                     Err(EvidenceError::WorkerPanicked {
-                        context: Box::new(repo.context.clone()),
+                        context: Box::new(context.clone()),
                     })
                 })
             })
@@ -196,68 +274,7 @@ pub(crate) fn run_patterns(
         scans.extend(result?);
     }
     scans.sort_unstable_by_key(|(index, _)| *index);
-    Ok(merge(engine.max_hits, files, patterns.len(), &scans))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn scan_files(
-    engine: &Engine,
-    (path, context): (&std::path::Path, &super::CaseContext),
-    commit: &ResolvedCommit,
-    files: &[FileEntry],
-    next: &AtomicUsize,
-    automaton: Option<&AhoCorasick>,
-    print: u64,
-    pattern_count: usize,
-) -> Result<Vec<(usize, Arc<BlobScan>)>, EvidenceError> {
-    let mut handle: Option<RepoAccess> = None;
-    let mut slots = vec![u32::MAX; pattern_count];
-    let mut out = Vec::new();
-    loop {
-        let index = next.fetch_add(1, Ordering::Relaxed);
-        let Some(entry) = files.get(index) else { break };
-        let (memo, cached) = {
-            let mut cache = engine.lock_cache();
-            match cache.term_scans.get(print, entry.blob) {
-                Some(scan) => (Some(scan), None),
-                None => (None, cache.get(entry.blob)),
-            }
-        };
-        if let Some(scan) = memo {
-            out.push((index, scan));
-            continue;
-        }
-        let text = match cached {
-            Some(text) => text,
-            None => {
-                let reader = match &handle {
-                    Some(reader) => reader,
-                    None => handle.insert(RepoAccess::open(path, context)?),
-                };
-                let text = reader.read_blob(&commit.id, entry.blob)?;
-                engine.lock_cache().insert(entry.blob, text.clone());
-                text
-            }
-        };
-        let scan = match (&text, automaton) {
-            (BlobText::Binary { .. }, _) => BlobScan {
-                binary: true,
-                patterns: Vec::new(),
-            },
-            (BlobText::Text(bytes), Some(automaton)) => {
-                scan_text(automaton, bytes, engine.max_hits, &mut slots)
-            }
-            (BlobText::Text(_), None) => BlobScan::default(),
-        };
-        let scan = Arc::new(scan);
-        let mut cache = engine.lock_cache();
-        if cache.enabled() {
-            cache.term_scans.insert(print, entry.blob, scan.clone());
-        }
-        drop(cache);
-        out.push((index, scan));
-    }
-    Ok(out)
+    Ok(scans)
 }
 
 fn merge(

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Benchmark of the evidence engine against git grep, in one run.
+#
+# Builds its own corpus: the Django 4.2.7 source distribution from PyPI committed into a fresh
+# repository, 4.2.8 on top (a nearby commit), then 18 small edits (20 commits in all), `git gc`.
+# Terms come from bench/django_test.patch (a Django-style test patch).
+#
+# Measures, release build, warm page cache:
+#   1. one task cold (fresh engine) vs `git grep -F -l -I` and `git grep -F -n -I` with the same
+#      terms at the same commit (target: at most half of `git grep -l`);
+#   2. the same task again, and a task at the nearby commit (target: under 50 ms);
+#   3. TASKS tasks over the 20 commits: throughput and peak memory at two cache bounds.
+#
+# Environment: BENCH_WORK (default bench/work), RUNS (5), RUNS_N (runs of git grep -n, 1),
+# THREADS (2), TASKS (200),
+# CACHE_MB (256), SMALL_CACHE_MB (32).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+WORK="${BENCH_WORK:-$ROOT/bench/work}"
+RUNS="${RUNS:-5}"
+THREADS="${THREADS:-2}"
+TASKS="${TASKS:-200}"
+CACHE_MB="${CACHE_MB:-256}"
+SMALL_CACHE_MB="${SMALL_CACHE_MB:-32}"
+PATCH="$ROOT/bench/django_test.patch"
+REPO="$WORK/django-repo"
+
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.org
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.org
+export GIT_AUTHOR_DATE=2024-01-01T00:00:00Z GIT_COMMITTER_DATE=2024-01-01T00:00:00Z
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+mkdir -p "$WORK"
+cd "$WORK"
+
+for version in 4.2.7 4.2.8; do
+    if [ ! -f "Django-$version.tar.gz" ]; then
+        pip download --quiet --no-deps --no-binary :all: "django==$version" -d "$WORK"
+    fi
+    if [ ! -d "Django-$version" ]; then
+        tar xzf "Django-$version.tar.gz" --no-same-owner
+    fi
+done
+
+if [ ! -f "$REPO/.bench-complete" ]; then
+    echo "building the corpus in $REPO ..." >&2
+    rm -rf "$REPO"
+    mkdir -p "$REPO"
+    git -C "$REPO" init -q -b main .
+    cp -R "Django-4.2.7/." "$REPO/"
+    git -C "$REPO" add -A
+    git -C "$REPO" commit -q -m "Django 4.2.7"
+    git -C "$REPO" rm -rq --cached .
+    find "$REPO" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
+    cp -R "Django-4.2.8/." "$REPO/"
+    git -C "$REPO" add -A
+    git -C "$REPO" commit -q -m "Django 4.2.8"
+    edits=(django/db/models/query.py django/forms/fields.py django/utils/timezone.py
+        django/db/models/expressions.py django/core/exceptions.py django/urls/base.py)
+    for i in $(seq 3 20); do
+        for j in 0 1; do
+            file="${edits[$(((i + j) % ${#edits[@]}))]}"
+            printf '\n# bench edit %d.%d: get_connection_%d\n' "$i" "$j" "$i" >>"$REPO/$file"
+        done
+        git -C "$REPO" commit -q -am "bench edit $i"
+    done
+    git -C "$REPO" gc -q
+    touch "$REPO/.bench-complete"
+fi
+
+git -C "$REPO" rev-list --reverse HEAD >"$WORK/commits.txt"
+BASE="$(sed -n 1p "$WORK/commits.txt")"
+NEARBY="$(sed -n 2p "$WORK/commits.txt")"
+
+echo "building the release bench binary ..." >&2
+(cd "$ROOT" && cargo build -q --release -p annotations --example bench_evidence)
+BIN="$ROOT/target/release/examples/bench_evidence"
+
+"$BIN" terms "$PATCH" >"$WORK/terms.txt"
+TERM_COUNT="$(wc -l <"$WORK/terms.txt")"
+GREP_ARGS=()
+while IFS= read -r term; do GREP_ARGS+=(-e "$term"); done <"$WORK/terms.txt"
+
+# Median wall time in ms of a command run N times.
+median_ms() {
+    local n="$1"
+    shift
+    local times=()
+    for _ in $(seq "$n"); do
+        local start end
+        start=$(date +%s%N)
+        "$@" >/dev/null || true
+        end=$(date +%s%N)
+        times+=($(((end - start) / 1000000)))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+echo "timing git grep ($TERM_COUNT terms) ..." >&2
+GIT_L="$(median_ms "$RUNS" git -C "$REPO" grep -F -l -I "${GREP_ARGS[@]}" "$BASE")"
+GIT_N="$(median_ms "${RUNS_N:-1}" git -C "$REPO" grep -F -n -I "${GREP_ARGS[@]}" "$BASE")"
+
+echo "timing the evidence engine ..." >&2
+TASK_LINE="$("$BIN" task "$REPO" "$PATCH" "$BASE" "$NEARBY" "$RUNS" "$THREADS")"
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+COLD="$(field "$TASK_LINE" cold_ms)"
+AGAIN="$(field "$TASK_LINE" again_ms)"
+NEAR="$(field "$TASK_LINE" nearby_ms)"
+NEAR_OTHER="$(field "$TASK_LINE" nearby_other_task_ms)"
+
+echo "running $TASKS tasks over 20 commits ..." >&2
+SWEEP_BIG="$("$BIN" sweep "$REPO" "$PATCH" "$WORK/commits.txt" "$TASKS" "$CACHE_MB" "$THREADS")"
+SWEEP_SMALL="$("$BIN" sweep "$REPO" "$PATCH" "$WORK/commits.txt" "$TASKS" "$SMALL_CACHE_MB" "$THREADS")"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? "met" : "MISSED" }'; }
+
+FILES="$(git -C "$REPO" ls-tree -r --name-only "$BASE" | wc -l)"
+echo
+echo "Corpus: Django 4.2.7 sdist, $FILES files; nearby commit = 4.2.8; $TERM_COUNT terms; threads=$THREADS; median of $RUNS runs"
+echo
+printf '%-52s %10s %12s %8s\n' "measurement" "ms" "ratio" "target"
+printf '%-52s %10s %12s %8s\n' "git grep -F -l -I (all terms, base commit)" "$GIT_L" "1.00" ""
+printf '%-52s %10s %12s %8s\n' "git grep -F -n -I (all terms, base commit)" "$GIT_N" "$(ratio "$GIT_N" "$GIT_L")" ""
+printf '%-52s %10s %12s %8s\n' "evidence, one task, cold engine" "$COLD" "$(ratio "$COLD" "$GIT_L") vs -l" "$(verdict "$COLD" "$(awk -v g="$GIT_L" 'BEGIN{print g/2}')")"
+printf '%-52s %10s %12s %8s\n' "  (vs git grep -n)" "" "$(ratio "$COLD" "$GIT_N") vs -n" ""
+printf '%-52s %10s %12s %8s\n' "evidence, same task again (warm engine)" "$AGAIN" "$(ratio "$AGAIN" "$GIT_L") vs -l" "$(verdict "$AGAIN" 50)"
+printf '%-52s %10s %12s %8s\n' "evidence, same task at nearby commit" "$NEAR" "$(ratio "$NEAR" "$GIT_L") vs -l" "$(verdict "$NEAR" 50)"
+printf '%-52s %10s %12s %8s\n' "evidence, other task at nearby commit" "$NEAR_OTHER" "$(ratio "$NEAR_OTHER" "$GIT_L") vs -l" "$(verdict "$NEAR_OTHER" 50)"
+echo
+echo "$TASKS tasks over 20 commits:"
+for line in "$SWEEP_BIG" "$SWEEP_SMALL"; do
+    printf '  cache bound %4s MiB: %6s tasks/s, mean %6s ms, slowest %6s ms, peak RSS %5s MiB, cache %4s MiB, %s evictions\n' \
+        "$(field "$line" cache_bound_mib)" "$(field "$line" tasks_per_s)" "$(field "$line" mean_ms)" \
+        "$(field "$line" slowest_ms)" "$(field "$line" peak_rss_mib)" "$(field "$line" cache_mib)" \
+        "$(field "$line" evictions)"
+done
+echo "  (git grep -l equivalent: $(awk -v g="$GIT_L" -v t="$TASKS" 'BEGIN{printf "%.1f", g*t/1000}') s for $TASKS tasks)"
