@@ -99,6 +99,10 @@ pub enum ImportError {
         /// The missing file's name.
         file: &'static str,
     },
+    /// The consumer of the records stopped the reading (a cancel, a store failure); the
+    /// consumer reports why.
+    #[error("reading stopped before the end of the input")]
+    Stopped,
     /// Content whose format Verity does not know.
     #[error("{path}: {reason}")]
     UnknownFormat {
@@ -195,12 +199,8 @@ fn detect_dataset(path: &Path) -> Result<Format, ImportError> {
     let mut first: Option<Map<String, Value>> = None;
     let mut probe = |_: String, row: Map<String, Value>| -> Result<(), ImportError> {
         first = Some(row);
-        Err(ImportError::UnknownFormat {
-            path: PathBuf::new(),
-            reason: String::new(),
-        })
+        Err(ImportError::Stopped)
     };
-    // Stopping the reader at the first row is signalled by the probe's error.
     let result = read_json_rows(path, &mut probe);
     let Some(row) = first else {
         result?;

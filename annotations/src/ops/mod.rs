@@ -245,17 +245,11 @@ pub fn import_paths(
         let mut sink = |sourced: import::SourcedRecord| -> Result<(), ImportError> {
             if cancel.load(Ordering::Relaxed) {
                 failure = Some(Error::Cancelled);
-                return Err(ImportError::UnknownFormat {
-                    path: path.clone(),
-                    reason: "cancelled".into(),
-                });
+                return Err(ImportError::Stopped);
             }
             if let Err(e) = session.put_record(sourced.kind, &sourced.origin, &sourced.record) {
                 failure = Some(e.into());
-                return Err(ImportError::UnknownFormat {
-                    path: path.clone(),
-                    reason: "store failed".into(),
-                });
+                return Err(ImportError::Stopped);
             }
             count += 1;
             records += 1;
