@@ -1,0 +1,95 @@
+//! `ops` called directly, as the desktop app calls it.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use annotations::ops::{self, AnswerRequest, AnswerStatus, QuestionnaireChoice};
+use serde_json::json;
+use time::OffsetDateTime;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn project(dir: &Path) -> ops::Project {
+    ops::init_project(
+        &dir.join("p.verity"),
+        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+        OffsetDateTime::UNIX_EPOCH,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_cancelled_import_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    let cancel = AtomicBool::new(true);
+    let err = ops::import_paths(
+        &mut p,
+        &[fixture("swebench.jsonl")],
+        OffsetDateTime::UNIX_EPOCH,
+        &mut |_| {},
+        &cancel,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "cancelled");
+    assert!(ops::list_cases(&p).unwrap().is_empty());
+}
+
+#[test]
+fn progress_is_reported_per_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    let mut steps = Vec::new();
+    ops::import_paths(
+        &mut p,
+        &[fixture("swebench.jsonl"), fixture("pro.jsonl")],
+        OffsetDateTime::UNIX_EPOCH,
+        &mut |step| steps.push((step.paths_done, step.paths_total)),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(steps, [(1, 2), (2, 2)]);
+}
+
+#[test]
+fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    let now = OffsetDateTime::UNIX_EPOCH;
+    ops::import_paths(
+        &mut p,
+        &[fixture("swebench.jsonl")],
+        now,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    ops::add_rater(&mut p, "ana", now).unwrap();
+    ops::add_rater(&mut p, "bo", now).unwrap();
+    ops::assign(&mut p, 2, 1, now).unwrap();
+    let secret = "a very distinctive justification that only ana wrote";
+    let req = AnswerRequest {
+        rater: "ana".into(),
+        case: "acme__calc-101".into(),
+        values: json!({"underspecified": 2, "underspecified_notes": secret})
+            .as_object()
+            .unwrap()
+            .clone(),
+        case_revision: None,
+        reason: None,
+    };
+    let saved = ops::save_draft(&mut p, &req, now).unwrap();
+    assert_eq!(saved.status, AnswerStatus::InProgress);
+    let queue = serde_json::to_string(&ops::rater_queue(&p, "bo").unwrap()).unwrap();
+    let case = serde_json::to_string(&ops::show_case(&p, "acme__calc-101").unwrap()).unwrap();
+    let theirs = ops::current_answer(&p, "bo", "acme__calc-101").unwrap();
+    for text in [queue, case, serde_json::to_string(&theirs).unwrap()] {
+        assert!(!text.contains(secret), "blind: {text}");
+    }
+    assert_eq!(theirs.status, AnswerStatus::ToDo);
+}
