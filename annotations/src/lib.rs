@@ -10,6 +10,7 @@ pub mod agreement;
 pub mod case;
 pub mod demo;
 pub mod ensemble;
+pub mod export;
 pub mod import;
 pub mod ops;
 pub mod questionnaire;
