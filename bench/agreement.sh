@@ -54,7 +54,7 @@ import json, sys
 r = json.load(sys.stdin)
 a = r["krippendorff_alpha"]
 print("  verity: alpha_nominal=%.6f alpha_ordinal=%.6f fleiss=%.6f" % (a["nominal"], a["ordinal"], r["fleiss_kappa"]["value"]), file=sys.stderr)'
-python3 bench/agreement_reference.py "$file" | head -1 | sed 's/^/  python: /' >&2
+python3 bench/agreement_reference.py "$file" | sed -n '1s/^/  python: /p' >&2
 "$verity" agreement --ratings "$file" --level interval --json | python3 -c '
 import json, sys
 print("  verity: alpha_interval=%.6f" % json.load(sys.stdin)["krippendorff_alpha"]["interval"], file=sys.stderr)'
