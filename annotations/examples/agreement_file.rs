@@ -1,5 +1,6 @@
 //! Computes agreement on a long-format ratings CSV: the library path `verity agreement` takes
-//! (read_ratings + compute_report), used by bench/agreement.sh until the subcommand exists.
+//! (read_ratings + compute_report). bench/agreement.sh keeps it for `--bootstrap-alpha`: the
+//! CLI has no way to bootstrap one coefficient alone and time it in-process.
 //!
 //! Usage: agreement_file FILE [--level L] [--categories a,b,c] [--json]
 //!        [--bootstrap N] [--seed S] [--bootstrap-alpha N]

@@ -233,6 +233,30 @@ pub fn ensemble<T: Ord + Clone + Display>(
     }
 }
 
+/// Combines answers by one procedure, for rules that name the procedure per question (a
+/// questionnaire's `[ensemble]` section) rather than by the built-in question names:
+/// [`Procedure::Maximum`], [`Procedure::Majority`] (a tie is refused), [`Procedure::Median`];
+/// [`Procedure::Adjudicated`] is refused, since only an adjudicator decides that way.
+pub fn decide<T: Ord + Clone + Display>(
+    procedure: Procedure,
+    question: &str,
+    answers: &[RaterAnswer<T>],
+) -> Result<Decision<T>, EnsembleError> {
+    if answers.is_empty() {
+        return Err(EnsembleError::NoAnswers {
+            question: question.to_owned(),
+        });
+    }
+    match procedure {
+        Procedure::Maximum => Ok(maximum(answers)),
+        Procedure::Majority => majority(question, answers),
+        Procedure::Median => Ok(median(answers)),
+        Procedure::Adjudicated => Err(EnsembleError::NotAdjudicated {
+            question: question.to_owned(),
+        }),
+    }
+}
+
 /// The SWE-bench Verified filter: a case is dropped when it is underspecified (2 or more), its
 /// tests reject valid solutions (false negative 2 or more), or it has another major issue.
 pub fn filter_out(underspecified: u8, false_negative: u8, other_major_issues: u8) -> bool {
@@ -421,6 +445,17 @@ mod tests {
             err.to_string(),
             "'mode' is not an ensemble rule; use max-severity, majority, median or adjudicated"
         );
+    }
+
+    #[test]
+    fn decide_applies_the_named_procedure_to_any_question() {
+        let a = answers(&[("a", 1), ("b", 3), ("c", 3)]);
+        let d = decide(Procedure::Maximum, "annotator_confidence", &a).expect("answers");
+        assert_eq!((d.value, d.decided_by), (3, vec!["b".to_owned()]));
+        let d = decide(Procedure::Median, "annotator_confidence", &a).expect("answers");
+        assert_eq!(d.value, 3);
+        assert!(decide(Procedure::Adjudicated, "x", &a).is_err());
+        assert!(decide::<u8>(Procedure::Maximum, "x", &[]).is_err());
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod case;
 pub mod demo;
 pub mod ensemble;
 pub mod evidence;
+pub mod export;
 pub mod import;
 pub mod ops;
 pub mod questionnaire;

@@ -233,7 +233,7 @@ fn reimporting_the_same_content_changes_nothing_and_changed_content_makes_a_revi
     h.ok(&[
         "export",
         "--format",
-        "jsonl",
+        "answers-jsonl",
         "--out",
         out.to_str().unwrap(),
     ]);

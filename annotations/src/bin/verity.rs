@@ -14,6 +14,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 use time::OffsetDateTime;
 
+#[path = "verity/panel_cli.rs"]
+mod panel_cli;
+
 #[derive(Parser)]
 #[command(
     name = "verity",
@@ -177,6 +180,90 @@ enum Command {
         /// The output file.
         #[arg(long)]
         out: PathBuf,
+        /// The ensemble rule (max-severity, majority, median, adjudicated); the
+        /// questionnaire's default when absent.
+        #[arg(long)]
+        rule: Option<String>,
+        /// With openai-ensembled: write a reference label set instead of the panel's ensemble
+        /// (no name: the project's only set).
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        reference: Option<String>,
+    },
+    /// Inter-rater agreement: on a ratings CSV (`unit,rater,value`) with --ratings, or per
+    /// question of the project's questionnaire over raters' first submissions.
+    Agreement {
+        /// A long-format ratings file: header `unit,rater,value`, one row per rating.
+        #[arg(long)]
+        ratings: Option<PathBuf>,
+        /// The level of measurement (nominal, ordinal, interval, ratio); --ratings only.
+        #[arg(long)]
+        level: Option<String>,
+        /// The scale's categories in order, comma-separated; --ratings only.
+        #[arg(long)]
+        categories: Option<String>,
+        /// One question of the project's questionnaire.
+        #[arg(long)]
+        question: Option<String>,
+        /// Bootstrap resamples for 95% intervals.
+        #[arg(long)]
+        bootstrap: Option<usize>,
+        /// The bootstrap's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Combine raters' latest submitted answers into one label per case and question, and
+    /// apply the questionnaire's filter.
+    Ensemble {
+        /// max-severity, majority, median or adjudicated; the questionnaire's default when
+        /// absent.
+        #[arg(long)]
+        rule: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cases and questions where raters' current answers differ, worst first.
+    Disagreements {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record an adjudicator's decision on one question of one case.
+    Adjudicate {
+        /// The case's instance id.
+        #[arg(long = "case")]
+        case_id: String,
+        /// The question's id.
+        #[arg(long)]
+        question: String,
+        /// The final value: one of the question's options.
+        #[arg(long)]
+        value: String,
+        /// Why.
+        #[arg(long)]
+        rationale: String,
+        /// The adjudicator's name.
+        #[arg(long)]
+        by: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a Markdown report with SVG charts: agreement per question with intervals, rater
+    /// pairs, label distributions, the count the filter keeps.
+    Report {
+        /// The folder to write report.md and the charts into.
+        #[arg(long)]
+        out: PathBuf,
+        /// Bootstrap resamples for the intervals (0 for none).
+        #[arg(long, default_value_t = 1000)]
+        bootstrap: usize,
+        /// The bootstrap's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
 }
 
@@ -226,8 +313,16 @@ enum RaterAction {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ExportFormat {
-    /// One JSON line per case and rater with every answer.
+    /// One JSON line per case: the ensemble, each rater's answers, the agreement per question.
     Jsonl,
+    /// One JSON line per case and rater with every answer.
+    AnswersJsonl,
+    /// One CSV row per case: the ensemble, each rater's answers, the agreement per question.
+    Csv,
+    /// OpenAI's per-annotator file: one row per case and rater.
+    OpenaiAnnotations,
+    /// OpenAI's ensembled file: one row per case, its 14 columns.
+    OpenaiEnsembled,
 }
 
 fn main() -> ExitCode {
@@ -715,16 +810,102 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let p = ops::open_demo_project(&dir, now)?;
             writeln!(out, "{}", p.path().display())?;
         }
-        Command::Export { format, out: path } => {
+        Command::Export {
+            format,
+            out: path,
+            rule,
+            reference,
+        } => {
             let p = open(project)?;
             let mut file = std::io::BufWriter::new(
                 std::fs::File::create(&path)
                     .with_context(|| format!("cannot create {}", path.display()))?,
             );
-            let count = match format {
-                ExportFormat::Jsonl => ops::export_jsonl(&p, &mut file, &path)?,
+            let format = match format {
+                ExportFormat::Jsonl => ops::ExportFormat::Jsonl,
+                ExportFormat::AnswersJsonl => ops::ExportFormat::AnswersJsonl,
+                ExportFormat::Csv => ops::ExportFormat::Csv,
+                ExportFormat::OpenaiAnnotations => ops::ExportFormat::OpenaiAnnotations,
+                ExportFormat::OpenaiEnsembled => ops::ExportFormat::OpenaiEnsembled,
             };
+            let options = ops::ExportOptions { rule, reference };
+            let count = ops::export_project(&p, format, &options, &mut file, &path)?;
             writeln!(out, "wrote {count} rows to {}", path.display())?;
+        }
+        Command::Agreement {
+            ratings,
+            level,
+            categories,
+            question,
+            bootstrap,
+            seed,
+            json,
+        } => panel_cli::agreement(
+            project,
+            panel_cli::AgreementArgs {
+                ratings,
+                level,
+                categories,
+                question,
+                bootstrap,
+                seed,
+                json,
+            },
+            &mut out,
+        )?,
+        Command::Ensemble { rule, json } => {
+            panel_cli::ensemble(&open(project)?, rule.as_deref(), json, &mut out)?
+        }
+        Command::Disagreements { json } => {
+            panel_cli::disagreements(&open(project)?, json, &mut out)?
+        }
+        Command::Adjudicate {
+            case_id,
+            question,
+            value,
+            rationale,
+            by,
+            json,
+        } => {
+            let mut p = open(project)?;
+            // A number when the text is one (scale values), otherwise the text (buckets).
+            let value = serde_json::from_str::<serde_json::Value>(&value)
+                .ok()
+                .filter(|v| v.is_number())
+                .unwrap_or(serde_json::Value::String(value));
+            let req = ops::AdjudicationRequest {
+                case: case_id,
+                question,
+                value,
+                rationale,
+                by,
+            };
+            let view = ops::adjudicate(&mut p, &req, now)?;
+            if json {
+                print_json(&view)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} decided {} = {} on {}",
+                    view.by, view.question, view.value, view.case
+                )?;
+            }
+        }
+        Command::Report {
+            out: dir,
+            bootstrap,
+            seed,
+        } => {
+            let p = open(project)?;
+            let summary = ops::write_report(&p, &dir, bootstrap, seed)?;
+            writeln!(
+                out,
+                "wrote {} and {} charts ({} cases kept, {} filtered out)",
+                summary.markdown,
+                summary.charts.len(),
+                summary.kept,
+                summary.filtered_out
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

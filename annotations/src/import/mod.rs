@@ -5,6 +5,7 @@
 //! file with any bad record stores nothing.
 
 pub mod audit_folder;
+pub mod openai_csv;
 pub mod pro;
 pub mod ratings_csv;
 pub mod swebench;

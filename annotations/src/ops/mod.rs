@@ -25,6 +25,8 @@ use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, Store, StoreError};
 
 mod evidence;
 pub use evidence::*;
+mod panel;
+pub use panel::*;
 
 /// What went wrong in a use case.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +40,15 @@ pub enum Error {
     /// A questionnaire file.
     #[error(transparent)]
     Questionnaire(#[from] QuestionnaireError),
+    /// A ratings file (`unit,rater,value`).
+    #[error(transparent)]
+    Ratings(#[from] crate::import::ratings_csv::RatingsError),
+    /// Statistics asked for something the data cannot give.
+    #[error(transparent)]
+    Agreement(#[from] crate::agreement::AgreementError),
+    /// Answers could not be combined.
+    #[error(transparent)]
+    Ensemble(#[from] crate::ensemble::EnsembleError),
     /// Something named does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -76,6 +87,8 @@ impl Error {
             Error::Store(_) => "store",
             Error::Import(_) => "bad_input",
             Error::Questionnaire(_) => "bad_questionnaire",
+            Error::Ratings(_) | Error::Agreement(_) => "bad_input",
+            Error::Ensemble(_) => "ensemble",
             Error::NotFound(_) => "not_found",
             Error::Invalid { .. } => "invalid_answer",
             Error::Rule(_) => "rule",
@@ -239,6 +252,17 @@ pub fn import_paths(
     let mut reports = Vec::new();
     let mut records = 0usize;
     for (done, path) in paths.iter().enumerate() {
+        if let Some(file) = import::openai_csv::detect(path)? {
+            reports.push(panel::import_openai_file(
+                &mut session,
+                &project.questionnaire,
+                project.questionnaire_row,
+                path,
+                file,
+                &now,
+            )?);
+            continue;
+        }
         let shown = path.display().to_string();
         let mut count = 0usize;
         let mut failure: Option<Error> = None;

@@ -282,7 +282,7 @@ impl ImportSession<'_> {
     }
 
     /// Writes revision n+1 when the merge of the case's records differs from revision n.
-    fn settle_revision(&self, case_id: i64) -> Result<bool, StoreError> {
+    pub(super) fn settle_revision(&self, case_id: i64) -> Result<bool, StoreError> {
         let mut stmt = self
             .tx
             .prepare_cached("SELECT kind, content FROM case_sources WHERE case_id = ?1")

@@ -4,7 +4,8 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 /// Migration `i` brings the schema from version `i` to `i + 1`.
-pub(super) const MIGRATIONS: &[&str] = &[r#"
+pub(super) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -97,7 +98,28 @@ CREATE TABLE evidence_cache (
     computed_at      TEXT NOT NULL,
     PRIMARY KEY (case_revision_id, base_commit, engine_version)
 );
-"#];
+"#,
+    // 2: labels published by others (OpenAI's ensembled SWE-bench Verified annotations) to
+    // compare the panel against, and the columns of imported answers that are not questions
+    // (OpenAI's claimed_at, updated_at, submitted_at as written), so an export gives back the
+    // rows that were imported.
+    r#"
+CREATE TABLE reference_labels (
+    label_set   TEXT NOT NULL,
+    case_id     INTEGER NOT NULL REFERENCES cases(id),
+    labels      TEXT NOT NULL,
+    origin      TEXT NOT NULL,
+    imported_at TEXT NOT NULL,
+    PRIMARY KEY (label_set, case_id)
+);
+CREATE TABLE answer_event_fields (
+    answer_event_id INTEGER PRIMARY KEY REFERENCES answer_events(id),
+    origin          TEXT NOT NULL,
+    fields          TEXT NOT NULL
+);
+CREATE INDEX adjudications_by_case_question ON adjudications (case_id, question_id, id);
+"#,
+];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the
 /// file as it was.

@@ -1,0 +1,224 @@
+//! The coordinator's subcommands: agreement, ensemble, disagreements. Kept apart from the
+//! rest of the CLI so each prints in one place.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use annotations::agreement::{self, AgreementReport, BootstrapOptions, Level};
+use annotations::ops::{self, Project};
+use anyhow::{Context, Result};
+
+/// `verity agreement`'s arguments.
+pub struct AgreementArgs {
+    pub ratings: Option<PathBuf>,
+    pub level: Option<String>,
+    pub categories: Option<String>,
+    pub question: Option<String>,
+    pub bootstrap: Option<usize>,
+    pub seed: u64,
+    pub json: bool,
+}
+
+fn print_json<T: serde::Serialize>(out: &mut dyn Write, value: &T) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+pub fn agreement(project: Option<&Path>, args: AgreementArgs, out: &mut dyn Write) -> Result<()> {
+    if let Some(path) = &args.ratings {
+        if args.question.is_some() {
+            anyhow::bail!(
+                "--question is for a project's questionnaire; a ratings file has one scale"
+            );
+        }
+        let level = args.level.as_deref().map(str::parse::<Level>).transpose()?;
+        let categories = args
+            .categories
+            .as_deref()
+            .map(|c| c.split(',').map(|s| s.trim().to_owned()).collect());
+        let bootstrap = args.bootstrap.map(|resamples| BootstrapOptions {
+            resamples,
+            seed: args.seed,
+            confidence: 0.95,
+        });
+        let report = ops::agreement_on_ratings(path, level, categories, bootstrap)?;
+        if args.json {
+            print_json(out, &report)?;
+        } else {
+            write!(out, "{}", agreement::render_text(&report))?;
+        }
+        return Ok(());
+    }
+    if args.level.is_some() || args.categories.is_some() {
+        anyhow::bail!(
+            "--level and --categories are for --ratings; a project's questions declare their own"
+        );
+    }
+    let path = project.context("give --ratings FILE, or a project with --project FILE")?;
+    let p = ops::open_project(path)?;
+    let result = ops::project_agreement(
+        &p,
+        &ops::AgreementRequest {
+            question: args.question.clone(),
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+        },
+    )?;
+    if args.json {
+        return print_json(out, &result);
+    }
+    writeln!(
+        out,
+        "{}: {} cases, {} raters, first submissions",
+        result.questionnaire,
+        result.cases,
+        result.raters.len()
+    )?;
+    for q in &result.questions {
+        writeln!(
+            out,
+            "\n== {} {} ({:?}; categories {})",
+            q.number,
+            q.question,
+            q.level,
+            q.categories.join(", ")
+        )?;
+        let report: AgreementReport = serde_json::from_value(q.report.clone())?;
+        write!(out, "{}", agreement::render_text(&report))?;
+        for r in &q.reference {
+            writeln!(
+                out,
+                "against reference {}: {} cases, agreement {}, kappa {}",
+                r.set,
+                r.units,
+                r.percent_agreement
+                    .map_or_else(|| "undefined".into(), |v| format!("{v:.4}")),
+                r.kappa
+                    .map_or_else(|| "undefined".into(), |v| format!("{v:.4}"))
+            )?;
+        }
+        if args.question.is_some() {
+            for c in &q.confusion {
+                writeln!(
+                    out,
+                    "\nconfusion {} (rows) x {} (columns), {} cases",
+                    c.rater_a, c.rater_b, c.units
+                )?;
+                writeln!(
+                    out,
+                    "{:>16} {}",
+                    "",
+                    q.categories
+                        .iter()
+                        .map(|c| format!("{c:>16}"))
+                        .collect::<String>()
+                )?;
+                for (label, row) in q.categories.iter().zip(&c.counts) {
+                    writeln!(
+                        out,
+                        "{label:>16} {}",
+                        row.iter().map(|n| format!("{n:>16}")).collect::<String>()
+                    )?;
+                }
+            }
+        }
+    }
+    if !result.skipped.is_empty() {
+        writeln!(
+            out,
+            "\ntext questions, not measured: {}",
+            result.skipped.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+pub fn ensemble(p: &Project, rule: Option<&str>, json: bool, out: &mut dyn Write) -> Result<()> {
+    let report = ops::ensemble_labels(p, rule)?;
+    if json {
+        return print_json(out, &report);
+    }
+    for case in &report.cases {
+        let labels: Vec<String> = case
+            .labels
+            .iter()
+            .map(|l| match &l.value {
+                Some(v) => format!(
+                    "{}={} ({} by {})",
+                    l.question,
+                    match v {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    },
+                    l.procedure.as_deref().unwrap_or(""),
+                    l.decided_by.join(",")
+                ),
+                None => format!("{}=none", l.question),
+            })
+            .collect();
+        let verdict = match case.filter_out {
+            Some(true) => "filtered out",
+            Some(false) => "kept",
+            None => "undecided",
+        };
+        writeln!(
+            out,
+            "{}\t{verdict}\t{}",
+            case.instance_id,
+            labels.join("  ")
+        )?;
+    }
+    writeln!(
+        out,
+        "rule {}: {} cases, {} kept, {} filtered out, {} undecided",
+        report.rule,
+        report.cases.len(),
+        report.kept,
+        report.filtered_out,
+        report.undecided
+    )?;
+    if let Some(filter) = &report.filter {
+        writeln!(out, "filter: {filter}")?;
+    }
+    Ok(())
+}
+
+pub fn disagreements(p: &Project, json: bool, out: &mut dyn Write) -> Result<()> {
+    let list = ops::list_disagreements(p)?;
+    if json {
+        return print_json(out, &list);
+    }
+    for d in &list {
+        let answers: Vec<String> = d
+            .answers
+            .iter()
+            .map(|a| {
+                format!(
+                    "{}:{}",
+                    a.rater,
+                    match &a.value {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    }
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}\t{} {}\tspread {}\t{} distinct\t{}{}",
+            d.case,
+            d.number,
+            d.question,
+            d.spread,
+            d.distinct,
+            answers.join("  "),
+            d.adjudication
+                .as_ref()
+                .map(|a| format!("\tadjudicated {} by {}", a.value, a.by))
+                .unwrap_or_default()
+        )?;
+    }
+    writeln!(out, "{} disagreements", list.len())?;
+    Ok(())
+}

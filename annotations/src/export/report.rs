@@ -1,0 +1,285 @@
+//! The coordinator's report: Markdown with SVG charts, from the agreement and the ensemble that
+//! `ops` computed. The files are returned as (name, content) for the caller to write.
+
+use std::fmt::Write as _;
+
+use super::svg::{self, Bar};
+use crate::ops::{EnsembleReport, ProjectAgreement, QuestionAgreement};
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or_else(|| "undefined".into(), |x| format!("{x:.3}"))
+}
+
+fn fmt_ci(v: Option<[f64; 2]>) -> String {
+    v.map_or_else(String::new, |[lo, hi]| format!("[{lo:.3}, {hi:.3}]"))
+}
+
+/// A file name part from a question id.
+fn slug(id: &str) -> String {
+    id.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Escapes a table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(String, String)>) {
+    let name = slug(&q.question);
+    let _ = writeln!(md, "\n## {} `{}` ({:?})\n", q.number, q.question, q.level);
+    let _ = writeln!(
+        md,
+        "Categories, in the questionnaire's order: {}.\n",
+        q.categories
+            .iter()
+            .map(|c| format!("`{}`", cell(c)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(md, "| coefficient | value | 95% interval | note |");
+    let _ = writeln!(md, "|---|---:|---|---|");
+    for row in &q.coefficients {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            cell(&row.name),
+            fmt(row.value),
+            fmt_ci(row.ci95),
+            cell(row.reason.as_deref().unwrap_or(""))
+        );
+    }
+    let bars: Vec<Bar> = q
+        .coefficients
+        .iter()
+        .map(|row| Bar {
+            label: row.name.clone(),
+            value: row.value,
+            interval: row.ci95,
+        })
+        .collect();
+    let file = format!("{name}-agreement.svg");
+    files.push((
+        file.clone(),
+        svg::interval_bars(
+            &format!("{} {}: agreement", q.number, q.question),
+            &bars,
+            -1.0,
+            1.0,
+        ),
+    ));
+    let _ = writeln!(md, "\n![agreement on {}]({file})\n", q.question);
+
+    let m = &q.pair_matrix;
+    let _ = writeln!(
+        md,
+        "### Rater pairs\n\nCohen's kappa ({} weights) for each pair of raters on the cases both rated.\n",
+        m.weights
+    );
+    let file = format!("{name}-pairs.svg");
+    files.push((
+        file.clone(),
+        svg::pair_heatmap(
+            &format!("{} {}: Cohen's kappa by rater pair", q.number, q.question),
+            &m.raters,
+            &m.kappa,
+        ),
+    ));
+    let _ = writeln!(md, "![rater pairs on {}]({file})\n", q.question);
+    if m.raters.len() <= 12 && !m.raters.is_empty() {
+        let _ = writeln!(
+            md,
+            "| | {} |",
+            m.raters
+                .iter()
+                .map(|r| cell(r))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(md, "|---|{}", "---:|".repeat(m.raters.len()));
+        for (i, rater) in m.raters.iter().enumerate() {
+            let cells: Vec<String> = (0..m.raters.len())
+                .map(|j| {
+                    if i == j {
+                        "".into()
+                    } else if m.units[i][j] == 0 {
+                        "no shared case".into()
+                    } else {
+                        format!("{} (n={})", fmt(m.kappa[i][j]), m.units[i][j])
+                    }
+                })
+                .collect();
+            let _ = writeln!(md, "| {} | {} |", cell(rater), cells.join(" | "));
+        }
+    }
+
+    let _ = writeln!(md, "\n### Label distribution\n");
+    let _ = writeln!(md, "| category | raters' first answers | ensemble labels |");
+    let _ = writeln!(md, "|---|---:|---:|");
+    for c in &q.distribution {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            cell(&c.category),
+            c.answers,
+            c.labels
+        );
+    }
+    let file = format!("{name}-distribution.svg");
+    files.push((
+        file.clone(),
+        svg::grouped_counts(
+            &format!("{} {}: answers and labels", q.number, q.question),
+            &q.distribution
+                .iter()
+                .map(|c| c.category.clone())
+                .collect::<Vec<_>>(),
+            &[
+                (
+                    "raters' first answers",
+                    q.distribution.iter().map(|c| c.answers).collect(),
+                ),
+                (
+                    "ensemble labels",
+                    q.distribution.iter().map(|c| c.labels).collect(),
+                ),
+            ],
+        ),
+    ));
+    let _ = writeln!(md, "\n![distribution of {}]({file})", q.question);
+
+    for r in &q.reference {
+        let _ = writeln!(
+            md,
+            "\nAgainst reference set `{}`: {} cases with both labels, the same label on {}, Cohen's kappa {} (linear {}).",
+            r.set,
+            r.units,
+            r.percent_agreement
+                .map_or_else(|| "undefined".into(), |p| format!("{:.1}%", p * 100.0)),
+            fmt(r.kappa),
+            fmt(r.kappa_linear)
+        );
+    }
+}
+
+/// Renders `report.md` and its charts.
+pub fn render(
+    agreement: &ProjectAgreement,
+    ensemble: &EnsembleReport,
+    bootstrap: usize,
+    seed: u64,
+) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut md = String::new();
+    let _ = writeln!(md, "# Agreement report\n");
+    let _ = writeln!(
+        md,
+        "Questionnaire {}; {} cases with submitted answers; {} raters ({}).\n",
+        agreement.questionnaire,
+        agreement.cases,
+        agreement.raters.len(),
+        agreement.raters.join(", ")
+    );
+    let _ = writeln!(
+        md,
+        "Agreement is measured on each rater's first submission (blind, before any discussion), at each question's level of measurement. {}\n",
+        if bootstrap > 0 {
+            format!(
+                "Intervals: 95% percentile bootstrap over cases, {bootstrap} resamples, seed {seed}."
+            )
+        } else {
+            "No intervals were asked for.".into()
+        }
+    );
+    let _ = writeln!(md, "## Kept by the filter\n");
+    let _ = writeln!(
+        md,
+        "Labels combined by the `{}` rule from each rater's latest submitted answer, adjudications overriding.\n",
+        ensemble.rule
+    );
+    match &ensemble.filter {
+        Some(filter) => {
+            let _ = writeln!(md, "Filter: {filter}\n");
+            let _ = writeln!(
+                md,
+                "| kept | filtered out | undecided (a label is missing) |"
+            );
+            let _ = writeln!(md, "|---:|---:|---:|");
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} |\n",
+                ensemble.kept, ensemble.filtered_out, ensemble.undecided
+            );
+            files.push((
+                "kept.svg".into(),
+                svg::grouped_counts(
+                    "Cases kept by the filter",
+                    &["kept".into(), "filtered out".into(), "undecided".into()],
+                    &[(
+                        "cases",
+                        vec![ensemble.kept, ensemble.filtered_out, ensemble.undecided],
+                    )],
+                ),
+            ));
+            let _ = writeln!(md, "![cases kept](kept.svg)");
+        }
+        None => {
+            let _ = writeln!(md, "The questionnaire has no filter rule.");
+        }
+    }
+    let _ = writeln!(md, "\n## Summary\n");
+    let _ = writeln!(
+        md,
+        "| question | level | units | percent agreement | Krippendorff's alpha | interval |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
+    let mut summary_bars = Vec::new();
+    for q in &agreement.questions {
+        let alpha_key = format!(
+            "krippendorff_alpha.{}",
+            format!("{:?}", q.level).to_lowercase()
+        );
+        let alpha = q.coefficients.iter().find(|c| c.key == alpha_key);
+        let percent = q.coefficients.iter().find(|c| c.key == "percent_agreement");
+        let units = q.report.get("units").and_then(|u| u.as_u64()).unwrap_or(0);
+        let _ = writeln!(
+            md,
+            "| {} `{}` | {:?} | {} | {} | {} | {} |",
+            q.number,
+            q.question,
+            q.level,
+            units,
+            fmt(percent.and_then(|p| p.value)),
+            fmt(alpha.and_then(|a| a.value)),
+            fmt_ci(alpha.and_then(|a| a.ci95))
+        );
+        summary_bars.push(Bar {
+            label: format!("{} {}", q.number, q.question),
+            value: alpha.and_then(|a| a.value),
+            interval: alpha.and_then(|a| a.ci95),
+        });
+    }
+    files.push((
+        "summary.svg".into(),
+        svg::interval_bars(
+            "Krippendorff's alpha per question (at its level)",
+            &summary_bars,
+            -1.0,
+            1.0,
+        ),
+    ));
+    let _ = writeln!(md, "\n![alpha per question](summary.svg)");
+    if !agreement.skipped.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nText questions, not measured: {}.",
+            agreement.skipped.join(", ")
+        );
+    }
+    for q in &agreement.questions {
+        question_section(q, &mut md, &mut files);
+    }
+    files.push(("report.md".into(), md));
+    files
+}

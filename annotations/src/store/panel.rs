@@ -1,0 +1,469 @@
+//! What a panel's coordinator works with besides raters' answers: adjudications, reference label
+//! sets published by others, and the columns of imported answers that are not questions.
+//!
+//! Imported ratings are written inside an [`ImportSession`], so a ratings file with one bad row
+//! stores nothing, together with the stub cases it needs.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde_json::{Map, Value};
+
+use super::answers::{EventKind, NewAnswerEvent};
+use super::{ImportSession, Store, StoreError, sql_err};
+
+/// An adjudicator's decision on one question of one case, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdjudicationRow {
+    /// Row id (increasing in time).
+    pub id: i64,
+    /// The case's row id.
+    pub case_id: i64,
+    /// The question's id.
+    pub question: String,
+    /// The final value.
+    pub value: Value,
+    /// Why.
+    pub rationale: String,
+    /// Who decided.
+    pub decided_by: String,
+    /// The rule recorded with it (`adjudicated`).
+    pub rule: String,
+    /// When.
+    pub at: String,
+}
+
+/// A label set published by others, per case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceRow {
+    /// The case's row id.
+    pub case_id: i64,
+    /// The task's id.
+    pub instance_id: String,
+    /// The labels, as the importer structured them.
+    pub labels: Value,
+}
+
+/// A submitted answer and when it was given.
+pub type Submission = (Map<String, Value>, String);
+
+/// (case row id, rater row id) to the times of the pair's first and latest answer events.
+pub type EventSpans = HashMap<(i64, i64), (String, String)>;
+
+fn tx_path<'t>(tx: &'t Transaction<'_>) -> &'t Path {
+    Path::new(tx.path().unwrap_or(":memory:"))
+}
+
+fn corrupt(path: &Path, what: &'static str, source: serde_json::Error) -> StoreError {
+    StoreError::Corrupt {
+        path: path.to_path_buf(),
+        what,
+        source,
+    }
+}
+
+impl ImportSession<'_> {
+    /// The case's row id and the id of its current revision, settling a first revision now for
+    /// a case this import created (answers must point at a revision).
+    pub fn revision_for_answers(&self, instance_id: &str) -> Result<(i64, i64), StoreError> {
+        let tx = self.transaction();
+        let path = tx_path(tx);
+        let case_id: i64 = tx
+            .query_row(
+                "SELECT id FROM cases WHERE instance_id = ?1",
+                [instance_id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| sql_err(path, e))?
+            .ok_or_else(|| {
+                StoreError::Rule(format!(
+                    "the project has no case {instance_id:?} to attach answers to"
+                ))
+            })?;
+        let latest = |tx: &Transaction<'_>| -> Result<Option<i64>, StoreError> {
+            tx.query_row(
+                "SELECT id FROM case_revisions WHERE case_id = ?1 ORDER BY revision DESC LIMIT 1",
+                [case_id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| sql_err(path, e))
+        };
+        if let Some(id) = latest(tx)? {
+            return Ok((case_id, id));
+        }
+        self.settle_revision(case_id)?;
+        let id = latest(tx)?.ok_or_else(|| {
+            StoreError::Rule(format!("case {instance_id:?} has no revision after import"))
+        })?;
+        Ok((case_id, id))
+    }
+
+    /// The rater with this name, created when the project does not have one.
+    pub fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
+        let tx = self.transaction();
+        let path = tx_path(tx);
+        tx.execute(
+            "INSERT OR IGNORE INTO raters(name, created_at) VALUES (?1, ?2)",
+            params![name, now],
+        )
+        .map_err(|e| sql_err(path, e))?;
+        tx.query_row("SELECT id FROM raters WHERE name = ?1", [name], |row| {
+            row.get(0)
+        })
+        .map_err(|e| sql_err(path, e))
+    }
+
+    /// A rater's first submission on a case, if any: (answers, time).
+    pub fn submission_of(
+        &self,
+        case_id: i64,
+        rater_id: i64,
+    ) -> Result<Option<Submission>, StoreError> {
+        let tx = self.transaction();
+        let path = tx_path(tx);
+        let row: Option<(String, String)> = tx
+            .query_row(
+                "SELECT answer, at FROM answer_events
+                 WHERE case_id = ?1 AND rater_id = ?2 AND kind = 'submit' ORDER BY id LIMIT 1",
+                params![case_id, rater_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| sql_err(path, e))?;
+        row.map(|(answer, at)| {
+            Ok((
+                serde_json::from_str(&answer).map_err(|e| corrupt(path, "answer", e))?,
+                at,
+            ))
+        })
+        .transpose()
+    }
+
+    /// Appends an imported answer event with the columns of its source row that are not
+    /// questions, kept as written.
+    pub fn append_imported_answer(
+        &self,
+        event: &NewAnswerEvent<'_>,
+        origin: &str,
+        fields: &Map<String, Value>,
+    ) -> Result<i64, StoreError> {
+        let tx = self.transaction();
+        let path = tx_path(tx);
+        let answer = serde_json::to_string(event.answer).map_err(|e| corrupt(path, "answer", e))?;
+        tx.execute(
+            "INSERT INTO answer_events(case_id, rater_id, case_revision_id, questionnaire_id,
+               kind, answer_revision, answer, reason, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                event.case_id,
+                event.rater_id,
+                event.case_revision_id,
+                event.questionnaire_id,
+                match event.kind {
+                    EventKind::Draft => "draft",
+                    EventKind::Submit => "submit",
+                    EventKind::Revise => "revise",
+                },
+                event.answer_revision,
+                answer,
+                event.reason,
+                event.at
+            ],
+        )
+        .map_err(|e| sql_err(path, e))?;
+        let id = tx.last_insert_rowid();
+        let fields = serde_json::to_string(fields).map_err(|e| corrupt(path, "fields", e))?;
+        tx.execute(
+            "INSERT INTO answer_event_fields(answer_event_id, origin, fields) VALUES (?1, ?2, ?3)",
+            params![id, origin, fields],
+        )
+        .map_err(|e| sql_err(path, e))?;
+        Ok(id)
+    }
+
+    /// Stores (or replaces) one case's labels in a reference label set.
+    pub fn put_reference_label(
+        &self,
+        label_set: &str,
+        case_id: i64,
+        labels: &Value,
+        origin: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let tx = self.transaction();
+        let path = tx_path(tx);
+        let labels = serde_json::to_string(labels).map_err(|e| corrupt(path, "labels", e))?;
+        tx.execute(
+            "INSERT INTO reference_labels(label_set, case_id, labels, origin, imported_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(label_set, case_id) DO UPDATE SET labels = excluded.labels,
+               origin = excluded.origin, imported_at = excluded.imported_at",
+            params![label_set, case_id, labels, origin, now],
+        )
+        .map_err(|e| sql_err(path, e))?;
+        Ok(())
+    }
+
+    /// The row id of a case, which must exist in this import's view of the project.
+    pub fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
+        let tx = self.transaction();
+        tx.query_row(
+            "SELECT id FROM cases WHERE instance_id = ?1",
+            [instance_id],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(|e| sql_err(tx_path(tx), e))
+    }
+}
+
+impl Store {
+    /// Records an adjudication; earlier ones on the same question stay as history and the
+    /// latest applies.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_adjudication(
+        &mut self,
+        case_id: i64,
+        question: &str,
+        value: &Value,
+        rationale: &str,
+        decided_by: &str,
+        rule: &str,
+        now: &str,
+    ) -> Result<i64, StoreError> {
+        let value = serde_json::to_string(value).map_err(|e| self.corrupt("adjudication", e))?;
+        self.conn
+            .execute(
+                "INSERT INTO adjudications(case_id, question_id, value, rationale, decided_by, rule, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![case_id, question, value, rationale, decided_by, rule, now],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The latest adjudication of every (case, question).
+    pub fn latest_adjudications(&self) -> Result<Vec<AdjudicationRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, case_id, question_id, value, rationale, decided_by, rule, at
+                 FROM adjudications WHERE id IN
+                   (SELECT MAX(id) FROM adjudications GROUP BY case_id, question_id)
+                 ORDER BY case_id, question_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, String>(6)?,
+                    row.get::<_, String>(7)?,
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, case_id, question, value, rationale, decided_by, rule, at) =
+                row.map_err(|e| self.sql(e))?;
+            out.push(AdjudicationRow {
+                id,
+                case_id,
+                question,
+                value: serde_json::from_str(&value).map_err(|e| self.corrupt("adjudication", e))?,
+                rationale,
+                decided_by,
+                rule,
+                at,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The names of the reference label sets with how many cases each labels.
+    pub fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT label_set, COUNT(*) FROM reference_labels GROUP BY label_set ORDER BY label_set",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as usize))
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    /// Every case's labels in one reference set, by instance id.
+    pub fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
+                 JOIN cases c ON c.id = r.case_id WHERE r.label_set = ?1 ORDER BY c.instance_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([label_set], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (case_id, instance_id, labels) = row.map_err(|e| self.sql(e))?;
+            out.push(ReferenceRow {
+                case_id,
+                instance_id,
+                labels: serde_json::from_str(&labels).map_err(|e| self.corrupt("labels", e))?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The kept source columns of imported answer events, by event id.
+    pub fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT answer_event_id, fields FROM answer_event_fields")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (id, fields) = row.map_err(|e| self.sql(e))?;
+            out.insert(
+                id,
+                serde_json::from_str(&fields).map_err(|e| self.corrupt("fields", e))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// When each (case, rater) pair's first and latest answer events were saved.
+    pub fn answer_event_span(&self) -> Result<EventSpans, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT g.case_id, g.rater_id, f.at, l.at FROM
+                   (SELECT case_id, rater_id, MIN(id) AS first_id, MAX(id) AS last_id
+                    FROM answer_events GROUP BY case_id, rater_id) g
+                 JOIN answer_events f ON f.id = g.first_id
+                 JOIN answer_events l ON l.id = g.last_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    (row.get::<_, i64>(0)?, row.get::<_, i64>(1)?),
+                    (row.get::<_, String>(2)?, row.get::<_, String>(3)?),
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn imported_answers_on_a_new_case_point_at_a_settled_stub_revision() {
+        let mut store = Store::open_in_memory().unwrap();
+        let q = store.put_questionnaire("q", "1", "src").unwrap();
+        let mut session = store.begin_import("t").unwrap();
+        assert!(session.ensure_case("a", "ann.csv").unwrap());
+        let (case_id, revision_id) = session.revision_for_answers("a").unwrap();
+        let rater = session.ensure_rater("17", "t").unwrap();
+        assert_eq!(session.ensure_rater("17", "t").unwrap(), rater);
+        let mut answer = Map::new();
+        answer.insert("underspecified".into(), Value::from(1));
+        let mut fields = Map::new();
+        fields.insert("claimed_at".into(), Value::from("2024-01-01"));
+        session
+            .append_imported_answer(
+                &NewAnswerEvent {
+                    case_id,
+                    rater_id: rater,
+                    case_revision_id: revision_id,
+                    questionnaire_id: q,
+                    kind: EventKind::Submit,
+                    answer_revision: 1,
+                    answer: &answer,
+                    reason: None,
+                    at: "t",
+                },
+                "ann.csv:line 2",
+                &fields,
+            )
+            .unwrap();
+        assert!(session.submission_of(case_id, rater).unwrap().is_some());
+        let summary = session.finish().unwrap();
+        assert_eq!(summary.added, 1);
+        let rows = store.list_cases().unwrap();
+        assert_eq!(
+            rows[0].revision, 1,
+            "settling early does not make a second revision"
+        );
+        assert!(!rows[0].has_materials);
+        let kept = store.answer_event_fields().unwrap();
+        assert_eq!(kept.values().next().unwrap()["claimed_at"], "2024-01-01");
+    }
+
+    #[test]
+    fn the_latest_adjudication_applies_and_earlier_ones_stay() {
+        let mut store = Store::open_in_memory().unwrap();
+        let mut session = store.begin_import("t").unwrap();
+        session.ensure_case("a", "x").unwrap();
+        session.finish().unwrap();
+        let case = store.case_by_instance("a").unwrap().unwrap();
+        store
+            .add_adjudication(
+                case.case_id,
+                "difficulty",
+                &Value::from("1-4 hours"),
+                "first",
+                "lead",
+                "adjudicated",
+                "t1",
+            )
+            .unwrap();
+        store
+            .add_adjudication(
+                case.case_id,
+                "difficulty",
+                &Value::from(">4 hours"),
+                "second look",
+                "lead",
+                "adjudicated",
+                "t2",
+            )
+            .unwrap();
+        let latest = store.latest_adjudications().unwrap();
+        assert_eq!(latest.len(), 1);
+        assert_eq!(latest[0].value, Value::from(">4 hours"));
+        let count: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM adjudications", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(count, 2, "an adjudication never erases an earlier one");
+    }
+}

@@ -1,0 +1,658 @@
+//! The coordinator's commands end to end: agreement, ensembles, disagreements, adjudication,
+//! OpenAI's annotation files, exports and the report, over fixtures written for the project and
+//! over `../shared/data` when it is present.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+/// A temporary folder with a project file in it.
+struct Harness {
+    dir: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let h = Harness {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        h.ok(&["init"]);
+        h
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_verity"))
+            .args(args)
+            .env("VERITY_PROJECT", self.dir.path().join("project.verity"))
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "verity {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs and asserts exit 2 with one line on stderr; returns it.
+    fn fails(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "verity {args:?} should fail with 2; stdout: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+        err
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(args)).unwrap()
+    }
+
+    fn write(&self, name: &str, content: impl AsRef<[u8]>) -> String {
+        let path = self.path(name);
+        std::fs::write(&path, content).unwrap();
+        path.display().to_string()
+    }
+
+    fn export(&self, format: &str, extra: &[&str]) -> String {
+        let out = self.path(&format!("export.{format}"));
+        let mut args = vec!["export", "--format", format, "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        self.ok(&args);
+        std::fs::read_to_string(out).unwrap()
+    }
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    if path.is_dir() {
+        Some(path)
+    } else {
+        eprintln!("skipped: ../shared/data is not present");
+        None
+    }
+}
+
+/// CSV text parsed into header-keyed rows (notes hold newlines: never split by lines).
+fn csv_rows(text: &str) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn with_annotations() -> Harness {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("openai/annotations_sample.csv")]);
+    h
+}
+
+#[test]
+fn agreement_on_a_ratings_file_has_the_documented_json_keys() {
+    let h = Harness::new();
+    let file = h.write(
+        "r.csv",
+        "unit,rater,value\nu1,ann,yes\nu1,bob,yes\nu2,ann,no\nu2,bob,no\nu3,ann,yes\nu3,bob,no\nu4,ann,yes\n",
+    );
+    let report = h.json(&[
+        "agreement",
+        "--ratings",
+        &file,
+        "--categories",
+        "no,yes",
+        "--json",
+    ]);
+    for key in [
+        "units",
+        "raters",
+        "ratings",
+        "level",
+        "percent_agreement",
+        "cohen_kappa",
+        "fleiss_kappa",
+        "fleiss_kappa_all_units",
+        "krippendorff_alpha",
+        "gwet_ac1",
+        "gwet_ac2",
+        "reasons",
+    ] {
+        assert!(report.get(key).is_some(), "missing key {key}: {report}");
+    }
+    assert_eq!(report["units"], 4);
+    assert_eq!(report["raters"], json!(["ann", "bob"]));
+    let kappa = report["cohen_kappa"]["ann|bob"]["unweighted"]
+        .as_f64()
+        .unwrap();
+    assert!((kappa - 0.4).abs() < 1e-12, "{kappa}");
+    assert!(report.get("ci95").is_none());
+    let boot = h.json(&[
+        "agreement",
+        "--ratings",
+        &file,
+        "--bootstrap",
+        "50",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert!(boot["ci95"]["percent_agreement"].is_array());
+    let again = h.json(&[
+        "agreement",
+        "--ratings",
+        &file,
+        "--bootstrap",
+        "50",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(
+        boot["ci95"], again["ci95"],
+        "a seeded bootstrap is reproducible"
+    );
+    let text = h.ok(&["agreement", "--ratings", &file]);
+    assert!(text.contains("Krippendorff's alpha, nominal"), "{text}");
+}
+
+#[test]
+fn bad_ratings_files_fail_with_one_sentence_naming_the_line() {
+    let h = Harness::new();
+    let dup = h.write("dup.csv", "unit,rater,value\nu1,a,1\nu1,b,2\nu1,a,2\n");
+    assert!(
+        h.fails(&["agreement", "--ratings", &dup])
+            .contains("line 4")
+    );
+    let outside = h.write("out.csv", "unit,rater,value\nu1,a,1\nu1,b,7\n");
+    let err = h.fails(&["agreement", "--ratings", &outside, "--categories", "1,2"]);
+    assert!(err.contains("line 3") && err.contains("'7'"), "{err}");
+    let empty = h.write("empty.csv", "");
+    assert!(
+        h.fails(&["agreement", "--ratings", &empty])
+            .contains("empty")
+    );
+    let words = h.write("w.csv", "unit,rater,value\nu1,a,1\nu1,b,high\n");
+    let err = h.fails(&["agreement", "--ratings", &words, "--level", "interval"]);
+    assert!(
+        err.contains("line 3") && err.contains("not a number"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_per_annotator_file_round_trips_and_reproduces_published_ensembled_rows() {
+    let h = with_annotations();
+    let cases = h.json(&["cases", "--json"]);
+    assert_eq!(cases.as_array().unwrap().len(), 4);
+    assert!(
+        cases
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["hasMaterials"] == false),
+        "tasks known only by id are stubs lacking materials"
+    );
+    let raters = h.json(&["raters", "list", "--json"]);
+    assert_eq!(
+        raters.as_array().unwrap().len(),
+        11,
+        "one rater per user_id"
+    );
+
+    let exported = h.export("openai-annotations", &[]);
+    let original = std::fs::read_to_string(fixture("openai/annotations_sample.csv")).unwrap();
+    assert_eq!(csv_rows(&exported), csv_rows(&original));
+    assert_eq!(
+        exported, original,
+        "the same bytes, `1.0` and empty ratings kept"
+    );
+
+    // Three annotators per task whose maximum and majority give the published rows.
+    let ensembled = h.export("openai-ensembled", &[]);
+    let published = std::fs::read_to_string(fixture("openai/ensembled_sample.csv")).unwrap();
+    assert_eq!(csv_rows(&ensembled), csv_rows(&published));
+
+    let again = h.json(&[
+        "import",
+        "--json",
+        &fixture("openai/annotations_sample.csv"),
+    ]);
+    assert_eq!(
+        (again["added"].clone(), again["updated"].clone()),
+        (json!(0), json!(0)),
+        "{again}"
+    );
+    assert_eq!(
+        h.export("openai-annotations", &[]),
+        original,
+        "nothing doubled"
+    );
+}
+
+#[test]
+fn importing_the_tasks_later_fills_in_the_stubs_and_keeps_the_answers() {
+    let h = with_annotations();
+    let task = json!({
+        "instance_id": "astropy__astropy-12825",
+        "repo": "astropy/astropy",
+        "base_commit": "43ee5806e9c6f7d58c12c1cb9287b3c61abe489d",
+        "problem_statement": "Table.read masks columns\n\nThe reader should not mask.",
+        "hints_text": "",
+        "patch": "diff --git a/a.py b/a.py\n",
+        "test_patch": "diff --git a/t.py b/t.py\n",
+        "FAIL_TO_PASS": "[\"t.py::test_x\"]",
+        "PASS_TO_PASS": "[]"
+    });
+    let file = h.write("tasks.jsonl", format!("{task}\n"));
+    let report = h.json(&["import", "--json", &file]);
+    assert_eq!(report["updated"], 1, "{report}");
+    let case = h.json(&["case", "show", "astropy__astropy-12825", "--json"]);
+    assert_eq!(case["hasMaterials"], true);
+    assert_eq!(case["revision"], 2);
+    let lines = h.export("answers-jsonl", &[]);
+    let on_case: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["instance_id"] == "astropy__astropy-12825")
+        .collect();
+    assert_eq!(on_case.len(), 3);
+    assert!(
+        on_case.iter().all(|l| l["case_revision"] == 1),
+        "imported answers keep pointing at the revision they were given on"
+    );
+}
+
+#[test]
+fn a_bad_annotation_row_is_named_by_line_and_stores_nothing() {
+    let h = Harness::new();
+    let original = std::fs::read_to_string(fixture("openai/annotations_sample.csv")).unwrap();
+    let mut rows = csv_rows(&original);
+    rows[4].insert("underspecified".into(), "7.0".into());
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(rows[0].keys()).unwrap();
+    for row in &rows {
+        writer.write_record(row.values()).unwrap();
+    }
+    // Columns in another order are still read by name.
+    let bad = h.write("bad.csv", writer.into_inner().unwrap());
+    let first_lines: usize = {
+        let mut reader = csv::Reader::from_path(&bad).unwrap();
+        let mut records = reader.records();
+        let record = records.nth(4).unwrap().unwrap();
+        record.position().unwrap().line() as usize
+    };
+    let err = h.fails(&["import", &bad]);
+    assert!(
+        err.contains(&format!("line {first_lines}")) && err.contains("underspecified"),
+        "{err}"
+    );
+    assert_eq!(h.json(&["cases", "--json"]), json!([]), "all or nothing");
+
+    let mut rows = csv_rows(&original);
+    rows.push(rows[1].clone());
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(rows[0].keys()).unwrap();
+    for row in &rows {
+        writer.write_record(row.values()).unwrap();
+    }
+    let dup = h.write("dup.csv", writer.into_inner().unwrap());
+    let lines: Vec<u64> = csv::Reader::from_path(&dup)
+        .unwrap()
+        .records()
+        .map(|r| r.unwrap().position().unwrap().line())
+        .collect();
+    let err = h.fails(&["import", &dup]);
+    assert!(
+        err.contains(&format!("line {}", lines[12]))
+            && err.contains(&format!("already rated on line {}", lines[1])),
+        "{err}"
+    );
+}
+
+#[test]
+fn project_agreement_covers_each_rated_question_with_pairs_and_confusion() {
+    let h = with_annotations();
+    let result = h.json(&["agreement", "--json"]);
+    let questions: Vec<&str> = result["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["question"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        questions,
+        [
+            "underspecified",
+            "false_negative",
+            "difficulty",
+            "other_major_issues",
+            "annotator_confidence"
+        ]
+    );
+    assert!(
+        result["skipped"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("underspecified_notes"))
+    );
+    let difficulty = &result["questions"][2];
+    assert_eq!(
+        difficulty["categories"],
+        json!(["<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours"])
+    );
+    assert_eq!(difficulty["report"]["level"], "ordinal");
+    assert_eq!(
+        difficulty["pairMatrix"]["raters"].as_array().unwrap().len(),
+        11
+    );
+    // 4 cases x 3 co-rating pairs.
+    assert_eq!(difficulty["confusion"].as_array().unwrap().len(), 12);
+
+    // The same numbers as the ratings-file path on the same first submissions.
+    let mut long = String::from("unit,rater,value\n");
+    for row in csv_rows(&std::fs::read_to_string(fixture("openai/annotations_sample.csv")).unwrap())
+    {
+        long.push_str(&format!(
+            "{},{},{}\n",
+            row["instance_id"], row["user_id"], row["difficulty"]
+        ));
+    }
+    let file = h.write("difficulty.csv", long);
+    let direct = h.json(&[
+        "agreement",
+        "--ratings",
+        &file,
+        "--level",
+        "ordinal",
+        "--categories",
+        "<15 min fix,15 min - 1 hour,1-4 hours,>4 hours",
+        "--json",
+    ]);
+    assert_eq!(
+        difficulty["report"]["krippendorff_alpha"],
+        direct["krippendorff_alpha"]
+    );
+    assert_eq!(
+        difficulty["report"]["percent_agreement"],
+        direct["percent_agreement"]
+    );
+
+    let one = h.json(&["agreement", "--question", "other_major_issues", "--json"]);
+    assert_eq!(one["questions"].as_array().unwrap().len(), 1);
+    assert!(
+        h.fails(&["agreement", "--question", "difficulty_notes"])
+            .contains("free text")
+    );
+}
+
+#[test]
+fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
+    let h = with_annotations();
+    let list = h.json(&["disagreements", "--json"]);
+    let first = &list[0];
+    assert_eq!(
+        (
+            first["case"].clone(),
+            first["question"].clone(),
+            first["spread"].clone()
+        ),
+        (
+            json!("astropy__astropy-12825"),
+            json!("difficulty"),
+            json!(3)
+        ),
+        "all three difficulty buckets differ by three steps: the worst"
+    );
+    let spreads: Vec<u64> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["spread"].as_u64().unwrap())
+        .collect();
+    assert!(spreads.windows(2).all(|w| w[0] >= w[1]), "{spreads:?}");
+
+    let err = h.fails(&[
+        "adjudicate",
+        "--case",
+        "astropy__astropy-12825",
+        "--question",
+        "difficulty",
+        "--value",
+        "a week",
+        "--rationale",
+        "x",
+        "--by",
+        "lead",
+    ]);
+    assert!(err.contains("not an option"), "{err}");
+    let view = h.json(&[
+        "adjudicate",
+        "--case",
+        "astropy__astropy-12825",
+        "--question",
+        "difficulty",
+        "--value",
+        ">4 hours",
+        "--rationale",
+        "The fix spans the reader and the masking layer.",
+        "--by",
+        "lead",
+        "--json",
+    ]);
+    assert_eq!(view["value"], ">4 hours");
+    let report = h.json(&["ensemble", "--json"]);
+    let case = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["instanceId"] == "astropy__astropy-12825")
+        .unwrap();
+    let label = case["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["question"] == "difficulty")
+        .unwrap();
+    assert_eq!(
+        (
+            label["value"].clone(),
+            label["procedure"].clone(),
+            label["decidedBy"].clone()
+        ),
+        (json!(">4 hours"), json!("adjudicated"), json!(["lead"]))
+    );
+    let rows = csv_rows(&h.export("openai-ensembled", &[]));
+    let row = rows
+        .iter()
+        .find(|r| r["instance_id"] == "astropy__astropy-12825")
+        .unwrap();
+    assert_eq!(row["difficulty_decided_by"], "[\"lead\"]");
+    assert_eq!(row["difficulty_ensemble_decision_procedure"], "adjudicated");
+    let list = h.json(&["disagreements", "--json"]);
+    assert_eq!(list[0]["adjudication"]["by"], "lead");
+    // A scale value is a number.
+    h.ok(&[
+        "adjudicate",
+        "--case",
+        "astropy__astropy-11693",
+        "--question",
+        "false_negative",
+        "--value",
+        "2",
+        "--rationale",
+        "The test checks the documented behaviour only.",
+        "--by",
+        "lead",
+    ]);
+    let rows = csv_rows(&h.export("openai-ensembled", &[]));
+    let row = rows
+        .iter()
+        .find(|r| r["instance_id"] == "astropy__astropy-11693")
+        .unwrap();
+    assert_eq!(row["false_negative"], "2.0");
+    assert_eq!(
+        row["false_negative_notes"],
+        "The test checks the documented behaviour only."
+    );
+}
+
+#[test]
+fn majority_and_median_rules_and_the_kept_count() {
+    let h = with_annotations();
+    let report = h.json(&["ensemble", "--json"]);
+    assert_eq!(report["rule"], "max-severity");
+    assert_eq!(
+        (report["kept"].clone(), report["filteredOut"].clone()),
+        (json!(0), json!(4))
+    );
+    let majority = h.json(&["ensemble", "--rule", "majority", "--json"]);
+    let case = &majority["cases"][2];
+    assert_eq!(case["instanceId"], "astropy__astropy-12825");
+    let difficulty = case["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["question"] == "difficulty")
+        .unwrap();
+    assert_eq!(difficulty["value"], Value::Null);
+    assert!(
+        difficulty["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no majority")
+    );
+    let median = h.json(&["ensemble", "--rule", "median", "--json"]);
+    assert_eq!(median["rule"], "median");
+    assert!(
+        h.fails(&["ensemble", "--rule", "mode"])
+            .contains("not an ensemble rule")
+    );
+}
+
+#[test]
+fn case_exports_have_one_row_per_case_with_labels_answers_and_agreement() {
+    let h = with_annotations();
+    let rows = csv_rows(&h.export("csv", &[]));
+    assert_eq!(rows.len(), 4);
+    let row = &rows[0];
+    assert_eq!(row["instance_id"], "astropy__astropy-11693");
+    assert_eq!(row["raters"], "17;72;69");
+    assert_eq!(row["false_negative"], "3");
+    assert_eq!(row["false_negative_decided_by"], "72");
+    assert_eq!(row["difficulty_agreement"], "1.0000");
+    assert_eq!(row["rater_2"], "72");
+    assert_eq!(row["rater_2_false_negative"], "3");
+    assert_eq!(row["filter_out"], "true");
+
+    let lines: Vec<Value> = h
+        .export("jsonl", &[])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(
+        lines[0]["ensemble"]["false_negative"]["decided_by"],
+        json!(["72"])
+    );
+    assert_eq!(lines[0]["answers"]["69"]["false_negative"], 1);
+    let agreement = lines[0]["agreement"]["underspecified"].as_f64().unwrap();
+    assert!((agreement - 1.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn the_report_writes_markdown_and_svg_charts() {
+    let h = with_annotations();
+    let dir = h.path("report");
+    let out = h.ok(&[
+        "report",
+        "--out",
+        dir.to_str().unwrap(),
+        "--bootstrap",
+        "100",
+    ]);
+    assert!(out.contains("0 cases kept, 4 filtered out"), "{out}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("| 0 | 4 | 0 |"), "kept count: {md}");
+    assert!(md.contains("100 resamples, seed 0"));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(&path).unwrap();
+            assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+            assert!(!svg.contains("NaN"), "{}", path.display());
+            let name = path.file_name().unwrap().to_str().unwrap();
+            assert!(md.contains(&format!("]({name})")), "{name} is referenced");
+        }
+    }
+    assert!(dir.join("difficulty-pairs.svg").is_file());
+}
+
+#[test]
+fn the_released_ensembled_file_round_trips_and_its_filter_is_our_rule() {
+    let Some(data) = shared_data() else {
+        return;
+    };
+    let file = data.join("openai-verified/ensembled_annotations_public.csv");
+    let h = Harness::new();
+    let report = h.json(&["import", "--json", file.to_str().unwrap()]);
+    assert_eq!(report["paths"][0]["records"], 1699);
+    let exported = h.export("openai-ensembled", &["--reference"]);
+    let original = std::fs::read_to_string(&file).unwrap();
+    let (ours, theirs) = (csv_rows(&exported), csv_rows(&original));
+    assert_eq!(ours.len(), 1699);
+    assert_eq!(ours, theirs, "every row, `1.0` and `True` as published");
+    assert_eq!(exported, original, "byte for byte");
+    let number = |row: &BTreeMap<String, String>, column: &str| -> u8 {
+        row[column].parse::<f64>().unwrap() as u8
+    };
+    let mut counts = (0, 0);
+    for row in &theirs {
+        let ours = annotations::ensemble::filter_out(
+            number(row, "underspecified"),
+            number(row, "false_negative"),
+            number(row, "other_major_issues"),
+        );
+        assert_eq!(ours, row["filter_out"] == "True", "{}", row["instance_id"]);
+        if ours {
+            counts.0 += 1;
+        } else {
+            counts.1 += 1;
+        }
+    }
+    assert_eq!(counts, (1160, 539));
+    // The reference set is compared with the panel once the panel has labels.
+    let result = h.json(&["agreement", "--json"]);
+    assert_eq!(result["cases"], 0);
+}
