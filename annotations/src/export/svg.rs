@@ -13,7 +13,9 @@ fn esc(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Starts a chart; it is widened to fit its title (bold 14 px text, about 8.5 px a character).
 fn open(width: f64, height: f64, title: &str) -> String {
+    let width = width.max(20.0 + title.chars().count() as f64 * 8.5);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -131,7 +133,8 @@ pub fn pair_heatmap(title: &str, raters: &[String], values: &[Vec<Option<f64>>])
     let label = if raters.len() > 30 { 0.0 } else { 90.0 };
     let top = 40.0 + label;
     let left = 10.0 + label;
-    let width = left + cell * n + 20.0;
+    let legend = "red: kappa below 0, white: 0, blue: 1; grey: no shared case or undefined";
+    let width = (left + cell * n + 20.0).max(left + legend.len() as f64 * 6.5 + 10.0);
     let height = top + cell * n + 30.0;
     let mut s = open(width.max(320.0), height, title);
     for (i, name) in raters.iter().enumerate() {
@@ -171,7 +174,7 @@ pub fn pair_heatmap(title: &str, raters: &[String], values: &[Vec<Option<f64>>])
     }
     let _ = writeln!(
         s,
-        "<text x=\"{left:.1}\" y=\"{:.1}\">red: kappa below 0, white: 0, blue: 1; grey: no shared case or undefined</text>",
+        "<text x=\"{left:.1}\" y=\"{:.1}\">{legend}</text>",
         height - 10.0
     );
     s.push_str("</svg>\n");
