@@ -4,98 +4,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-/// A temporary folder with a project file in it.
-struct Harness {
-    dir: tempfile::TempDir,
-}
-
-impl Harness {
-    fn new() -> Harness {
-        let h = Harness {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        h.ok(&["init"]);
-        h
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_verity"))
-            .args(args)
-            .env("VERITY_PROJECT", self.dir.path().join("project.verity"))
-            .current_dir(self.dir.path())
-            .output()
-            .unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "verity {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// Runs and asserts exit 2 with one line on stderr; returns it.
-    fn fails(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "verity {args:?} should fail with 2; stdout: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
-        err
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.ok(args)).unwrap()
-    }
-
-    fn write(&self, name: &str, content: impl AsRef<[u8]>) -> String {
-        let path = self.path(name);
-        std::fs::write(&path, content).unwrap();
-        path.display().to_string()
-    }
-
-    fn export(&self, format: &str, extra: &[&str]) -> String {
-        let out = self.path(&format!("export.{format}"));
-        let mut args = vec!["export", "--format", format, "--out", out.to_str().unwrap()];
-        args.extend_from_slice(extra);
-        self.ok(&args);
-        std::fs::read_to_string(out).unwrap()
-    }
-}
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn shared_data() -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    if path.is_dir() {
-        Some(path)
-    } else {
-        eprintln!("skipped: ../shared/data is not present");
-        None
-    }
-}
+mod util;
+use util::{Harness, fixture, shared_data};
 
 /// CSV text parsed into header-keyed rows (notes hold newlines: never split by lines).
 fn csv_rows(text: &str) -> Vec<BTreeMap<String, String>> {
