@@ -15,3 +15,5 @@ pub mod import;
 pub mod ops;
 pub mod questionnaire;
 pub mod store;
+pub mod markdown;
+pub mod patch;

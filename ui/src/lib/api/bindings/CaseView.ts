@@ -2,4 +2,64 @@
 import type { PatchDisplay } from "./PatchDisplay";
 import type { TestLink } from "./TestLink";
 
-export type CaseView = { instanceId: string, repo: string, baseCommit: string | null, revision: number, title: string, prUrl: string | null, problemHtml: string, hintsHtml: string | null, requirementsHtml: string | null, interfaceHtml: string | null, goldPatch: PatchDisplay, testPatch: PatchDisplay, failToPass: Array<TestLink>, passToPass: Array<TestLink>, };
+/**
+ * One case ready for the desktop app: issue text rendered and sanitized, patches parsed,
+ * tests linked to their hunks. Holds no answers of any rater.
+ */
+export type CaseView = { 
+/**
+ * The task's id.
+ */
+instanceId: string, 
+/**
+ * `owner/name`.
+ */
+repo: string, 
+/**
+ * The base commit, when known.
+ */
+baseCommit: string | null, 
+/**
+ * The current revision.
+ */
+revision: number, 
+/**
+ * The issue's first line.
+ */
+title: string, 
+/**
+ * The PR's address, when it can be derived.
+ */
+prUrl: string | null, 
+/**
+ * The issue text as sanitized HTML.
+ */
+problemHtml: string, 
+/**
+ * The hints as sanitized HTML, when there are any.
+ */
+hintsHtml: string | null, 
+/**
+ * SWE-bench Pro's requirements as sanitized HTML.
+ */
+requirementsHtml: string | null, 
+/**
+ * SWE-bench Pro's interface as sanitized HTML.
+ */
+interfaceHtml: string | null, 
+/**
+ * The gold patch.
+ */
+goldPatch: PatchDisplay, 
+/**
+ * The test patch.
+ */
+testPatch: PatchDisplay, 
+/**
+ * FAIL_TO_PASS, linked to the test patch.
+ */
+failToPass: Array<TestLink>, 
+/**
+ * PASS_TO_PASS, linked to the test patch.
+ */
+passToPass: Array<TestLink>, };
