@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { find, focus, openDemoAs, shot, startApp, textOf, until } from './harness.mjs';
+import { find, focus, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
 
 const justification = (n) => 'The issue names parse_duration in tinylib/units.py and the expected error. '.repeat(4).slice(0, n);
 
@@ -19,24 +19,24 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
 
     // 1.2: Tab into the text; 40 characters are refused by the rule, as the rater types.
     await browser.keys(['Tab']);
-    await browser.keys(justification(40).split(''));
+    await typeText(browser, justification(40));
     await until(browser, async () => (await textOf(browser, '[data-testid="q-underspecified_notes"] [data-rule="min_chars"]')).includes('needs at least 100 characters; it has 40'), 'the 100-character rule did not show');
     await browser.keys(['Control', 'Enter']);
     await until(browser, async () => (await textOf(browser, '[data-testid="error"]')).length > 0, 'submitting with a 40-character justification was not refused');
     assert.equal(await textOf(browser, '[data-testid="task-id"]'), first, 'a refused submit stays on the task');
     await shot(browser, 'rater-rule-refuses-40-chars');
-    await browser.keys(justification(110).slice(40).split(''));
+    await typeText(browser, justification(110).slice(40));
 
     // 2.1 and 2.2.
     await browser.keys(['Tab']);
     await browser.keys(['2']);
     await browser.keys(['Tab']);
-    await browser.keys(justification(120).split(''));
+    await typeText(browser, justification(120));
     // 3.1 (a choice: digits pick by position), 3.2, 3.3 (yes/no: 0), 3.4 (optional), 3.5.
     await browser.keys(['Tab']);
     await browser.keys(['2']);
     await browser.keys(['Tab']);
-    await browser.keys(justification(60).split(''));
+    await typeText(browser, justification(60));
     await browser.keys(['Tab']);
     await browser.keys(['0']);
     await browser.keys(['Tab', 'Tab']);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { find, focus, openDemoAs, shot, startApp, textOf, until } from './harness.mjs';
+import { find, focus, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
 
 /** The app's pid: tauri-driver -> WebKitWebDriver -> the app. */
 function appPid() {
@@ -28,7 +28,7 @@ test('killing the app mid-draft loses at most the last second', async () => {
     await focus(browser, '#opt-underspecified-0');
     await browser.keys(['2']);
     await browser.keys(['Tab']);
-    await browser.keys(note.split(''));
+    await typeText(browser, note);
     await until(browser, async () => (await textOf(browser, '[data-testid="saved-at"]')).startsWith('Draft saved at'), 'no autosave');
     // The autosave delay is 0.5 s; wait one second after the last key, then kill.
     await browser.pause(1000);

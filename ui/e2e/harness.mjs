@@ -55,3 +55,13 @@ export async function textOf(browser, selector) {
 export async function focus(browser, selector) {
   await browser.execute((s) => document.querySelector(s)?.focus(), selector);
 }
+
+/**
+ * Types `text` into the focused element. WebKitWebDriver drops spaces and repeated keys from a
+ * per-character action sequence, so text goes through Element Send Keys, which still sends
+ * real key events to the focused field.
+ */
+export async function typeText(browser, text) {
+  const el = await browser.$(() => document.activeElement);
+  await el.addValue(text);
+}
