@@ -25,7 +25,8 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
     await until(browser, async () => (await textOf(browser, '[data-testid="error"]')).length > 0, 'submitting with a 40-character justification was not refused');
     assert.equal(await textOf(browser, '[data-testid="task-id"]'), first, 'a refused submit stays on the task');
     await shot(browser, 'rater-rule-refuses-40-chars');
-    await typeText(browser, justification(110).slice(40));
+    // The refused submit moved focus to the message; the rater clicks back into the text.
+    await (await browser.$('#text-underspecified_notes')).addValue(justification(110).slice(40));
 
     // 2.1 and 2.2.
     await browser.keys(['Tab']);
@@ -39,7 +40,9 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
     await typeText(browser, justification(60));
     await browser.keys(['Tab']);
     await browser.keys(['0']);
-    await browser.keys(['Tab', 'Tab']);
+    // One key per call: WebKitWebDriver merges a repeated key inside one action sequence.
+    await browser.keys(['Tab']);
+    await browser.keys(['Tab']);
     await browser.keys(['4']);
     await until(browser, async () => (await textOf(browser, '[data-testid="saved-at"]')).startsWith('Draft saved at'), 'the draft was not autosaved');
     await shot(browser, 'rater-form-filled');
