@@ -13,6 +13,8 @@ pub mod ensemble;
 pub mod evidence;
 pub mod export;
 pub mod import;
+pub mod markdown;
 pub mod ops;
+pub mod patch;
 pub mod questionnaire;
 pub mod store;

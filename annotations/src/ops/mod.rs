@@ -23,6 +23,8 @@ use crate::import::{self, Format, ImportError};
 use crate::questionnaire::{Questionnaire, QuestionnaireError, Stage, Violation};
 use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, Store, StoreError};
 
+mod case_view;
+pub use case_view::{CaseView, PatchDisplay, TestLink, case_view};
 mod evidence;
 pub use evidence::*;
 mod panel;

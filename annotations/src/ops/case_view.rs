@@ -1,0 +1,121 @@
+//! The task as the desktop app shows it: issue text rendered and sanitized
+//! ([`crate::markdown`]), patches parsed for the diff view and tests linked to their hunks
+//! ([`crate::patch`]).
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{Project, Result, show_case};
+
+/// A test id with where the test patch defines or changes it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct TestLink {
+    /// The id as listed in FAIL_TO_PASS or PASS_TO_PASS.
+    pub id: String,
+    /// Its file and hunk in the parsed test patch, when the patch shows it.
+    pub location: Option<crate::patch::TestLocation>,
+}
+
+/// A patch parsed for the diff view, or why it could not be parsed (then the raw text).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct PatchDisplay {
+    /// The parsed patch (empty when parsing failed).
+    pub view: crate::patch::PatchView,
+    /// The parse error, a sentence naming the line.
+    pub error: Option<String>,
+    /// The patch text, shown as is when parsing failed.
+    pub raw: Option<String>,
+}
+
+/// One case ready for the desktop app: issue text rendered and sanitized, patches parsed,
+/// tests linked to their hunks. Holds no answers of any rater.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct CaseView {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The current revision.
+    #[ts(type = "number")]
+    pub revision: i64,
+    /// The issue's first line.
+    pub title: String,
+    /// The PR's address, when it can be derived.
+    pub pr_url: Option<String>,
+    /// The issue text as sanitized HTML.
+    pub problem_html: String,
+    /// The hints as sanitized HTML, when there are any.
+    pub hints_html: Option<String>,
+    /// SWE-bench Pro's requirements as sanitized HTML.
+    pub requirements_html: Option<String>,
+    /// SWE-bench Pro's interface as sanitized HTML.
+    pub interface_html: Option<String>,
+    /// The gold patch.
+    pub gold_patch: PatchDisplay,
+    /// The test patch.
+    pub test_patch: PatchDisplay,
+    /// FAIL_TO_PASS, linked to the test patch.
+    pub fail_to_pass: Vec<TestLink>,
+    /// PASS_TO_PASS, linked to the test patch.
+    pub pass_to_pass: Vec<TestLink>,
+}
+
+fn display_patch(text: &str) -> PatchDisplay {
+    match crate::patch::parse_patch(text) {
+        Ok(view) => PatchDisplay {
+            view,
+            error: None,
+            raw: None,
+        },
+        Err(err) => PatchDisplay {
+            view: crate::patch::PatchView {
+                files: Vec::new(),
+                added: 0,
+                removed: 0,
+            },
+            error: Some(err.to_string()),
+            raw: Some(text.to_string()),
+        },
+    }
+}
+
+/// One case prepared for reading in the app (see [`CaseView`]).
+pub fn case_view(project: &Project, instance_id: &str) -> Result<CaseView> {
+    let detail = show_case(project, instance_id)?;
+    let gold_patch = display_patch(&detail.gold_patch);
+    let test_patch = display_patch(&detail.test_patch);
+    let link = |ids: &[String]| -> Vec<TestLink> {
+        ids.iter()
+            .map(|id| TestLink {
+                id: id.clone(),
+                location: crate::patch::locate_test(&test_patch.view, id),
+            })
+            .collect()
+    };
+    let render =
+        |text: &str| (!text.trim().is_empty()).then(|| crate::markdown::render_markdown(text));
+    Ok(CaseView {
+        fail_to_pass: link(&detail.fail_to_pass),
+        pass_to_pass: link(&detail.pass_to_pass),
+        problem_html: crate::markdown::render_markdown(&detail.problem_statement),
+        hints_html: render(&detail.hints_text),
+        requirements_html: detail.requirements.as_deref().and_then(render),
+        interface_html: detail.interface.as_deref().and_then(render),
+        instance_id: detail.instance_id,
+        repo: detail.repo,
+        base_commit: detail.base_commit,
+        revision: detail.revision,
+        title: detail.title,
+        pr_url: detail.pr_url,
+        gold_patch,
+        test_patch,
+    })
+}

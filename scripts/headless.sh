@@ -1,0 +1,39 @@
+# Sourced by e2e.sh and bench/desktop.sh: builds the app with the front end embedded and starts
+# Xvfb and tauri-driver on free-looking display and port numbers, with a fresh temporary
+# XDG_DATA_HOME so the app starts on a new demo project. Stops what it started on exit.
+# Sets: app, work, driver_pid, port, XDG_DATA_HOME, DISPLAY.
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+(cd "$root/ui" && npm run --silent build)
+cargo build --manifest-path "$root/Cargo.toml" -p verity-desktop --features tauri/custom-protocol
+app="$root/target/debug/verity-desktop"
+
+work="$(mktemp -d)"
+export XDG_DATA_HOME="$work/data"
+mkdir -p "$XDG_DATA_HOME"
+display_num=$(( 90 + RANDOM % 400 ))
+port=$(( 4400 + RANDOM % 400 ))
+xvfb_pid=""
+driver_pid=""
+stop_headless() {
+  if [ -n "$driver_pid" ]; then kill "$driver_pid" 2>/dev/null || true; fi
+  if [ -n "$xvfb_pid" ]; then kill "$xvfb_pid" 2>/dev/null || true; fi
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap stop_headless EXIT
+
+Xvfb ":$display_num" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+xvfb_pid=$!
+export DISPLAY=":$display_num"
+for _ in $(seq 50); do
+  [ -e "/tmp/.X11-unix/X$display_num" ] && break
+  sleep 0.1
+done
+
+tauri-driver --port "$port" >"$work/driver.log" 2>&1 &
+driver_pid=$!
+for _ in $(seq 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  sleep 0.1
+done

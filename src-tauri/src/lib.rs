@@ -1,0 +1,70 @@
+//! Verity's desktop shell: Tauri commands over `annotations::ops`, the app's state, logging.
+//!
+//! Commands hold no logic of their own: they unpack state, call one library function and map
+//! its error to `{code, message}` (see [`error::CommandError`]).
+
+pub mod commands;
+pub mod error;
+pub mod state;
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Mutex;
+
+use tauri::Manager;
+
+/// Starts the app.
+pub fn run() {
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .setup(|app| {
+            let data_dir = app.path().app_data_dir()?;
+            std::fs::create_dir_all(&data_dir)?;
+            start_logging(&data_dir)?;
+            tracing::info!(data_dir = %data_dir.display(), "Verity started");
+            app.manage(state::AppState::new(data_dir));
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::open_demo_project,
+            commands::open_project,
+            commands::list_raters,
+            commands::add_rater,
+            commands::rater_queue,
+            commands::list_cases,
+            commands::case_view,
+            commands::project_questionnaire,
+            commands::current_answer,
+            commands::save_draft,
+            commands::submit_answer,
+            commands::revise_answer,
+            commands::record_time,
+            commands::import_paths,
+            commands::cancel_import,
+            commands::export_jsonl,
+            commands::open_external,
+        ])
+        .run(tauri::generate_context!());
+    if let Err(err) = result {
+        eprintln!("Verity could not start: {err}");
+        std::process::exit(1);
+    }
+}
+
+/// Logs to `verity.log` in the app's data folder, so a bug report can attach it.
+fn start_logging(data_dir: &Path) -> std::io::Result<()> {
+    let file = File::options()
+        .create(true)
+        .append(true)
+        .open(data_dir.join("verity.log"))?;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("VERITY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second init (tests, a reused process) keeps the first subscriber; that is fine.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(Mutex::new(file))
+        .try_init();
+    Ok(())
+}

@@ -1,0 +1,130 @@
+// Measures the desktop app for bench/desktop.sh (not a test: no assertions on time).
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { find, openDemoAs, startApp, textOf, until } from './harness.mjs';
+
+const dir = process.env.VERITY_BENCH_DIR;
+
+async function invoke(browser, cmd, args) {
+  const r = await browser.executeAsync((cmd, args, done) => {
+    const internals = window.__TAURI_INTERNALS__;
+    if (cmd === 'import_paths') args = { ...args, onProgress: `__CHANNEL__:${internals.transformCallback(() => {})}` };
+    internals.invoke(cmd, args).then((v) => done({ ok: v }), (e) => done({ err: e }));
+  }, cmd, args);
+  if (r.err) throw new Error(`${cmd}: ${JSON.stringify(r.err)}`);
+  return r.ok;
+}
+
+function descendants(pid) {
+  let out = [];
+  try {
+    const kids = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    for (const k of kids) out = out.concat([k], descendants(k));
+  } catch { /* no children */ }
+  return out;
+}
+
+function rssMb(pids) {
+  let kb = 0;
+  for (const p of pids) {
+    try {
+      const status = execFileSync('cat', [`/proc/${p}/status`], { encoding: 'utf8' });
+      const m = status.match(/VmRSS:\s+(\d+) kB/);
+      if (m) kb += Number(m[1]);
+    } catch { /* gone */ }
+  }
+  return kb / 1024;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows = [];
+
+// 1. Start to interactive queue (median of 3 cold starts of the app; the demo project exists
+//    after the first).
+const starts = [];
+const toButton = [];
+for (let i = 0; i < 3; i++) {
+  const t0 = performance.now();
+  const browser = await startApp();
+  await find(browser, '[data-testid="open-demo"]', 60_000);
+  toButton.push(performance.now() - t0);
+  await openDemoAs(browser, 'Amara Nwosu');
+  await find(browser, '[data-testid="queue-item"]');
+  starts.push(performance.now() - t0);
+  await browser.deleteSession();
+}
+rows.push(['app start to start screen (ms, median of 3)', median(toButton), null]);
+rows.push(['app start to interactive queue (ms, median of 3)', median(starts), 2000]);
+
+const browser = await startApp();
+try {
+  await openDemoAs(browser, 'Amara Nwosu');
+  // 2. A task with 5,000 patch lines.
+  await invoke(browser, 'import_paths', { paths: [path.join(dir, 'big.jsonl')] });
+  await invoke(browser, 'save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: {}, caseRevision: null, reason: null } });
+  const opens = [];
+  const diffs = [];
+  for (let i = 0; i < 5; i++) {
+    await browser.refresh();
+    await openDemoAs(browser, 'Amara Nwosu');
+    const ms = await browser.executeAsync((done) => {
+      const item = [...document.querySelectorAll('[data-testid="queue-item"]')].find((b) => b.textContent.includes('bench__big-0'));
+      const t0 = performance.now();
+      item.click();
+      const poll = () => {
+        if (document.querySelector('[data-testid="task-id"]')?.textContent === 'bench__big-0' && document.querySelector('[data-testid="issue"]')) {
+          const opened = performance.now() - t0;
+          const tab = [...document.querySelectorAll('[role="tab"]')].find((b) => b.textContent.startsWith('Gold patch'));
+          const t1 = performance.now();
+          tab.click();
+          const poll2 = () => {
+            if (document.querySelectorAll('[data-testid="diff"] tr.line').length > 0) done([opened, performance.now() - t1]);
+            else requestAnimationFrame(poll2);
+          };
+          poll2();
+        } else requestAnimationFrame(poll);
+      };
+      poll();
+    });
+    opens.push(ms[0]);
+    diffs.push(ms[1]);
+  }
+  rows.push(['open task with 5,000 patch lines (ms, median of 5)', median(opens), 300]);
+  rows.push(['then show its gold patch diff (ms, median of 5)', median(diffs), null]);
+
+  // 3. Keystroke to saved: the save_draft round trip the autosave makes, from the page.
+  const trips = await browser.executeAsync((done) => {
+    const internals = window.__TAURI_INTERNALS__;
+    const out = [];
+    const text = 'x'.repeat(120);
+    const step = (i) => {
+      if (i >= 40) return done(out);
+      const t0 = performance.now();
+      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', case: 'demo__tinylib-1', values: { underspecified_notes: text.slice(0, 20 + i) }, caseRevision: null, reason: null } })
+        .then(() => { out.push(performance.now() - t0); step(i + 1); }, (e) => done({ err: e }));
+    };
+    step(0);
+  });
+  if (!Array.isArray(trips)) throw new Error(JSON.stringify(trips));
+  rows.push(['keystroke-to-saved round trip (ms, median of 40)', median(trips), 50]);
+
+  // 4. Memory with 2,000 tasks: import them, reopen the queue, sum the RSS of
+  //    the app and its WebKit processes.
+  await invoke(browser, 'import_paths', { paths: [path.join(dir, 'many.jsonl')] });
+  await browser.refresh();
+  await openDemoAs(browser, 'Amara Nwosu');
+  const cases = await invoke(browser, 'list_cases', {});
+  const driver = Number(process.env.VERITY_DRIVER_PID);
+  const pids = descendants(driver).filter((p) => {
+    try { return !execFileSync('cat', [`/proc/${p}/comm`], { encoding: 'utf8' }).startsWith('WebKitWebDriver'); } catch { return false; }
+  });
+  rows.push([`memory with ${cases.length} tasks, RSS of app + WebKit (MB)`, rssMb(pids), 400]);
+} finally {
+  await browser.deleteSession();
+}
+
+console.log('\n| measure | measured | target | ratio (measured / target) |');
+console.log('|---|---:|---:|---:|');
+for (const [name, value, target] of rows) {
+  console.log(`| ${name} | ${value.toFixed(1)} | ${target ?? '–'} | ${target ? (value / target).toFixed(2) : '–'} |`);
+}

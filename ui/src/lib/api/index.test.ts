@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
+import { api, ApiError } from './index';
+
+describe('api', () => {
+  afterEach(() => clearMocks());
+
+  it('calls the command named after the ops function with its arguments', async () => {
+    const calls: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      return [{ instanceId: 'a__b-1', repo: 'a/b', title: 't', status: 'to_do', activeMs: 0 }];
+    });
+    const q = await api.raterQueue('ana');
+    expect(q[0].instanceId).toBe('a__b-1');
+    expect(calls).toEqual([['rater_queue', { rater: 'ana' }]]);
+  });
+
+  it('turns a {code, message} rejection into an ApiError', async () => {
+    mockIPC(() => {
+      throw { code: 'invalid_answer', message: 'Question 1.2 (underspecified_notes) needs at least 100 characters; it has 40.' };
+    });
+    const err = await api.submitAnswer({ rater: 'ana', case: 'x', values: {}, caseRevision: null, reason: null }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('invalid_answer');
+    expect(err.message).toContain('needs at least 100 characters');
+  });
+
+  it('never surfaces "undefined" for a rejection without a message', async () => {
+    mockIPC(() => {
+      throw undefined;
+    });
+    const err = await api.listRaters().catch((e) => e);
+    expect(err.message).not.toContain('undefined');
+    expect(err.code).toBe('error');
+  });
+});

@@ -1,0 +1,73 @@
+// The only module that talks to Tauri. Every command is called by the name of the `ops`
+// function it wraps; a rejection becomes an `ApiError` with the `{code, message}` the Rust side
+// sent, so views show a sentence, never a stack trace or "undefined".
+import { Channel, invoke } from '@tauri-apps/api/core';
+import type {
+  AnswerRequest,
+  AnswerView,
+  CaseListItem,
+  CaseView,
+  ImportProgress,
+  ImportReport,
+  ProjectInfo,
+  Questionnaire,
+  QueueItem,
+  RaterSummary,
+} from './types';
+
+export * from './types';
+
+export class ApiError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'ApiError';
+  }
+}
+
+export function toApiError(raw: unknown): ApiError {
+  if (raw instanceof ApiError) return raw;
+  if (raw && typeof raw === 'object') {
+    const { code, message } = raw as { code?: unknown; message?: unknown };
+    if (typeof message === 'string' && message.length > 0) {
+      return new ApiError(typeof code === 'string' ? code : 'error', message);
+    }
+  }
+  if (typeof raw === 'string' && raw.length > 0) return new ApiError('error', raw);
+  if (raw instanceof Error && raw.message) return new ApiError('error', raw.message);
+  return new ApiError('error', 'Verity failed without saying why; the log file in its data folder has details.');
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (raw) {
+    throw toApiError(raw);
+  }
+}
+
+export const api = {
+  openDemoProject: () => call<ProjectInfo>('open_demo_project'),
+  openProject: (path: string) => call<ProjectInfo>('open_project', { path }),
+  listRaters: () => call<RaterSummary[]>('list_raters'),
+  addRater: (name: string) => call<RaterSummary>('add_rater', { name }),
+  raterQueue: (rater: string) => call<QueueItem[]>('rater_queue', { rater }),
+  listCases: () => call<CaseListItem[]>('list_cases'),
+  caseView: (instanceId: string) => call<CaseView>('case_view', { instanceId }),
+  projectQuestionnaire: () => call<Questionnaire>('project_questionnaire'),
+  currentAnswer: (rater: string, instanceId: string) => call<AnswerView>('current_answer', { rater, case: instanceId }),
+  saveDraft: (req: AnswerRequest) => call<AnswerView>('save_draft', { req }),
+  submitAnswer: (req: AnswerRequest) => call<AnswerView>('submit_answer', { req }),
+  reviseAnswer: (req: AnswerRequest) => call<AnswerView>('revise_answer', { req }),
+  recordTime: (rater: string, instanceId: string, activeMs: number) =>
+    call<void>('record_time', { rater, case: instanceId, activeMs }),
+  importPaths: (paths: string[], onProgress: (p: ImportProgress) => void) => {
+    const channel = new Channel<ImportProgress>();
+    channel.onmessage = onProgress;
+    return call<ImportReport>('import_paths', { paths, onProgress: channel });
+  },
+  cancelImport: () => call<void>('cancel_import'),
+  exportJsonl: (outPath: string) => call<number>('export_jsonl', { outPath }),
+  openExternal: (url: string) => call<void>('open_external', { url }),
+};
