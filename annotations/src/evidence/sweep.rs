@@ -91,6 +91,11 @@ pub(crate) fn line_at(bytes: &[u8], at: usize) -> String {
     let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p);
     let line = String::from_utf8_lossy(&bytes[start..end]);
     let line = line.strip_suffix('\r').unwrap_or(&line);
+    // A line of at most that many bytes has at most that many characters: copy it whole
+    // instead of counting characters, which was a tenth of a cold sweep's instructions.
+    if line.len() <= HIT_TEXT_CHARS {
+        return line.to_string();
+    }
     line.chars().take(HIT_TEXT_CHARS).collect()
 }
 
@@ -351,5 +356,15 @@ mod tests {
             slots.iter().all(|s| *s == u32::MAX),
             "scratch slots are reset"
         );
+    }
+
+    #[test]
+    fn hit_text_is_cut_to_its_character_limit() {
+        let short = "é".repeat(HIT_TEXT_CHARS / 2);
+        assert_eq!(line_at(format!("a\n{short}\r\nb").as_bytes(), 3), short);
+        let long = "é".repeat(HIT_TEXT_CHARS + 7);
+        let cut = line_at(long.as_bytes(), 0);
+        assert_eq!(cut.chars().count(), HIT_TEXT_CHARS);
+        assert!(long.starts_with(&cut));
     }
 }
