@@ -400,14 +400,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Import { paths, json } => {
             let mut p = open(project)?;
             let cancel = AtomicBool::new(false);
-            let bar = std::io::stderr().is_terminal().then(|| {
-                let bar = indicatif::ProgressBar::new(paths.len() as u64);
-                bar.set_style(
-                    indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} paths, {msg}")
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                );
-                bar
-            });
+            let bar = progress_bar(paths.len() as u64, "{bar:30} {pos}/{len} paths, {msg}");
             let mut progress = |step: &ops::ImportProgress| {
                 if let Some(bar) = &bar {
                     bar.set_position(step.paths_done as u64);
@@ -658,14 +651,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut p = open(project)?;
             let engine = Engine::builder().cache_bytes(cache_mb << 20).build();
             if all {
-                let bar = std::io::stderr().is_terminal().then(|| {
-                    let bar = indicatif::ProgressBar::new(0);
-                    bar.set_style(
-                        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} cases {msg}")
-                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                    );
-                    bar
-                });
+                let bar = progress_bar(0, "{bar:30} {pos}/{len} cases {msg}");
                 let mut progress = |step: &ops::EvidenceProgress| {
                     if let Some(bar) = &bar {
                         bar.set_length(step.total as u64);
@@ -909,6 +895,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A progress bar on stderr, only when stderr is a terminal (never in pipes or logs).
+fn progress_bar(len: u64, template: &str) -> Option<indicatif::ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(len);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    })
 }
 
 fn status_word(status: ops::AnswerStatus) -> &'static str {
