@@ -13,7 +13,8 @@ use super::repository::RepoAccess;
 use super::{CaseContext, Engine, EvidenceError};
 
 /// A search typed by a rater.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GrepQuery {
     /// The text or regular expression (Rust `regex` syntax) to find.
     pub pattern: String,
@@ -43,7 +44,8 @@ impl Default for GrepQuery {
 }
 
 /// A matching or context line.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GrepLine {
     /// 1-based line number.
     pub line: usize,
@@ -54,7 +56,8 @@ pub struct GrepLine {
 }
 
 /// The hits in one file; a gap in line numbers marks a break between context groups.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GrepFile {
     /// Path at the commit.
     pub path: String,
@@ -65,7 +68,8 @@ pub struct GrepFile {
 }
 
 /// The result of a search.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GrepReport {
     /// The query.
     pub query: GrepQuery,
@@ -84,7 +88,8 @@ pub struct GrepReport {
 }
 
 /// One file at a commit, as text.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ShownFile {
     /// Path at the commit.
     pub path: String,

@@ -26,9 +26,20 @@
 
 /// What a path of the base commit is, for evidence purposes.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    ts_rs::TS,
 )]
 #[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub enum PathClass {
     /// Live code: what a solver would model a change on.
     Live,

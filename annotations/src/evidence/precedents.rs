@@ -24,7 +24,8 @@ pub struct Snippet {
 }
 
 /// A live place holding a snippet.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct PrecedentLocation {
     /// Path at the base commit.
     pub path: String,

@@ -12,8 +12,11 @@ use super::terms::{TermKind, TermOrigin, extract_terms};
 use super::{CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceRequest};
 
 /// Where a term stands; see [`classify_term`](super::classify_term) for the precedence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
 #[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub enum TermClass {
     /// The prose names it.
     Stated,
@@ -38,7 +41,8 @@ impl TermClass {
 }
 
 /// One matching line in the repository.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Hit {
     /// Path at the base commit.
     pub path: String,
@@ -51,7 +55,8 @@ pub struct Hit {
 }
 
 /// Everything found about one term.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct TermEvidence {
     /// The term's text.
     pub term: String,
@@ -80,8 +85,9 @@ pub struct TermEvidence {
 }
 
 /// Kind of one step of a word-level diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub enum ChangeOp {
     /// Words both strings share.
     Equal,
@@ -92,7 +98,8 @@ pub enum ChangeOp {
 }
 
 /// One step of a word-level diff from a codebase string to a tested string.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct WordChange {
     /// Equal, delete or insert.
     pub op: ChangeOp,
@@ -101,7 +108,8 @@ pub struct WordChange {
 }
 
 /// A live string literal close to an airtight candidate.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct NearString {
     /// The literal's text as written in the source.
     pub text: String,
@@ -122,7 +130,8 @@ pub struct NearString {
 }
 
 /// An asserted string literal that neither the prose nor live code has.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AirtightCandidate {
     /// The literal.
     pub term: String,
@@ -137,7 +146,8 @@ pub struct AirtightCandidate {
 }
 
 /// A code snippet checked at the base commit.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct PrecedentFinding {
     /// The snippet, verbatim.
     pub snippet: String,
@@ -156,7 +166,10 @@ pub struct PrecedentFinding {
 }
 
 /// The counts a rater reads first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Summary {
     /// Terms extracted from the test patch.
     pub terms: usize,
@@ -177,7 +190,8 @@ pub struct Summary {
 }
 
 /// One task's evidence at its base commit.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceReport {
     /// [`ENGINE_VERSION`] of the engine that computed it.
     pub engine_version: String,

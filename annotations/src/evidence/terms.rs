@@ -18,8 +18,11 @@
 use std::collections::HashMap;
 
 /// What kind of token a term is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
 #[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub enum TermKind {
     /// A string literal's content.
     String,
@@ -30,7 +33,8 @@ pub enum TermKind {
 }
 
 /// Where a term was first seen in the test patch.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct TermOrigin {
     /// The file the patch adds the line to.
     pub file: String,

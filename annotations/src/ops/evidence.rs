@@ -21,8 +21,9 @@ impl From<EvidenceError> for Error {
 }
 
 /// A registered clone and how many of the project's base commits it holds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct RepositoryStatus {
     /// `owner/name`.
     pub name: String,
@@ -90,8 +91,9 @@ pub fn list_repositories(project: &Project) -> Result<Vec<RepositoryStatus>> {
 }
 
 /// A case's evidence and whether it came from the project's cache.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceView {
     /// The report.
     pub report: EvidenceReport,
@@ -206,8 +208,9 @@ pub fn case_evidence(
 }
 
 /// How far `evidence --all` has got.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceProgress {
     /// Cases done (computed, cached or skipped).
     pub done: usize,
@@ -218,7 +221,8 @@ pub struct EvidenceProgress {
 }
 
 /// A case `evidence --all` could not do, and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct SkippedCase {
     /// The case.
     pub case: String,
@@ -227,7 +231,8 @@ pub struct SkippedCase {
 }
 
 /// What `evidence --all` did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceAllReport {
     /// Reports computed now.
     pub computed: usize,

@@ -3,16 +3,33 @@
 // sent, so views show a sentence, never a stack trace or "undefined".
 import { Channel, invoke } from '@tauri-apps/api/core';
 import type {
+  AdjudicationRequest,
+  AdjudicationView,
+  AgreementRequest,
   AnswerRequest,
+  AssignReport,
   AnswerView,
   CaseListItem,
   CaseView,
+  Disagreement,
+  EnsembleReport,
+  EvidenceAllReport,
+  EvidenceProgress,
+  EvidenceView,
+  ExportFormat,
+  ExportOptions,
+  GrepQuery,
+  GrepReport,
   ImportProgress,
   ImportReport,
+  ProjectAgreement,
   ProjectInfo,
   Questionnaire,
   QueueItem,
   RaterSummary,
+  RepositoryStatus,
+  Role,
+  ShownFile,
 } from './types';
 
 export * from './types';
@@ -50,8 +67,10 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const api = {
   openDemoProject: () => call<ProjectInfo>('open_demo_project'),
   openProject: (path: string) => call<ProjectInfo>('open_project', { path }),
+  signIn: (role: Role) => call<Role>('sign_in', { role }),
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),
+  assignRaters: (perCase: number, seed: number) => call<AssignReport>('assign_raters', { perCase, seed }),
   raterQueue: (rater: string) => call<QueueItem[]>('rater_queue', { rater }),
   listCases: () => call<CaseListItem[]>('list_cases'),
   caseView: (instanceId: string) => call<CaseView>('case_view', { instanceId }),
@@ -67,7 +86,22 @@ export const api = {
     channel.onmessage = onProgress;
     return call<ImportReport>('import_paths', { paths, onProgress: channel });
   },
-  cancelImport: () => call<void>('cancel_import'),
-  exportJsonl: (outPath: string) => call<number>('export_jsonl', { outPath }),
+  cancelJob: () => call<void>('cancel_job'),
+  exportProject: (format: ExportFormat, options: ExportOptions, outPath: string) =>
+    call<number>('export_project', { format, options, outPath }),
+  projectAgreement: (req: AgreementRequest) => call<ProjectAgreement>('project_agreement', { req }),
+  ensembleLabels: (rule: string | null) => call<EnsembleReport>('ensemble_labels', { rule }),
+  listDisagreements: () => call<Disagreement[]>('list_disagreements'),
+  adjudicate: (req: AdjudicationRequest) => call<AdjudicationView>('adjudicate', { req }),
+  caseEvidence: (instanceId: string, refresh: boolean) => call<EvidenceView>('case_evidence', { instanceId, refresh }),
+  grepCase: (instanceId: string, query: GrepQuery) => call<GrepReport>('grep_case', { instanceId, query }),
+  showFile: (instanceId: string, path: string) => call<ShownFile>('show_file', { instanceId, path }),
+  listRepositories: () => call<RepositoryStatus[]>('list_repositories'),
+  addRepository: (name: string, path: string) => call<RepositoryStatus>('add_repository', { name, path }),
+  evidenceAll: (onProgress: (p: EvidenceProgress) => void) => {
+    const channel = new Channel<EvidenceProgress>();
+    channel.onmessage = onProgress;
+    return call<EvidenceAllReport>('evidence_all', { onProgress: channel });
+  },
   openExternal: (url: string) => call<void>('open_external', { url }),
 };

@@ -1,6 +1,6 @@
 // Types of the commands' requests and responses: generated from the Rust types (ts-rs) into
-// ./bindings/, re-exported here. Only the agreement views' types are written by hand: their
-// `ops` functions have not landed yet (see the note in views/CoordinatorView.svelte).
+// ./bindings/, re-exported here. Only the shell's own two types (`ProjectInfo`, `Role`) are
+// written by hand.
 export type { PatchView } from './bindings/PatchView';
 export type { FileDiff } from './bindings/FileDiff';
 export type { Hunk } from './bindings/Hunk';
@@ -29,8 +29,54 @@ export type { CaseListItem } from './bindings/CaseListItem';
 export type { AssignmentStatus } from './bindings/AssignmentStatus';
 export type { ImportProgress } from './bindings/ImportProgress';
 export type { ImportReport } from './bindings/ImportReport';
+export type { AssignReport } from './bindings/AssignReport';
+export type { AgreementRequest } from './bindings/AgreementRequest';
+export type { ProjectAgreement } from './bindings/ProjectAgreement';
+export type { QuestionAgreement } from './bindings/QuestionAgreement';
+export type { CoefficientRow } from './bindings/CoefficientRow';
+export type { PairMatrix } from './bindings/PairMatrix';
+export type { PairConfusion } from './bindings/PairConfusion';
+export type { CategoryCount } from './bindings/CategoryCount';
+export type { ReferenceAgreement } from './bindings/ReferenceAgreement';
+export type { MeasurementLevel } from './bindings/MeasurementLevel';
+export type { EnsembleReport } from './bindings/EnsembleReport';
+export type { CaseLabels } from './bindings/CaseLabels';
+export type { Label } from './bindings/Label';
+export type { Disagreement } from './bindings/Disagreement';
+export type { RaterValue } from './bindings/RaterValue';
+export type { AdjudicationRequest } from './bindings/AdjudicationRequest';
+export type { AdjudicationView } from './bindings/AdjudicationView';
+export type { ExportFormat } from './bindings/ExportFormat';
+export type { ExportOptions } from './bindings/ExportOptions';
+export type { EvidenceView } from './bindings/EvidenceView';
+export type { EvidenceReport } from './bindings/EvidenceReport';
+export type { TermEvidence } from './bindings/TermEvidence';
+export type { TermClass } from './bindings/TermClass';
+export type { TermKind } from './bindings/TermKind';
+export type { TermOrigin } from './bindings/TermOrigin';
+export type { Hit } from './bindings/Hit';
+export type { AirtightCandidate } from './bindings/AirtightCandidate';
+export type { NearString } from './bindings/NearString';
+export type { WordChange } from './bindings/WordChange';
+export type { ChangeOp } from './bindings/ChangeOp';
+export type { PrecedentFinding } from './bindings/PrecedentFinding';
+export type { PrecedentLocation } from './bindings/PrecedentLocation';
+export type { Summary } from './bindings/Summary';
+export type { PathClass } from './bindings/PathClass';
+export type { GrepQuery } from './bindings/GrepQuery';
+export type { GrepReport } from './bindings/GrepReport';
+export type { GrepFile } from './bindings/GrepFile';
+export type { GrepLine } from './bindings/GrepLine';
+export type { ShownFile } from './bindings/ShownFile';
+export type { RepositoryStatus } from './bindings/RepositoryStatus';
+export type { EvidenceProgress } from './bindings/EvidenceProgress';
+export type { EvidenceAllReport } from './bindings/EvidenceAllReport';
+export type { SkippedCase } from './bindings/SkippedCase';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** The open project, as the shell reports it (src-tauri's `ProjectInfo`). */
 export interface ProjectInfo { path: string; questionnaire: string }
+
+/** Who is using the project (src-tauri's `Role`): a rater sees only their own answers. */
+export type Role = { kind: 'rater'; name: string } | { kind: 'coordinator' };
