@@ -4,9 +4,12 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
+use annotations::evidence::{GrepQuery, GrepReport, ShownFile};
 use annotations::ops::{
-    self, AnswerRequest, AnswerView, CaseListItem, CaseView, ImportProgress, ImportReport,
-    QueueItem, RaterSummary,
+    self, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest, AnswerView,
+    AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, EvidenceAllReport,
+    EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, ImportProgress, ImportReport,
+    ProjectAgreement, QueueItem, RaterSummary, RepositoryStatus,
 };
 use annotations::questionnaire::Questionnaire;
 use serde::Serialize;
@@ -16,7 +19,7 @@ use tauri_plugin_opener::OpenerExt;
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
-use crate::state::{AppState, replace_project, with_project};
+use crate::state::{AppState, Role, replace_project, with_project};
 
 /// The open project, for the window's header.
 #[derive(Debug, Clone, Serialize)]
@@ -58,6 +61,29 @@ pub async fn open_project(app: AppHandle, path: PathBuf) -> Result<ProjectInfo, 
     .await
 }
 
+/// Signs in as a rater of the project or as the coordinator; opening a project signs out.
+#[tauri::command]
+pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
+    if let Role::Rater { name } = &role {
+        let wanted = name.clone();
+        let known = with_project(app.clone(), move |p| {
+            Ok(ops::list_raters(p)?.iter().any(|r| r.name == wanted))
+        })
+        .await?;
+        if !known {
+            return Err(CommandError::new(
+                "not_found",
+                format!("The project has no rater named {name:?}; the coordinator adds raters."),
+            ));
+        }
+    }
+    let state = app.state::<AppState>();
+    *state.role.lock().map_err(|_| {
+        CommandError::new("internal", "Verity's session state is broken; restart it.")
+    })? = Some(role.clone());
+    Ok(role)
+}
+
 /// The project's raters.
 #[tauri::command]
 pub async fn list_raters(app: AppHandle) -> Result<Vec<RaterSummary>, CommandError> {
@@ -67,8 +93,23 @@ pub async fn list_raters(app: AppHandle) -> Result<Vec<RaterSummary>, CommandErr
 /// Adds a rater.
 #[tauri::command]
 pub async fn add_rater(app: AppHandle, name: String) -> Result<RaterSummary, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
         ops::add_rater(p, &name, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Assigns `per_case` distinct raters to every case that has fewer, evenly, reproducibly.
+#[tauri::command]
+pub async fn assign_raters(
+    app: AppHandle,
+    per_case: usize,
+    seed: u64,
+) -> Result<AssignReport, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, move |p| {
+        ops::assign(p, per_case, seed, OffsetDateTime::now_utc())
     })
     .await
 }
@@ -76,12 +117,14 @@ pub async fn add_rater(app: AppHandle, name: String) -> Result<RaterSummary, Com
 /// A rater's queue.
 #[tauri::command]
 pub async fn rater_queue(app: AppHandle, rater: String) -> Result<Vec<QueueItem>, CommandError> {
+    app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| ops::rater_queue(p, &rater)).await
 }
 
 /// Every case with the status of its assignments (no answers), for the coordinator.
 #[tauri::command]
 pub async fn list_cases(app: AppHandle) -> Result<Vec<CaseListItem>, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_cases(p)).await
 }
 
@@ -104,12 +147,14 @@ pub async fn current_answer(
     rater: String,
     case: String,
 ) -> Result<AnswerView, CommandError> {
+    app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| ops::current_answer(p, &rater, &case)).await
 }
 
 /// Saves a draft.
 #[tauri::command]
 pub async fn save_draft(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
+    app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
         ops::save_draft(p, &req, OffsetDateTime::now_utc())
     })
@@ -119,6 +164,7 @@ pub async fn save_draft(app: AppHandle, req: AnswerRequest) -> Result<AnswerView
 /// Submits an answer.
 #[tauri::command]
 pub async fn submit_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
+    app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
         ops::submit_answer(p, &req, OffsetDateTime::now_utc())
     })
@@ -128,6 +174,7 @@ pub async fn submit_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerV
 /// Revises a submitted answer, with its reason.
 #[tauri::command]
 pub async fn revise_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
+    app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
         ops::revise_answer(p, &req, OffsetDateTime::now_utc())
     })
@@ -142,6 +189,7 @@ pub async fn record_time(
     case: String,
     active_ms: i64,
 ) -> Result<(), CommandError> {
+    app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| {
         ops::record_time(p, &rater, &case, active_ms, OffsetDateTime::now_utc())
     })
@@ -156,6 +204,7 @@ pub async fn import_paths(
     paths: Vec<PathBuf>,
     on_progress: Channel<ImportProgress>,
 ) -> Result<ImportReport, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
     let cancel = app.state::<AppState>().cancel.clone();
     cancel.store(false, Ordering::Relaxed);
     with_project(app, move |p| {
@@ -173,24 +222,182 @@ pub async fn import_paths(
     .await
 }
 
-/// Asks the running import to stop.
+/// Asks the running import or evidence run to stop; what it did is rolled back (an import) or
+/// kept (evidence already computed stays cached, and a new run resumes after it).
 #[tauri::command]
-pub fn cancel_import(app: AppHandle) {
+pub fn cancel_job(app: AppHandle) {
     app.state::<AppState>()
         .cancel
         .store(true, Ordering::Relaxed);
 }
 
-/// Writes every submitted answer as JSON lines to `out_path`; returns the number of lines.
+/// Writes the project in one format to `out_path`; returns the rows written. The file appears
+/// whole or not at all: it is written beside the target and renamed into place.
 #[tauri::command]
-pub async fn export_jsonl(app: AppHandle, out_path: PathBuf) -> Result<usize, CommandError> {
+pub async fn export_project(
+    app: AppHandle,
+    format: ExportFormat,
+    options: ExportOptions,
+    out_path: PathBuf,
+) -> Result<usize, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
-        let file = std::fs::File::create(&out_path).map_err(|source| ops::Error::Write {
+        let write_err = |source| ops::Error::Write {
             path: out_path.clone(),
             source,
-        })?;
+        };
+        let mut partial = out_path.clone().into_os_string();
+        partial.push(".partial");
+        let partial = PathBuf::from(partial);
+        let file = std::fs::File::create(&partial).map_err(write_err)?;
         let mut out = std::io::BufWriter::new(file);
-        ops::export_jsonl(p, &mut out, &out_path)
+        let written =
+            ops::export_project(p, format, &options, &mut out, &out_path).and_then(|rows| {
+                use std::io::Write as _;
+                out.flush().map_err(write_err)?;
+                Ok(rows)
+            });
+        drop(out);
+        match written {
+            Ok(rows) => {
+                std::fs::rename(&partial, &out_path).map_err(write_err)?;
+                Ok(rows)
+            }
+            Err(err) => {
+                // The partial file is ours and incomplete; the error says what went wrong.
+                let _ = std::fs::remove_file(&partial);
+                Err(err)
+            }
+        }
+    })
+    .await
+}
+
+/// Agreement per question over raters' first submissions.
+#[tauri::command]
+pub async fn project_agreement(
+    app: AppHandle,
+    req: AgreementRequest,
+) -> Result<ProjectAgreement, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, move |p| ops::project_agreement(p, &req)).await
+}
+
+/// Every case's labels under an ensemble rule (the questionnaire's default when `null`).
+#[tauri::command]
+pub async fn ensemble_labels(
+    app: AppHandle,
+    rule: Option<String>,
+) -> Result<EnsembleReport, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, move |p| ops::ensemble_labels(p, rule.as_deref())).await
+}
+
+/// Cases and questions where raters' answers differ, worst first.
+#[tauri::command]
+pub async fn list_disagreements(app: AppHandle) -> Result<Vec<Disagreement>, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, |p| ops::list_disagreements(p)).await
+}
+
+/// Records an adjudicator's decision.
+#[tauri::command]
+pub async fn adjudicate(
+    app: AppHandle,
+    req: AdjudicationRequest,
+) -> Result<AdjudicationView, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, move |p| {
+        ops::adjudicate(p, &req, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// A case's evidence from its repository at the base commit (cached per revision and commit).
+#[tauri::command]
+pub async fn case_evidence(
+    app: AppHandle,
+    instance_id: String,
+    refresh: bool,
+) -> Result<EvidenceView, CommandError> {
+    let engine = app.state::<AppState>().engine.clone();
+    with_project(app, move |p| {
+        ops::case_evidence(p, &engine, &instance_id, refresh, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Every hit of a search at the case's base commit.
+#[tauri::command]
+pub async fn grep_case(
+    app: AppHandle,
+    instance_id: String,
+    query: GrepQuery,
+) -> Result<GrepReport, CommandError> {
+    let engine = app.state::<AppState>().engine.clone();
+    with_project(app, move |p| {
+        ops::grep_case(p, &engine, &instance_id, &query)
+    })
+    .await
+}
+
+/// One file at the case's base commit.
+#[tauri::command]
+pub async fn show_file(
+    app: AppHandle,
+    instance_id: String,
+    path: String,
+) -> Result<ShownFile, CommandError> {
+    let engine = app.state::<AppState>().engine.clone();
+    with_project(app, move |p| {
+        ops::show_file(p, &engine, &instance_id, &path)
+    })
+    .await
+}
+
+/// The registered clones and how many base commits each holds.
+#[tauri::command]
+pub async fn list_repositories(app: AppHandle) -> Result<Vec<RepositoryStatus>, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, |p| ops::list_repositories(p)).await
+}
+
+/// Registers a local clone for a repository (read only).
+#[tauri::command]
+pub async fn add_repository(
+    app: AppHandle,
+    name: String,
+    path: PathBuf,
+) -> Result<RepositoryStatus, CommandError> {
+    app.state::<AppState>().require_coordinator()?;
+    with_project(app, move |p| {
+        ops::add_repository(p, &name, &path, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Computes and caches evidence for every case, reporting progress on `on_progress`;
+/// `cancel_job` stops it, keeping what was computed.
+#[tauri::command]
+pub async fn evidence_all(
+    app: AppHandle,
+    on_progress: Channel<EvidenceProgress>,
+) -> Result<EvidenceAllReport, CommandError> {
+    let state = app.state::<AppState>();
+    state.require_coordinator()?;
+    let (cancel, engine) = (state.cancel.clone(), state.engine.clone());
+    cancel.store(false, Ordering::Relaxed);
+    with_project(app, move |p| {
+        ops::evidence_all(
+            p,
+            &engine,
+            OffsetDateTime::now_utc(),
+            &mut |progress| {
+                // A closed window drops the channel; the run goes on regardless.
+                let _ = on_progress.send(progress.clone());
+            },
+            &cancel,
+        )
     })
     .await
 }

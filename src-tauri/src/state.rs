@@ -1,11 +1,13 @@
-//! What the app holds between commands: the open project, the data folder, the cancel flag of
-//! the running import.
+//! What the app holds between commands: the open project, who is using it, the evidence
+//! engine, the data folder, the cancel flag of the running job.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use annotations::evidence::Engine;
 use annotations::ops::Project;
+use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
@@ -17,8 +19,27 @@ pub struct AppState {
     pub project: Mutex<Option<Project>>,
     /// The app's data folder (the demo project and the log live there).
     pub data_dir: PathBuf,
-    /// Set by `cancel_import`, read by the running import.
+    /// Set by `cancel_job`, read by the running import or evidence run.
     pub cancel: Arc<AtomicBool>,
+    /// Who is using the project: a rater (blind to other raters) or the coordinator.
+    pub role: Mutex<Option<Role>>,
+    /// The evidence engine, kept alive so its blob cache serves every task of the session.
+    pub engine: Arc<Engine>,
+}
+
+/// Who is using the open project. A rater's session can read only that rater's own answers;
+/// the commands that show raters' answers (agreement, ensemble, disagreements, exports) and
+/// the ones that change the panel (import, raters, adjudication) need the coordinator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Role {
+    /// A rater of the project, by name.
+    Rater {
+        /// The rater's name.
+        name: String,
+    },
+    /// The panel's coordinator.
+    Coordinator,
 }
 
 impl AppState {
@@ -28,8 +49,59 @@ impl AppState {
             project: Mutex::new(None),
             data_dir,
             cancel: Arc::new(AtomicBool::new(false)),
+            role: Mutex::new(None),
+            engine: Arc::new(Engine::default()),
         }
     }
+
+    /// The current role, or an error when nobody has signed in.
+    fn role(&self) -> Result<Role, CommandError> {
+        self.role
+            .lock()
+            .map_err(|_| poisoned())?
+            .clone()
+            .ok_or_else(|| {
+                CommandError::new(
+                    "no_role",
+                    "Choose who you are (a rater or the coordinator) first.",
+                )
+            })
+    }
+
+    /// Refuses unless the coordinator is signed in.
+    pub fn require_coordinator(&self) -> Result<(), CommandError> {
+        match self.role()? {
+            Role::Coordinator => Ok(()),
+            Role::Rater { name } => Err(CommandError::new(
+                "coordinator_only",
+                format!(
+                    "Only the coordinator can do this; {name} is signed in as a rater, who sees only their own answers."
+                ),
+            )),
+        }
+    }
+
+    /// Refuses unless `rater` is the rater signed in.
+    pub fn require_rater(&self, rater: &str) -> Result<(), CommandError> {
+        match self.role()? {
+            Role::Rater { name } if name == rater => Ok(()),
+            Role::Rater { name } => Err(CommandError::new(
+                "not_your_answers",
+                format!("{name} is signed in and cannot read or change the answers of {rater}."),
+            )),
+            Role::Coordinator => Err(CommandError::new(
+                "rater_only",
+                format!("The coordinator cannot answer for {rater}; sign in as that rater."),
+            )),
+        }
+    }
+}
+
+fn poisoned() -> CommandError {
+    CommandError::new(
+        "internal",
+        "An earlier command failed while holding the project; restart Verity.",
+    )
 }
 
 /// Runs `work` on the open project on a blocking thread, so SQLite and file work never runs on
@@ -41,12 +113,7 @@ where
 {
     tauri::async_runtime::spawn_blocking(move || {
         let state = app.state::<AppState>();
-        let mut guard = state.project.lock().map_err(|_| {
-            CommandError::new(
-                "internal",
-                "An earlier command failed while holding the project; restart Verity.",
-            )
-        })?;
+        let mut guard = state.project.lock().map_err(|_| poisoned())?;
         let project = guard.as_mut().ok_or_else(|| {
             CommandError::new(
                 "no_project",
@@ -74,13 +141,9 @@ where
     tauri::async_runtime::spawn_blocking(move || {
         let state = app.state::<AppState>();
         let (project, info) = work(state.inner()).map_err(CommandError::from)?;
-        let mut guard = state.project.lock().map_err(|_| {
-            CommandError::new(
-                "internal",
-                "An earlier command failed while holding the project; restart Verity.",
-            )
-        })?;
+        let mut guard = state.project.lock().map_err(|_| poisoned())?;
         *guard = Some(project);
+        *state.role.lock().map_err(|_| poisoned())? = None;
         Ok(info)
     })
     .await
