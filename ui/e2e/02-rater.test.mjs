@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { find, focus, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
-
-const justification = (n) => 'The issue names parse_duration in tinylib/units.py and the expected error. '.repeat(4).slice(0, n);
+import { answerSections2And3, focus, justification, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
 
 test('a rater fills every question with the keyboard, meets a rule, submits and moves on', async () => {
   const browser = await startApp();
@@ -28,22 +26,7 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
     // The refused submit moved focus to the message; the rater clicks back into the text.
     await (await browser.$('#text-underspecified_notes')).addValue(justification(110).slice(40));
 
-    // 2.1 and 2.2.
-    await browser.keys(['Tab']);
-    await browser.keys(['2']);
-    await browser.keys(['Tab']);
-    await typeText(browser, justification(120));
-    // 3.1 (a choice: digits pick by position), 3.2, 3.3 (yes/no: 0), 3.4 (optional), 3.5.
-    await browser.keys(['Tab']);
-    await browser.keys(['2']);
-    await browser.keys(['Tab']);
-    await typeText(browser, justification(60));
-    await browser.keys(['Tab']);
-    await browser.keys(['0']);
-    // One key per call: WebKitWebDriver merges a repeated key inside one action sequence.
-    await browser.keys(['Tab']);
-    await browser.keys(['Tab']);
-    await browser.keys(['4']);
+    await answerSections2And3(browser, { scope: 2, difficulty: 2, confidence: 4 });
     await until(browser, async () => (await textOf(browser, '[data-testid="saved-at"]')).startsWith('Draft saved at'), 'the draft was not autosaved');
     await shot(browser, 'rater-form-filled');
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { find, openDemoAs, shot, startApp, textOf, until } from './harness.mjs';
+import { find, openDemoAs, openDemoAsCoordinator, shot, signInAs, signOut, startApp, textOf, until } from './harness.mjs';
 
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hostile-tasks.jsonl');
 
@@ -21,9 +21,14 @@ async function invoke(browser, cmd, args) {
 test('issue text with scripts, handlers, javascript: links and SVG renders inert', async () => {
   const browser = await startApp();
   try {
-    await openDemoAs(browser, 'Lena Vogt');
+    // The coordinator imports; a rater's session may not.
+    await openDemoAsCoordinator(browser);
     const imported = await invoke(browser, 'import_paths', { paths: [fixture] });
     assert.equal(imported.err, undefined, JSON.stringify(imported.err));
+    await signOut(browser);
+    await signInAs(browser, 'Lena Vogt');
+    const refused = await invoke(browser, 'import_paths', { paths: [fixture] });
+    assert.equal(refused.err?.code, 'coordinator_only');
     // A draft puts the imported task in this rater's queue.
     const draft = await invoke(browser, 'save_draft', { req: { rater: 'Lena Vogt', case: 'evil__payloads-1', values: {}, caseRevision: null, reason: null } });
     assert.equal(draft.err, undefined, JSON.stringify(draft.err));

@@ -40,9 +40,61 @@ export async function until(browser, predicate, message, timeout = 15_000) {
 /** Opens the demo project and picks `rater` on the start screens. */
 export async function openDemoAs(browser, rater) {
   await (await find(browser, '[data-testid="open-demo"]')).click();
+  await signInAs(browser, rater);
+}
+
+/** On the "who is using Verity" screen, picks `rater` and waits for their first task. */
+export async function signInAs(browser, rater) {
   const button = await find(browser, `//button[@data-testid="rater"][contains(., "${rater}")]`, 60_000);
   await button.click();
   await find(browser, '[data-testid="task-id"]', 30_000);
+}
+
+/** Opens the demo project as the coordinator. */
+export async function openDemoAsCoordinator(browser) {
+  await (await find(browser, '[data-testid="open-demo"]')).click();
+  await (await find(browser, '[data-testid="coordinator"]', 60_000)).click();
+  await find(browser, '[data-testid="coord-progress"]');
+}
+
+/** Back to the "who is using Verity" screen. */
+export async function signOut(browser) {
+  await (await find(browser, '[data-testid="sign-out"]')).click();
+  await find(browser, '[data-testid="coordinator"]');
+}
+
+/** A justification of `n` characters. */
+export const justification = (n) => 'The issue names parse_duration in tinylib/units.py and the expected error. '.repeat(4).slice(0, n);
+
+/**
+ * From the focused text of question 1.2 (filled), answers 2.1 to 3.5 by keyboard: `scope` for
+ * 2.1, `difficulty` for 3.1 (by position), `confidence` for 3.5; 3.3 "no", 3.4 left empty.
+ */
+export async function answerSections2And3(browser, { scope, difficulty, confidence }) {
+  await browser.keys(['Tab']);
+  await browser.keys([String(scope)]);
+  await browser.keys(['Tab']);
+  await typeText(browser, justification(120));
+  // 3.1 (a choice: digits pick by position), 3.2, 3.3 (yes/no: 0), 3.4 (optional), 3.5.
+  await browser.keys(['Tab']);
+  await browser.keys([String(difficulty)]);
+  await browser.keys(['Tab']);
+  await typeText(browser, justification(60));
+  await browser.keys(['Tab']);
+  await browser.keys(['0']);
+  // One key per call: WebKitWebDriver merges a repeated key inside one action sequence.
+  await browser.keys(['Tab']);
+  await browser.keys(['Tab']);
+  await browser.keys([String(confidence)]);
+}
+
+/** Answers every question of the open task by keyboard. */
+export async function answerAll(browser, { specified, scope, difficulty, confidence }) {
+  await focus(browser, '#opt-underspecified-0');
+  await browser.keys([String(specified)]);
+  await browser.keys(['Tab']);
+  await typeText(browser, justification(110));
+  await answerSections2And3(browser, { scope, difficulty, confidence });
 }
 
 /** Text of an element, or '' when it is absent. */

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, waitFor } from '@testing-library/svelte';
+import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
+import EvidencePane from './EvidencePane.svelte';
+import type { EvidenceView, GrepReport, TermEvidence } from '../api/types';
+
+function term(name: string, cls: TermEvidence['class'], live: string[]): TermEvidence {
+  return {
+    term: name, kind: 'string', class: cls, origin: { file: 'tests/test_units.py', patch_line: 9, file_line: 40 }, occurrences: 1,
+    in_prose: cls === 'stated', in_gold: cls === 'gold-introduced', live_paths: live, test_paths: [], count: live.length,
+    hits: live.map((path) => ({ path, line: 3, text: `x = "${name}"`, path_class: 'live' })),
+    receipt: `git grep -F -l -I -e '${name}' abc123`,
+  };
+}
+
+const evidence: EvidenceView = {
+  cached: false,
+  computedAt: '2026-11-22T08:00:00Z',
+  report: {
+    engine_version: 'evidence-1', case_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
+    terms: [term('parse_duration', 'stated', ['tinylib/units.py']), term('only seconds are supported', 'gold-introduced', []), term('KB', 'codebase', ['tinylib/size.py'])],
+    candidates: [{
+      term: 'only seconds are supported', class: 'gold-introduced', origin: { file: 'tests/test_units.py', patch_line: 12, file_line: 44 },
+      receipt: "git grep -F -n -e 'only seconds are supported' abc123 -- ':!tests'",
+      nearest: [{
+        text: 'only minutes are supported', similarity: 0.75, paths: 2, path: 'tinylib/units.py', line: 18,
+        diff: [{ op: 'equal', text: 'only ' }, { op: 'delete', text: 'minutes' }, { op: 'insert', text: 'seconds' }, { op: 'equal', text: ' are supported' }],
+        diff_text: 'only [-minutes-]{+seconds+} are supported', receipt: "git grep -F -n -e 'only minutes are supported' abc123",
+      }],
+    }],
+    precedents: [],
+    summary: { terms: 3, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, airtight_candidates: 1, precedents_found: 0, precedents_missing: 0 },
+    binary_paths: [],
+  },
+};
+
+const grep: GrepReport = {
+  query: { pattern: 'supported', fixed_strings: true, case_insensitive: false, context_lines: 2, max_matches: 500, live_only: false },
+  commit: 'abc123', matches: 1, truncated: false, binary_files_skipped: 0, receipt: "git grep -F -n -C 2 -e supported abc123",
+  files: [{ path: 'tinylib/units.py', path_class: 'live', lines: [{ line: 17, text: 'def f():', is_match: false }, { line: 18, text: '    raise E("only minutes are supported")', is_match: true }] }],
+};
+
+describe('EvidencePane', () => {
+  afterEach(() => clearMocks());
+
+  it('leads with the summary and shows the candidate with its word diff', async () => {
+    mockIPC((cmd) => (cmd === 'case_evidence' ? evidence : null));
+    const { getByTestId, container } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
+    await waitFor(() => expect(getByTestId('evidence-summary')).toBeTruthy());
+    const lead = getByTestId('evidence-summary').textContent ?? '';
+    expect(lead).toMatch(/tests use\s*3\s*terms/);
+    expect(lead).toMatch(/1\s*appear only in the gold patch/);
+    expect(container.querySelector('.diff .delete')?.textContent).toBe('minutes');
+    expect(container.querySelector('.diff .insert')?.textContent).toBe('seconds');
+    expect(container.textContent).toContain("git grep -F -n -e 'only seconds are supported'");
+  });
+
+  it('filters terms by class and opens a term to its hits and receipt', async () => {
+    mockIPC((cmd) => (cmd === 'case_evidence' ? evidence : null));
+    const { getByTestId, getByText, container } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
+    await waitFor(() => expect(getByTestId('terms')).toBeTruthy());
+    expect(container.querySelectorAll('tr.term-row')).toHaveLength(3);
+    await fireEvent.click(getByText(/only the gold patch 1/));
+    const rows = container.querySelectorAll('tr.term-row');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].textContent).toContain('only seconds are supported');
+    await fireEvent.click(getByText(/^All 3$/));
+    await fireEvent.click(getByText('parse_duration'));
+    expect(container.querySelector('tr.detail')?.textContent).toContain("git grep -F -l -I -e 'parse_duration' abc123");
+  });
+
+  it('says why when there is no evidence', async () => {
+    mockIPC(() => {
+      throw { code: 'not_found', message: 'No clone is registered for demo/tinylib (case demo__tinylib-3).' };
+    });
+    const { getByTestId } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
+    await waitFor(() => expect(getByTestId('evidence-error').textContent).toContain('No clone is registered'));
+  });
+
+  it('searches the base commit and marks matching lines', async () => {
+    const calls: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      return cmd === 'case_evidence' ? evidence : grep;
+    });
+    const { getByTestId, container } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
+    await waitFor(() => expect(getByTestId('terms')).toBeTruthy());
+    await fireEvent.input(getByTestId('grep-pattern'), { target: { value: 'supported' } });
+    await fireEvent.submit(getByTestId('grep-pattern').closest('form')!);
+    await waitFor(() => expect(getByTestId('grep-summary').textContent).toContain('1 matching line in 1 file'));
+    expect(calls.at(-1)).toEqual(['grep_case', { instanceId: 'demo__tinylib-3', query: grep.query }]);
+    expect(container.querySelector('.lines .match')?.textContent).toContain('only minutes are supported');
+  });
+});
