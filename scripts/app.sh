@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds the front end and the debug app with the front end embedded, then starts it. The app
-# offers the demo project on first start. Under a display-less shell it runs in Xvfb.
+# Builds the front end and the app with the front end embedded (a debug build, which shares its
+# artifacts with the tests; the crates doing heavy work are optimised even there), then starts it on the
+# project it had open last, or the embedded demo project on its first start. Under a shell
+# without a display it runs in Xvfb.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 (cd "$root/ui" && npm run --silent build)
-cargo build --manifest-path "$root/Cargo.toml" -p verity-desktop --features tauri/custom-protocol
+cargo build --manifest-path "$root/Cargo.toml" --locked -p verity-desktop
 app="$root/target/debug/verity-desktop"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  echo "app: no display; running in Xvfb (1280x800). Screenshot: DISPLAY=... import -window root shot.png"
   exec xvfb-run -a -s "-screen 0 1280x800x24" "$app" "$@"
 fi
 exec "$app" "$@"

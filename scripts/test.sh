@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The README's second command: sets up what is needed and runs every test and check.
+# The README's second command: sets up what is needed and runs every test and check: the front
+# end's type check, unit tests and build; Rust format, lints and tests; the committed TypeScript
+# bindings; the end-to-end tests against the real app under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup-core.sh
+bash scripts/setup-desktop.sh
+
+echo "== front end: types, unit tests, build"
+(cd ui && npm run --silent check && npm test --silent && npm run --silent build)
 
 echo "== format and lints"
 cargo fmt --all -- --check
@@ -13,7 +19,11 @@ echo "== Rust tests"
 cargo test --workspace --locked
 
 echo "== generated TypeScript bindings are committed"
-if ! git diff --exit-code --stat -- ui/src/lib/api/bindings; then
+if ! git diff --exit-code --stat -- ui/src/lib/api/bindings ||
+  [ -n "$(git ls-files --others --exclude-standard -- ui/src/lib/api/bindings)" ]; then
   echo "test: the TypeScript bindings changed when regenerated; commit ui/src/lib/api/bindings" >&2
   exit 1
 fi
+
+echo "== end-to-end tests against the real app"
+bash scripts/e2e.sh

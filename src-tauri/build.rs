@@ -14,6 +14,7 @@ fn verity_commands() -> &'static [&'static str] {
     &[
         "open_demo_project",
         "open_project",
+        "open_startup_project",
         "sign_in",
         "list_raters",
         "add_rater",

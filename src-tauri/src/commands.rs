@@ -44,6 +44,7 @@ pub async fn open_demo_project(app: AppHandle) -> Result<ProjectInfo, CommandErr
     replace_project(app, |state: &AppState| {
         let project =
             ops::open_demo_project(&state.data_dir.join("demo"), OffsetDateTime::now_utc())?;
+        state.remember_project(project.path());
         let shown = info(&project);
         Ok((project, shown))
     })
@@ -53,12 +54,24 @@ pub async fn open_demo_project(app: AppHandle) -> Result<ProjectInfo, CommandErr
 /// Opens a project file.
 #[tauri::command]
 pub async fn open_project(app: AppHandle, path: PathBuf) -> Result<ProjectInfo, CommandError> {
-    replace_project(app, move |_| {
+    replace_project(app, move |state| {
         let project = ops::open_project(&path)?;
+        state.remember_project(project.path());
         let shown = info(&project);
         Ok((project, shown))
     })
     .await
+}
+
+/// The project to show at start: the one open when Verity last closed, or the demo project on
+/// the first start.
+#[tauri::command]
+pub async fn open_startup_project(app: AppHandle) -> Result<ProjectInfo, CommandError> {
+    let last = app.state::<AppState>().last_project();
+    match last {
+        Some(path) => open_project(app, path).await,
+        None => open_demo_project(app).await,
+    }
 }
 
 /// Signs in as a rater of the project or as the coordinator; opening a project signs out.

@@ -29,6 +29,7 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::open_demo_project,
             commands::open_project,
+            commands::open_startup_project,
             commands::sign_in,
             commands::list_raters,
             commands::add_rater,

@@ -1,7 +1,7 @@
 //! What the app holds between commands: the open project, who is using it, the evidence
 //! engine, the data folder, the cancel flag of the running job.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
+
+/// The file in the data folder naming the last project opened.
+const LAST_PROJECT: &str = "last-project";
 
 /// The app's state, managed by Tauri.
 pub struct AppState {
@@ -52,6 +55,25 @@ impl AppState {
             role: Mutex::new(None),
             engine: Arc::new(Engine::default()),
         }
+    }
+
+    /// Remembers the project just opened, so the next start reopens it.
+    pub fn remember_project(&self, path: &Path) {
+        // Forgetting is harmless (the next start opens the demo project); a log line says why.
+        if let Err(err) = std::fs::write(
+            self.data_dir.join(LAST_PROJECT),
+            path.as_os_str().as_encoded_bytes(),
+        ) {
+            tracing::warn!(error = %err, "could not remember the open project");
+        }
+    }
+
+    /// The project open when Verity last closed, if any.
+    pub fn last_project(&self) -> Option<PathBuf> {
+        let bytes = std::fs::read(self.data_dir.join(LAST_PROJECT)).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        let path = PathBuf::from(text.trim_end_matches('\n'));
+        (!path.as_os_str().is_empty()).then_some(path)
     }
 
     /// The current role, or an error when nobody has signed in.
@@ -153,4 +175,75 @@ where
             format!("A background task of Verity failed: {err}."),
         )
     })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state_as(role: Option<Role>) -> (tempfile::TempDir, AppState) {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let state = AppState::new(dir.path().to_path_buf());
+        *state.role.lock().expect("unpoisoned") = role;
+        (dir, state)
+    }
+
+    fn rater(name: &str) -> Option<Role> {
+        Some(Role::Rater { name: name.into() })
+    }
+
+    #[test]
+    fn a_rater_session_reaches_only_its_own_answers() {
+        let (_dir, state) = state_as(rater("ana"));
+        assert!(state.require_rater("ana").is_ok());
+        assert_eq!(
+            state.require_rater("bo").map_err(|e| e.code),
+            Err("not_your_answers")
+        );
+        assert_eq!(
+            state.require_coordinator().map_err(|e| e.code),
+            Err("coordinator_only")
+        );
+    }
+
+    #[test]
+    fn the_coordinator_does_not_answer_for_raters() {
+        let (_dir, state) = state_as(Some(Role::Coordinator));
+        assert!(state.require_coordinator().is_ok());
+        assert_eq!(
+            state.require_rater("ana").map_err(|e| e.code),
+            Err("rater_only")
+        );
+    }
+
+    #[test]
+    fn nobody_signed_in_reaches_nothing() {
+        let (_dir, state) = state_as(None);
+        assert_eq!(
+            state.require_coordinator().map_err(|e| e.code),
+            Err("no_role")
+        );
+        assert_eq!(
+            state.require_rater("ana").map_err(|e| e.code),
+            Err("no_role")
+        );
+    }
+
+    #[test]
+    fn the_last_project_is_remembered() {
+        let (dir, state) = state_as(None);
+        assert_eq!(state.last_project(), None);
+        let project = dir.path().join("panel one.verity");
+        state.remember_project(&project);
+        assert_eq!(state.last_project(), Some(project));
+    }
+
+    #[test]
+    fn roles_cross_ipc_tagged_by_kind() {
+        let role: Role =
+            serde_json::from_str(r#"{"kind":"rater","name":"ana"}"#).expect("a rater role");
+        assert_eq!(role, Role::Rater { name: "ana".into() });
+        let role: Role = serde_json::from_str(r#"{"kind":"coordinator"}"#).expect("a role");
+        assert_eq!(role, Role::Coordinator);
+    }
 }

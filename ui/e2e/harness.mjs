@@ -37,9 +37,8 @@ export async function until(browser, predicate, message, timeout = 15_000) {
   await browser.waitUntil(predicate, { timeout, interval: 100, timeoutMsg: message });
 }
 
-/** Opens the demo project and picks `rater` on the start screens. */
+/** The app opens the demo project on its first start (and the last project after that): picks `rater`. */
 export async function openDemoAs(browser, rater) {
-  await (await find(browser, '[data-testid="open-demo"]')).click();
   await signInAs(browser, rater);
 }
 
@@ -50,9 +49,8 @@ export async function signInAs(browser, rater) {
   await find(browser, '[data-testid="task-id"]', 30_000);
 }
 
-/** Opens the demo project as the coordinator. */
+/** Signs in to the demo project as the coordinator. */
 export async function openDemoAsCoordinator(browser) {
-  await (await find(browser, '[data-testid="open-demo"]')).click();
   await (await find(browser, '[data-testid="coordinator"]', 60_000)).click();
   await find(browser, '[data-testid="coord-progress"]');
 }

@@ -67,6 +67,7 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const api = {
   openDemoProject: () => call<ProjectInfo>('open_demo_project'),
   openProject: (path: string) => call<ProjectInfo>('open_project', { path }),
+  openStartupProject: () => call<ProjectInfo>('open_startup_project'),
   signIn: (role: Role) => call<Role>('sign_in', { role }),
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),

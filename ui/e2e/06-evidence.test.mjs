@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { find, openDemoAs, shot, startApp, textOf, until } from './harness.mjs';
+
+test('a rater reads the evidence the repository gives at the base commit, and searches it', async () => {
+  const browser = await startApp();
+  try {
+    await openDemoAs(browser, 'Lena Vogt');
+    const tab = await find(browser, '//button[@role="tab"][starts-with(., "Evidence")]');
+    await tab.click();
+    const summary = await find(browser, '[data-testid="evidence-summary"]', 60_000);
+    assert.match(await summary.getText(), /The tests use \d+ terms/);
+    assert.match(await summary.getText(), /demo\/tinylib at [0-9a-f]{12}/);
+    const terms = await browser.$$('[data-testid="terms"] tr.term-row');
+    assert.ok(terms.length > 0, 'the test patch gives terms');
+    await shot(browser, 'rater-evidence');
+
+    // Open a term: its receipt is a git grep at the base commit.
+    await terms[0].click();
+    assert.match(await textOf(browser, '[data-testid="terms"] tr.detail'), /git grep -F -l -I -e .+ [0-9a-f]{40}/);
+
+    // Search the repository for a word every Python file of the library has.
+    const box = await find(browser, '[data-testid="grep-pattern"]');
+    await box.addValue('def ');
+    await browser.keys(['Enter']);
+    await until(browser, async () => /\d+ matching lines? in \d+ files?/.test(await textOf(browser, '[data-testid="grep-summary"]')), 'the search gave no summary');
+    assert.match(await textOf(browser, '[data-testid="grep-summary"]'), /git grep/);
+  } finally {
+    await browser.deleteSession();
+  }
+});
