@@ -1,5 +1,5 @@
 // Small fixtures shaped like the Rust types (generated bindings), for component tests.
-import type { PatchView, Questionnaire } from '../api/types';
+import type { PatchView, ProjectAgreement, Questionnaire } from '../api/types';
 
 export const questionnaire: Questionnaire = {
   id: 'swe-bench-verified',
@@ -86,3 +86,71 @@ export function bigPatch(files: number, lines: number): PatchView {
     })),
   };
 }
+
+/** Agreement of three raters on the questionnaire above: a measured ordinal question, one whose
+ * coefficients are undefined, and a nominal one; the two text questions skipped. */
+export const agreement: ProjectAgreement = {
+  questionnaire: 'swe-bench-verified 1.0.0',
+  cases: 5,
+  raters: ['Amara', 'Ben', 'Chen'],
+  questions: [
+    {
+      question: 'underspecified', number: '1.1', level: 'ordinal', categories: ['0', '1', '2', '3'],
+      coefficients: [
+        { key: 'percent_agreement', name: 'percent agreement', value: 0.6667, ci95: [0.4, 0.9], reason: null },
+        { key: 'fleiss_kappa', name: "Fleiss' kappa (3 complete units)", value: 0.41234, ci95: [0.1, 0.7], reason: null },
+        { key: 'krippendorff_alpha.nominal', name: "Krippendorff's alpha, nominal", value: 0.35, ci95: [0.05, 0.62], reason: null },
+        { key: 'krippendorff_alpha.ordinal', name: "Krippendorff's alpha, ordinal", value: 0.61234, ci95: [0.3125, 0.8549], reason: null },
+        { key: 'gwet_ac1', name: "Gwet's AC1", value: null, ci95: null, reason: 'Gwet’s AC1 is undefined: chance agreement is 1.' },
+      ],
+      report: {},
+      pairMatrix: {
+        raters: ['Amara', 'Ben', 'Chen'], weights: 'linear',
+        kappa: [[null, 0.5, -0.2], [0.5, null, null], [-0.2, null, null]],
+        units: [[0, 4, 3], [4, 0, 0], [3, 0, 0]],
+      },
+      confusion: [
+        { raterA: 'Amara', raterB: 'Ben', units: 4, counts: [[1, 1, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]] },
+        { raterA: 'Amara', raterB: 'Chen', units: 3, counts: [[0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]] },
+      ],
+      distribution: [
+        { category: '0', answers: 3, labels: 1 },
+        { category: '1', answers: 5, labels: 2 },
+        { category: '2', answers: 2, labels: 1 },
+        { category: '3', answers: 1, labels: 1 },
+      ],
+      reference: [{ set: 'openai-verified', units: 4, percentAgreement: 0.75, kappa: 0.5, kappaLinear: 0.6, reasons: {} }],
+    },
+    {
+      question: 'difficulty', number: '3.1', level: 'ordinal', categories: ['<15 min fix', '15 min - 1 hour'],
+      coefficients: [
+        { key: 'percent_agreement', name: 'percent agreement', value: null, ci95: null, reason: 'No task was rated by two raters.' },
+        { key: 'krippendorff_alpha.ordinal', name: "Krippendorff's alpha, ordinal", value: null, ci95: null, reason: 'No task was rated by two raters.' },
+      ],
+      report: {},
+      pairMatrix: { raters: ['Amara', 'Ben'], weights: 'linear', kappa: [[null, null], [null, null]], units: [[0, 0], [0, 0]] },
+      confusion: [],
+      distribution: [
+        { category: '<15 min fix', answers: 1, labels: 1 },
+        { category: '15 min - 1 hour', answers: 1, labels: 1 },
+      ],
+      reference: [],
+    },
+    {
+      question: 'other_major_issues', number: '3.3', level: 'nominal', categories: ['0', '1'],
+      coefficients: [
+        { key: 'percent_agreement', name: 'percent agreement', value: 0.8, ci95: [0.6, 1], reason: null },
+        { key: 'krippendorff_alpha.nominal', name: "Krippendorff's alpha, nominal", value: -0.0833, ci95: [-0.4, 0.25], reason: null },
+      ],
+      report: {},
+      pairMatrix: { raters: ['Amara', 'Ben'], weights: 'unweighted', kappa: [[null, -0.0833], [-0.0833, null]], units: [[0, 5], [5, 0]] },
+      confusion: [{ raterA: 'Amara', raterB: 'Ben', units: 5, counts: [[4, 1], [0, 0]] }],
+      distribution: [
+        { category: '0', answers: 9, labels: 5 },
+        { category: '1', answers: 1, labels: 0 },
+      ],
+      reference: [],
+    },
+  ],
+  skipped: ['underspecified_notes', 'other_notes'],
+};

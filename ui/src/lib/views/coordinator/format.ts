@@ -1,6 +1,7 @@
-// Small helpers the coordinator's sections share: the main coefficient of a question, option
-// labels, natural order of task ids, errors as their sentence.
+// Small helpers the coordinator's sections share: the main coefficient of a question, question
+// titles and option labels, natural order of task ids, errors as their sentence.
 import { toApiError, type CoefficientRow, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
+import { blocks } from '../../text/prose';
 
 /** Krippendorff's alpha at the question's level, or the first alpha the report has. */
 export function mainCoefficient(q: QuestionAgreement): CoefficientRow | undefined {
@@ -13,6 +14,14 @@ export function mainCoefficient(q: QuestionAgreement): CoefficientRow | undefine
 /** The questionnaire's scale, choice, yes/no and text questions by id, in its order. */
 export function questionsById(questionnaire: Questionnaire | null): Map<string, Question> {
   return new Map((questionnaire?.sections ?? []).flatMap((s) => s.questions.map((q) => [q.id, q] as const)));
+}
+
+/** A question's short title: its heading, else its prompt's first paragraph as plain text. */
+export function questionTitle(question: Question | undefined, fallback: string): string {
+  if (!question) return fallback;
+  if (question.heading) return question.heading;
+  const first = blocks(question.prompt)[0];
+  return first?.kind === 'paragraph' ? first.runs.map((r) => r.text).join('') : fallback;
 }
 
 function sameValue(a: number | string, b: number | string): boolean {
