@@ -1,5 +1,5 @@
 // Small fixtures shaped like the Rust types (generated bindings), for component tests.
-import type { Disagreement, PatchView, ProjectAgreement, Questionnaire } from '../api/types';
+import type { Disagreement, EnsembleReport, PatchView, ProjectAgreement, Questionnaire } from '../api/types';
 
 export const questionnaire: Questionnaire = {
   id: 'swe-bench-verified',
@@ -173,3 +173,39 @@ export const disagreements: Disagreement[] = [
     adjudication: { case: 'django__django-11099', question: 'other_major_issues', value: 0, rationale: 'The test is sound.', by: 'coordinator', at: '2026-01-02T09:30:00Z' },
   },
 ];
+
+/** Ensemble labels of three tasks under the questionnaire's rule: one kept, one dropped by an
+ * adjudicated label, one undecided for want of a label. */
+export const ensemble: EnsembleReport = {
+  rule: 'max-severity',
+  filter: 'A task is filtered out when 1.1 is at least 2 or 3.3 is Yes.',
+  kept: 1,
+  filteredOut: 1,
+  undecided: 1,
+  cases: [
+    {
+      instanceId: 'django__django-11099', raters: ['Amara', 'Chen'], filterOut: false,
+      labels: [
+        { question: 'underspecified', value: 1, procedure: 'maximum', decidedBy: ['Chen'], rationale: null, reason: null },
+        { question: 'difficulty', value: '<15 min fix', procedure: 'majority', decidedBy: ['Amara', 'Chen'], rationale: null, reason: null },
+        { question: 'other_major_issues', value: 0, procedure: 'adjudicated', decidedBy: ['coordinator'], rationale: 'The test is sound.', reason: null },
+      ],
+    },
+    {
+      instanceId: 'astropy__astropy-12907', raters: ['Amara', 'Ben'], filterOut: true,
+      labels: [
+        { question: 'underspecified', value: 3, procedure: 'maximum', decidedBy: ['Ben'], rationale: null, reason: null },
+        { question: 'difficulty', value: '15 min - 1 hour', procedure: 'majority', decidedBy: ['Amara', 'Ben'], rationale: null, reason: null },
+        { question: 'other_major_issues', value: 0, procedure: 'majority', decidedBy: ['Amara', 'Ben'], rationale: null, reason: null },
+      ],
+    },
+    {
+      instanceId: 'astropy__astropy-7166', raters: ['Amara'], filterOut: null,
+      labels: [
+        { question: 'underspecified', value: 0, procedure: 'maximum', decidedBy: ['Amara'], rationale: null, reason: null },
+        { question: 'difficulty', value: null, procedure: null, decidedBy: [], rationale: null, reason: 'No rater answered it.' },
+        { question: 'other_major_issues', value: 0, procedure: 'majority', decidedBy: ['Amara'], rationale: null, reason: null },
+      ],
+    },
+  ],
+};
