@@ -10,6 +10,10 @@ function coefficientRow(question: HTMLElement, key: string): string[] {
   return [...tr.children].map((c) => c.textContent!.trim());
 }
 
+function reason(question: HTMLElement, key: string): string | undefined {
+  return question.querySelector(`[data-testid="coefficients"] tr[data-reason="${key}"]`)?.textContent?.trim();
+}
+
 describe('AgreementSection', () => {
   afterEach(() => clearMocks());
 
@@ -25,10 +29,12 @@ describe('AgreementSection', () => {
     const { findAllByTestId } = render(AgreementSection, { active: true, questionnaire });
     const [first, second] = await findAllByTestId('agreement-question');
     expect(first.textContent).toContain('1.1');
-    expect(coefficientRow(first, 'krippendorff_alpha.ordinal')).toEqual(["Krippendorff's alpha, ordinal", '0.612', '[0.313, 0.855]', '']);
-    expect(coefficientRow(first, 'fleiss_kappa')).toEqual(["Fleiss' kappa (3 complete units)", '0.412', '[0.100, 0.700]', '']);
-    expect(coefficientRow(first, 'gwet_ac1')).toEqual(["Gwet's AC1", 'undefined', '—', 'Gwet’s AC1 is undefined: chance agreement is 1.']);
-    expect(coefficientRow(second, 'krippendorff_alpha.ordinal')[3]).toBe('No task was rated by two raters.');
+    expect(coefficientRow(first, 'krippendorff_alpha.ordinal')).toEqual(["Krippendorff's alpha, ordinal", '0.612', '[0.313, 0.855]']);
+    expect(reason(first, 'krippendorff_alpha.ordinal')).toBeUndefined();
+    expect(coefficientRow(first, 'fleiss_kappa')).toEqual(["Fleiss' kappa (3 complete units)", '0.412', '[0.100, 0.700]']);
+    expect(coefficientRow(first, 'gwet_ac1')).toEqual(["Gwet's AC1", 'undefined', '—']);
+    expect(reason(first, 'gwet_ac1')).toBe('Gwet’s AC1 is undefined: chance agreement is 1.');
+    expect(reason(second, 'krippendorff_alpha.ordinal')).toBe('No task was rated by two raters.');
     expect(first.closest('[data-testid="agreement-dashboard"]')!.textContent).not.toContain('NaN');
   });
 
