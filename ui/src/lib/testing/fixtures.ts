@@ -1,5 +1,5 @@
 // Small fixtures shaped like the Rust types (generated bindings), for component tests.
-import type { Disagreement, EnsembleReport, PatchView, ProjectAgreement, Questionnaire } from '../api/types';
+import type { PatchView, Questionnaire } from '../api/types';
 
 export const questionnaire: Questionnaire = {
   id: 'swe-bench-verified',
@@ -86,6 +86,8 @@ export function bigPatch(files: number, lines: number): PatchView {
     })),
   };
 }
+
+import type { Disagreement, EnsembleReport, ProjectAgreement } from '../api/types';
 
 /** Agreement of three raters on the questionnaire above: a measured ordinal question, one whose
  * coefficients are undefined, and a nominal one; the two text questions skipped. */
