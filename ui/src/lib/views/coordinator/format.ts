@@ -11,7 +11,7 @@ export function mainCoefficient(q: QuestionAgreement): CoefficientRow | undefine
   );
 }
 
-/** The questionnaire's scale, choice, yes/no and text questions by id, in its order. */
+/** Every question of the questionnaire by id, in its order. */
 export function questionsById(questionnaire: Questionnaire | null): Map<string, Question> {
   return new Map((questionnaire?.sections ?? []).flatMap((s) => s.questions.map((q) => [q.id, q] as const)));
 }
@@ -24,7 +24,8 @@ export function questionTitle(question: Question | undefined, fallback: string):
   return first?.kind === 'paragraph' ? first.runs.map((r) => r.text).join('') : fallback;
 }
 
-function sameValue(a: number | string, b: number | string): boolean {
+/** Whether two answer values are the same option (`1` and `"1"` are). */
+export function sameValue(a: number | string, b: number | string): boolean {
   return typeof a === typeof b ? a === b : String(a) === String(b);
 }
 
