@@ -86,3 +86,128 @@ export function bigPatch(files: number, lines: number): PatchView {
     })),
   };
 }
+
+import type { Disagreement, EnsembleReport, ProjectAgreement } from '../api/types';
+
+/** Agreement of three raters on the questionnaire above: a measured ordinal question, one whose
+ * coefficients are undefined, and a nominal one; the two text questions skipped. */
+export const agreement: ProjectAgreement = {
+  questionnaire: 'swe-bench-verified 1.0.0',
+  cases: 5,
+  raters: ['Amara', 'Ben', 'Chen'],
+  questions: [
+    {
+      question: 'underspecified', number: '1.1', level: 'ordinal', categories: ['0', '1', '2', '3'],
+      coefficients: [
+        { key: 'percent_agreement', name: 'percent agreement', value: 0.6667, ci95: [0.4, 0.9], reason: null },
+        { key: 'fleiss_kappa', name: "Fleiss' kappa (3 complete units)", value: 0.41234, ci95: [0.1, 0.7], reason: null },
+        { key: 'krippendorff_alpha.nominal', name: "Krippendorff's alpha, nominal", value: 0.35, ci95: [0.05, 0.62], reason: null },
+        { key: 'krippendorff_alpha.ordinal', name: "Krippendorff's alpha, ordinal", value: 0.61234, ci95: [0.3125, 0.8549], reason: null },
+        { key: 'gwet_ac1', name: "Gwet's AC1", value: null, ci95: null, reason: 'Gwet’s AC1 is undefined: chance agreement is 1.' },
+      ],
+      report: {},
+      pairMatrix: {
+        raters: ['Amara', 'Ben', 'Chen'], weights: 'linear',
+        kappa: [[null, 0.5, -0.2], [0.5, null, null], [-0.2, null, null]],
+        units: [[0, 4, 3], [4, 0, 0], [3, 0, 0]],
+      },
+      confusion: [
+        { raterA: 'Amara', raterB: 'Ben', units: 4, counts: [[1, 1, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]] },
+        { raterA: 'Amara', raterB: 'Chen', units: 3, counts: [[0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]] },
+      ],
+      distribution: [
+        { category: '0', answers: 3, labels: 1 },
+        { category: '1', answers: 5, labels: 2 },
+        { category: '2', answers: 2, labels: 1 },
+        { category: '3', answers: 1, labels: 1 },
+      ],
+      reference: [{ set: 'openai-verified', units: 4, percentAgreement: 0.75, kappa: 0.5, kappaLinear: 0.6, reasons: {} }],
+    },
+    {
+      question: 'difficulty', number: '3.1', level: 'ordinal', categories: ['<15 min fix', '15 min - 1 hour'],
+      coefficients: [
+        { key: 'percent_agreement', name: 'percent agreement', value: null, ci95: null, reason: 'No task was rated by two raters.' },
+        { key: 'krippendorff_alpha.ordinal', name: "Krippendorff's alpha, ordinal", value: null, ci95: null, reason: 'No task was rated by two raters.' },
+      ],
+      report: {},
+      pairMatrix: { raters: ['Amara', 'Ben'], weights: 'linear', kappa: [[null, null], [null, null]], units: [[0, 0], [0, 0]] },
+      confusion: [],
+      distribution: [
+        { category: '<15 min fix', answers: 1, labels: 1 },
+        { category: '15 min - 1 hour', answers: 1, labels: 1 },
+      ],
+      reference: [],
+    },
+    {
+      question: 'other_major_issues', number: '3.3', level: 'nominal', categories: ['0', '1'],
+      coefficients: [
+        { key: 'percent_agreement', name: 'percent agreement', value: 0.8, ci95: [0.6, 1], reason: null },
+        { key: 'krippendorff_alpha.nominal', name: "Krippendorff's alpha, nominal", value: -0.0833, ci95: [-0.4, 0.25], reason: null },
+      ],
+      report: {},
+      pairMatrix: { raters: ['Amara', 'Ben'], weights: 'unweighted', kappa: [[null, -0.0833], [-0.0833, null]], units: [[0, 5], [5, 0]] },
+      confusion: [{ raterA: 'Amara', raterB: 'Ben', units: 5, counts: [[4, 1], [0, 0]] }],
+      distribution: [
+        { category: '0', answers: 9, labels: 5 },
+        { category: '1', answers: 1, labels: 0 },
+      ],
+      reference: [],
+    },
+  ],
+  skipped: ['underspecified_notes', 'other_notes'],
+};
+
+/** Disagreements on the questionnaire above, worst first; the last one adjudicated. */
+export const disagreements: Disagreement[] = [
+  {
+    case: 'astropy__astropy-12907', question: 'underspecified', number: '1.1', level: 'ordinal', spread: 3, distinct: 2,
+    answers: [{ rater: 'Amara', value: 0 }, { rater: 'Ben', value: 3 }],
+    adjudication: null,
+  },
+  {
+    case: 'django__django-11099', question: 'difficulty', number: '3.1', level: 'ordinal', spread: 1, distinct: 2,
+    answers: [{ rater: 'Amara', value: '<15 min fix' }, { rater: 'Chen', value: '15 min - 1 hour' }],
+    adjudication: null,
+  },
+  {
+    case: 'django__django-11099', question: 'other_major_issues', number: '3.3', level: 'nominal', spread: 1, distinct: 2,
+    answers: [{ rater: 'Amara', value: 1 }, { rater: 'Chen', value: 0 }],
+    adjudication: { case: 'django__django-11099', question: 'other_major_issues', value: 0, rationale: 'The test is sound.', by: 'coordinator', at: '2026-01-02T09:30:00Z' },
+  },
+];
+
+/** Ensemble labels of three tasks under the questionnaire's rule: one kept, one dropped by an
+ * adjudicated label, one undecided for want of a label. */
+export const ensemble: EnsembleReport = {
+  rule: 'max-severity',
+  filter: 'A task is filtered out when 1.1 is at least 2 or 3.3 is Yes.',
+  kept: 1,
+  filteredOut: 1,
+  undecided: 1,
+  cases: [
+    {
+      instanceId: 'django__django-11099', raters: ['Amara', 'Chen'], filterOut: false,
+      labels: [
+        { question: 'underspecified', value: 1, procedure: 'maximum', decidedBy: ['Chen'], rationale: null, reason: null },
+        { question: 'difficulty', value: '<15 min fix', procedure: 'majority', decidedBy: ['Amara', 'Chen'], rationale: null, reason: null },
+        { question: 'other_major_issues', value: 0, procedure: 'adjudicated', decidedBy: ['coordinator'], rationale: 'The test is sound.', reason: null },
+      ],
+    },
+    {
+      instanceId: 'astropy__astropy-12907', raters: ['Amara', 'Ben'], filterOut: true,
+      labels: [
+        { question: 'underspecified', value: 3, procedure: 'maximum', decidedBy: ['Ben'], rationale: null, reason: null },
+        { question: 'difficulty', value: '15 min - 1 hour', procedure: 'majority', decidedBy: ['Amara', 'Ben'], rationale: null, reason: null },
+        { question: 'other_major_issues', value: 0, procedure: 'majority', decidedBy: ['Amara', 'Ben'], rationale: null, reason: null },
+      ],
+    },
+    {
+      instanceId: 'astropy__astropy-7166', raters: ['Amara'], filterOut: null,
+      labels: [
+        { question: 'underspecified', value: 0, procedure: 'maximum', decidedBy: ['Amara'], rationale: null, reason: null },
+        { question: 'difficulty', value: null, procedure: null, decidedBy: [], rationale: null, reason: 'No rater answered it.' },
+        { question: 'other_major_issues', value: 0, procedure: 'majority', decidedBy: ['Amara'], rationale: null, reason: null },
+      ],
+    },
+  ],
+};

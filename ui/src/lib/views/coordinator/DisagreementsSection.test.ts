@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, waitFor, within } from '@testing-library/svelte';
+import { clearMocks } from '@tauri-apps/api/mocks';
+import DisagreementsSection from './DisagreementsSection.svelte';
+import { mockBackend } from './mockBackend';
+import { disagreements, questionnaire } from '../../testing/fixtures';
+import type { AdjudicationRequest, AdjudicationView, Disagreement } from '../../api/types';
+
+function backend() {
+  let list: Disagreement[] = structuredClone(disagreements);
+  const calls = mockBackend({
+    list_disagreements: () => list,
+    adjudicate: (args) => {
+      const req = args.req as AdjudicationRequest;
+      const view: AdjudicationView = { ...req, at: '2026-01-03T11:00:00Z' };
+      list = list.map((d) => (d.case === req.case && d.question === req.question ? { ...d, adjudication: view } : d));
+      return view;
+    },
+  });
+  return calls;
+}
+
+describe('DisagreementsSection', () => {
+  afterEach(() => clearMocks());
+
+  it('lists disagreements worst first with each rater’s answer and its option label', async () => {
+    backend();
+    const { findAllByTestId, getByTestId } = render(DisagreementsSection, { active: true, questionnaire });
+    const items = await findAllByTestId('disagreement');
+    expect(items).toHaveLength(3);
+    expect(items[0].textContent).toContain('astropy__astropy-12907');
+    expect(items[0].textContent).toContain('1.1');
+    expect(within(items[0]).getAllByTestId('answer-chip').map((c) => c.textContent)).toEqual(['Amara 0 · Well-specified', 'Ben 3 · Almost impossible']);
+    expect(within(items[1]).getAllByTestId('answer-chip').map((c) => c.textContent)).toEqual(['Amara <15 min fix', 'Chen 15 min - 1 hour']);
+    expect(items[0].textContent).toContain('spread 3');
+    expect(items[0].textContent).toContain('not adjudicated');
+    expect(items[2].textContent).toContain('adjudicated: 0 · No');
+    expect(getByTestId('disagreement-count').textContent).toBe('3 disagreements, 2 not adjudicated');
+  });
+
+  it('filters by question and to the ones not yet adjudicated', async () => {
+    backend();
+    const { findAllByTestId, getByTestId, getAllByTestId } = render(DisagreementsSection, { active: true, questionnaire });
+    await findAllByTestId('disagreement');
+    await fireEvent.change(getByTestId('filter-question'), { target: { value: 'other_major_issues' } });
+    expect(getAllByTestId('disagreement').map((d) => d.textContent)).toHaveLength(1);
+    await fireEvent.click(getByTestId('filter-open'));
+    expect(getByTestId('disagreement-count').textContent).toContain('0 shown');
+    await fireEvent.change(getByTestId('filter-question'), { target: { value: 'all' } });
+    expect(getAllByTestId('disagreement').map((d) => within(d).getByText(/__/).textContent)).toEqual(['astropy__astropy-12907', 'django__django-11099']);
+  });
+
+  it('refuses an empty rationale before calling, then sends exactly the decision and shows it', async () => {
+    const calls = backend();
+    const { findAllByTestId, getByTestId, findByTestId, findByRole } = render(DisagreementsSection, { active: true, questionnaire });
+    await fireEvent.click((await findAllByTestId('disagreement'))[0]);
+    const panel = await findByTestId('adjudication');
+    expect(panel.textContent).toContain('Is the issue well-specified?');
+    const options = within(panel).getAllByTestId('adjudication-option');
+    expect(options).toHaveLength(4);
+    await fireEvent.click(options[2]);
+    await fireEvent.input(getByTestId('rationale'), { target: { value: '   ' } });
+    await fireEvent.click(getByTestId('adjudicate'));
+    expect((await findByRole('alert')).textContent).toMatch(/^Write the rationale/);
+    expect(calls.some((c) => c.cmd === 'adjudicate')).toBe(false);
+
+    await fireEvent.input(getByTestId('rationale'), { target: { value: ' The issue names the function but not the expected output. ' } });
+    await fireEvent.click(getByTestId('adjudicate'));
+    expect((await findByTestId('recorded')).textContent).toBe(
+      'Recorded 2 · Vague by coordinator at 2026-01-03 11:00:00 UTC: “The issue names the function but not the expected output.”',
+    );
+    expect(calls.filter((c) => c.cmd === 'adjudicate')).toEqual([
+      {
+        cmd: 'adjudicate',
+        args: { req: { case: 'astropy__astropy-12907', question: 'underspecified', value: 2, rationale: 'The issue names the function but not the expected output.', by: 'coordinator' } },
+      },
+    ]);
+    await waitFor(() => expect(calls.filter((c) => c.cmd === 'list_disagreements')).toHaveLength(2));
+    await waitFor(() => expect(getByTestId('disagreement-count').textContent).toBe('3 disagreements, 1 not adjudicated'));
+  });
+
+  it('requires a final answer and the adjudicator’s name, and shows a refusal as its sentence', async () => {
+    mockBackend({
+      list_disagreements: () => disagreements,
+      adjudicate: () => { throw { code: 'rule', message: '"4" is not an option of question "difficulty".' }; },
+    });
+    const { findAllByTestId, getByTestId, findByTestId } = render(DisagreementsSection, { active: true, questionnaire });
+    await fireEvent.click((await findAllByTestId('disagreement'))[1]);
+    const panel = await findByTestId('adjudication');
+    await fireEvent.input(getByTestId('rationale'), { target: { value: 'Both are defensible; the fix is one line.' } });
+    await fireEvent.click(getByTestId('adjudicate'));
+    expect(within(panel).getByRole('alert').textContent).toBe('Choose the final answer.');
+    await fireEvent.click(within(panel).getAllByTestId('adjudication-option')[0]);
+    await fireEvent.input(getByTestId('adjudicator'), { target: { value: '' } });
+    await fireEvent.click(getByTestId('adjudicate'));
+    expect(within(panel).getByRole('alert').textContent).toBe('Name who decides.');
+    await fireEvent.input(getByTestId('adjudicator'), { target: { value: 'Dana' } });
+    await fireEvent.click(getByTestId('adjudicate'));
+    await waitFor(() => expect(within(panel).getByRole('alert').textContent).toBe('"4" is not an option of question "difficulty".'));
+  });
+
+  it('shows an earlier decision and starts from its answer', async () => {
+    backend();
+    const { findAllByTestId, findByTestId } = render(DisagreementsSection, { active: true, questionnaire });
+    await fireEvent.click((await findAllByTestId('disagreement'))[2]);
+    const panel = await findByTestId('adjudication');
+    expect(within(panel).getByTestId('previous').textContent).toMatch(/^Adjudicated 0 · No by coordinator at 2026-01-02 09:30:00 UTC: “The test is sound.”/);
+    const checked = within(panel).getAllByTestId('adjudication-option').map((o) => (o as HTMLInputElement).checked);
+    expect(checked).toEqual([true, false]);
+  });
+});

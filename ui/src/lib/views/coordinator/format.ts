@@ -1,0 +1,51 @@
+// Small helpers the coordinator's sections share: the main coefficient of a question, question
+// titles and option labels, natural order of task ids, errors as their sentence.
+import { toApiError, type CoefficientRow, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
+import { blocks } from '../../text/prose';
+
+/** Krippendorff's alpha at the question's level, or the first alpha the report has. */
+export function mainCoefficient(q: QuestionAgreement): CoefficientRow | undefined {
+  return (
+    q.coefficients.find((c) => c.key === `krippendorff_alpha.${q.level}`) ??
+    q.coefficients.find((c) => c.key.startsWith('krippendorff_alpha'))
+  );
+}
+
+/** Every question of the questionnaire by id, in its order. */
+export function questionsById(questionnaire: Questionnaire | null): Map<string, Question> {
+  return new Map((questionnaire?.sections ?? []).flatMap((s) => s.questions.map((q) => [q.id, q] as const)));
+}
+
+/** A question's short title: its heading, else its prompt's first paragraph as plain text. */
+export function questionTitle(question: Question | undefined, fallback: string): string {
+  if (!question) return fallback;
+  if (question.heading) return question.heading;
+  const first = blocks(question.prompt)[0];
+  return first?.kind === 'paragraph' ? first.runs.map((r) => r.text).join('') : fallback;
+}
+
+/** Whether two answer values are the same option (`1` and `"1"` are). */
+export function sameValue(a: number | string, b: number | string): boolean {
+  return typeof a === typeof b ? a === b : String(a) === String(b);
+}
+
+/** The label of the option with this value (a category arrives as the value's text). */
+export function optionLabel(question: Question | undefined, value: number | string): string | undefined {
+  return question?.options.find((o) => sameValue(o.value, value))?.label;
+}
+
+/** An answer as text: its value and, when it says more, its option's label (`2 · Vague`). */
+export function answerText(question: Question | undefined, value: number | string): string {
+  const label = optionLabel(question, value);
+  return label === undefined || label === String(value) ? String(value) : `${value} · ${label}`;
+}
+
+/** Task ids in natural order (`x-2` before `x-10`). */
+export function naturalCompare(a: string, b: string): number {
+  return a.localeCompare(b, undefined, { numeric: true });
+}
+
+/** The sentence an error carries, never a stack trace or "undefined". */
+export function errorText(e: unknown): string {
+  return toApiError(e).message;
+}
