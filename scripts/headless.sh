@@ -16,8 +16,13 @@ fi
 work="$(mktemp -d)"
 export XDG_DATA_HOME="$work/data"
 mkdir -p "$XDG_DATA_HOME"
+# A display without a lock file, and a port nothing listens on.
 display_num=$(( 90 + RANDOM % 400 ))
+while [ -e "/tmp/.X$display_num-lock" ]; do display_num=$(( display_num + 1 )); done
 port=$(( 4400 + RANDOM % 400 ))
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$(( port + 1 )); done
+native_port=$(( port + 1000 ))
+while (exec 3<>"/dev/tcp/127.0.0.1/$native_port") 2>/dev/null; do native_port=$(( native_port + 1 )); done
 xvfb_pid=""
 driver_pid=""
 stop_headless() {
@@ -36,7 +41,7 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 
-tauri-driver --port "$port" >"$work/driver.log" 2>&1 &
+tauri-driver --port "$port" --native-port "$native_port" >"$work/driver.log" 2>&1 &
 driver_pid=$!
 for _ in $(seq 100); do
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

@@ -6,11 +6,14 @@ test('a rater reads the evidence the repository gives at the base commit, and se
   const browser = await startApp();
   try {
     await openDemoAs(browser, 'Lena Vogt');
+    // A demo task: its repository is registered with the demo project.
+    await (await find(browser, '//button[@data-testid="queue-item"][contains(., "demo__tinylib-")]')).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')).startsWith('demo__tinylib-'), 'no demo task opened');
     const tab = await find(browser, '//button[@role="tab"][starts-with(., "Evidence")]');
     await tab.click();
     const summary = await find(browser, '[data-testid="evidence-summary"]', 60_000);
     assert.match(await summary.getText(), /The tests use \d+ terms/);
-    assert.match(await summary.getText(), /demo\/tinylib at [0-9a-f]{12}/);
+    assert.match(await summary.getText(), /verity-demo\/tinylib at [0-9a-f]{12}/);
     const terms = await browser.$$('[data-testid="terms"] tr.term-row');
     assert.ok(terms.length > 0, 'the test patch gives terms');
     await shot(browser, 'rater-evidence');
