@@ -4,6 +4,8 @@
 //! - `terms PATCH`: print the patch's terms, one a line (the script feeds them to git grep);
 //! - `task REPO PATCH BASE NEARBY RUNS THREADS`: one task cold (a fresh engine per run), the
 //!   same task again on a warm engine, and the task at a nearby commit; medians in ms;
+//! - `once REPO PATCH COMMIT [THREADS]`: one task on a fresh engine, for a profiler
+//!   (`valgrind --tool=callgrind`), printing its time;
 //! - `sweep REPO PATCH COMMITS_FILE TASKS CACHE_MB THREADS`: TASKS tasks spread over the commits
 //!   (task i at commit i mod n, each with its own subset of the patch's added lines, so term
 //!   sets differ); total time, throughput and peak resident memory.
@@ -152,6 +154,15 @@ fn main() {
                 median(near_other)
             );
         }
+        Some("once") => {
+            let repo = arg(&args, 2, "REPO");
+            let patch = read(&arg(&args, 3, "PATCH"));
+            let commit = arg(&args, 4, "COMMIT");
+            let threads = args.get(5).map_or(2, |_| number(&args, 5, "THREADS"));
+            let engine = Engine::builder().threads(threads).build();
+            let ms = run(&engine, Path::new(&repo), &commit, &patch);
+            println!("cold_ms={ms:.1}");
+        }
         Some("sweep") => {
             let repo = arg(&args, 2, "REPO");
             let patch = read(&arg(&args, 3, "PATCH"));
@@ -189,7 +200,7 @@ fn main() {
             );
         }
         _ => fail(
-            "usage: bench_evidence terms PATCH | task REPO PATCH BASE NEARBY RUNS THREADS | sweep REPO PATCH COMMITS_FILE TASKS CACHE_MB THREADS",
+            "usage: bench_evidence terms PATCH | once REPO PATCH COMMIT [THREADS] | task REPO PATCH BASE NEARBY RUNS THREADS | sweep REPO PATCH COMMITS_FILE TASKS CACHE_MB THREADS",
         ),
     }
 }
