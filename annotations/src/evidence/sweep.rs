@@ -229,13 +229,18 @@ struct Todo<T> {
     files: Vec<usize>,
 }
 
+/// Scans one text with a compiled search; finds by position in the compiled subset.
+pub(crate) type ScanFn<'a, T, S> = dyn Fn(&S, &[u8]) -> Vec<(usize, T)> + Sync + 'a;
+/// One worker's scanned blobs, by position in the list of blobs to scan.
+type WorkerResult<T> = Result<Vec<(usize, Scanned<T>)>, EvidenceError>;
+
 /// How a sweep scans: `compile` builds the search for some of the queries (positions in the
 /// query list), `scan` runs it over one text and returns finds by position in that subset.
 pub(crate) struct Search<'a, T, S> {
     pub(crate) queries: &'a [String],
     pub(crate) select: &'a (dyn Fn(&FileEntry) -> bool + Sync),
     pub(crate) compile: &'a dyn Fn(&[usize]) -> Result<S, EvidenceError>,
-    pub(crate) scan: &'a (dyn Fn(&S, &[u8]) -> Vec<(usize, T)> + Sync),
+    pub(crate) scan: &'a ScanFn<'a, T, S>,
 }
 
 /// The scan index of every selected file for every query, in listing order, with the query
@@ -302,7 +307,7 @@ pub(crate) fn index_blobs<T: Indexed, S: Sync>(
     // git2 handles are not `Sync`: workers get the clone's path and open their own, and only
     // when a blob's content is not cached.
     let (path, context) = (repo.path.as_path(), &repo.context);
-    let work = |reader: Option<&RepoAccess>| -> Result<Vec<(usize, Scanned<T>)>, EvidenceError> {
+    let work = |reader: Option<&RepoAccess>| -> WorkerResult<T> {
         let mut handle: Option<RepoAccess> = None;
         let mut done = Vec::new();
         let (mut hits, mut misses) = (0, 0);
@@ -352,26 +357,25 @@ pub(crate) fn index_blobs<T: Indexed, S: Sync>(
         engine.lock_cache().record(hits, misses);
         Ok(done)
     };
-    let results: Vec<Result<Vec<(usize, Scanned<T>)>, EvidenceError>> =
-        if todo.len() < PARALLEL_BLOBS || engine.threads == 1 {
-            vec![work(Some(repo))]
-        } else {
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..engine.threads)
-                    .map(|_| scope.spawn(|| work(None)))
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|handle| {
-                        handle.join().unwrap_or_else(|_| {
-                            Err(EvidenceError::WorkerPanicked {
-                                context: Box::new(context.clone()),
-                            })
+    let results: Vec<WorkerResult<T>> = if todo.len() < PARALLEL_BLOBS || engine.threads == 1 {
+        vec![work(Some(repo))]
+    } else {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..engine.threads)
+                .map(|_| scope.spawn(|| work(None)))
+                .collect();
+            workers
+                .into_iter()
+                .map(|handle| {
+                    handle.join().unwrap_or_else(|_| {
+                        Err(EvidenceError::WorkerPanicked {
+                            context: Box::new(context.clone()),
                         })
                     })
-                    .collect()
-            })
-        };
+                })
+                .collect()
+        })
+    };
     for result in results {
         for (slot, scanned) in result? {
             for &at in &todo[slot].files {
