@@ -30,8 +30,9 @@ use super::{Engine, EvidenceError};
 const HIT_TEXT_CHARS: usize = 240;
 /// Above this many pattern bytes a full DFA would be large; a contiguous NFA is used instead.
 const DFA_PATTERN_BYTES: usize = 200_000;
-/// Below this many blobs to scan, one thread does the work.
-const PARALLEL_BLOBS: usize = 64;
+/// Below this many blobs to scan, one thread does the work (a nearby commit changes a few
+/// dozen files, worth a second thread).
+const PARALLEL_BLOBS: usize = 8;
 
 /// A compiled pattern set, searched by hand so that the loop keeps its state in registers: the
 /// library's overlapping iterator stores its position on every byte.
@@ -434,10 +435,14 @@ fn merge(
         patterns: vec![PatternResult::default(); ids.len()],
         binary_files: Vec::new(),
     };
-    // Query id to the first position holding it; a repeated pattern is copied at the end.
-    let mut position: HashMap<u32, usize> = HashMap::with_capacity(ids.len());
+    // Query id (interned ids are small and dense) to the first position holding it; a
+    // repeated pattern is copied at the end.
+    let ids_len = ids.iter().max().map_or(0, |&id| id as usize + 1);
+    let mut position: Vec<usize> = vec![usize::MAX; ids_len];
     for (p, &id) in ids.iter().enumerate() {
-        position.entry(id).or_insert(p);
+        if position[id as usize] == usize::MAX {
+            position[id as usize] = p;
+        }
     }
     let mut live_hits: Vec<Vec<PendingHit>> = (0..ids.len()).map(|_| Vec::new()).collect();
     let mut other_hits: Vec<Vec<PendingHit>> = (0..ids.len()).map(|_| Vec::new()).collect();
@@ -452,7 +457,7 @@ fn merge(
         };
         let live = files[file].class == PathClass::Live;
         for (id, found) in index.found() {
-            let Some(&pattern) = position.get(id) else {
+            let Some(&pattern) = position.get(*id as usize).filter(|&&p| p != usize::MAX) else {
                 continue;
             };
             let result = &mut sweep.patterns[pattern];
@@ -516,9 +521,8 @@ fn merge(
         });
     }
     for (p, id) in ids.iter().enumerate() {
-        if let Some(&first) = position.get(id)
-            && first != p
-        {
+        let first = position[*id as usize];
+        if first != p {
             sweep.patterns[p] = sweep.patterns[first].clone();
         }
     }
