@@ -4,6 +4,10 @@
 //! - `terms PATCH`: print the patch's terms, one a line (the script feeds them to git grep);
 //! - `task REPO PATCH BASE NEARBY RUNS THREADS`: one task cold (a fresh engine per run), the
 //!   same task again on a warm engine, and the task at a nearby commit; medians in ms;
+//! - `once REPO PATCH COMMIT [THREADS]`: one task on a fresh engine, for a profiler
+//!   (`valgrind --tool=callgrind`), printing its time;
+//! - `reports REPO PATCH COMMITS_FILE TASKS CACHE_MB`: the sweep's reports as JSON lines, from
+//!   one engine, to check that a warm or tightly bounded cache gives what a fresh engine gives;
 //! - `sweep REPO PATCH COMMITS_FILE TASKS CACHE_MB THREADS`: TASKS tasks spread over the commits
 //!   (task i at commit i mod n, each with its own subset of the patch's added lines, so term
 //!   sets differ); total time, throughput and peak resident memory.
@@ -152,6 +156,44 @@ fn main() {
                 median(near_other)
             );
         }
+        Some("once") => {
+            let repo = arg(&args, 2, "REPO");
+            let patch = read(&arg(&args, 3, "PATCH"));
+            let commit = arg(&args, 4, "COMMIT");
+            let threads = args.get(5).map_or(2, |_| number(&args, 5, "THREADS"));
+            let engine = Engine::builder().threads(threads).build();
+            let ms = run(&engine, Path::new(&repo), &commit, &patch);
+            println!("cold_ms={ms:.1}");
+        }
+        Some("reports") => {
+            let repo = arg(&args, 2, "REPO");
+            let patch = read(&arg(&args, 3, "PATCH"));
+            let commits: Vec<String> = read(&arg(&args, 4, "COMMITS_FILE"))
+                .lines()
+                .map(str::to_string)
+                .collect();
+            if commits.is_empty() {
+                fail("the commits file is empty");
+            }
+            let tasks = number(&args, 5, "TASKS");
+            let engine = Engine::builder()
+                .cache_bytes(number(&args, 6, "CACHE_MB") << 20)
+                .build();
+            let context = CaseContext::new("bench", "django/django");
+            for task in 0..tasks {
+                let commit = &commits[task % commits.len()];
+                let report = engine
+                    .compute_evidence(
+                        Path::new(&repo),
+                        &context,
+                        &request(commit, &variant(&patch, task)),
+                    )
+                    .unwrap_or_else(|err| fail(&err.to_string()));
+                let json = serde_json::to_string(&report)
+                    .unwrap_or_else(|err| fail(&format!("cannot serialize a report: {err}")));
+                println!("{json}");
+            }
+        }
         Some("sweep") => {
             let repo = arg(&args, 2, "REPO");
             let patch = read(&arg(&args, 3, "PATCH"));
@@ -189,7 +231,7 @@ fn main() {
             );
         }
         _ => fail(
-            "usage: bench_evidence terms PATCH | task REPO PATCH BASE NEARBY RUNS THREADS | sweep REPO PATCH COMMITS_FILE TASKS CACHE_MB THREADS",
+            "usage: bench_evidence terms PATCH | once REPO PATCH COMMIT [THREADS] | task REPO PATCH BASE NEARBY RUNS THREADS | reports REPO PATCH COMMITS_FILE TASKS CACHE_MB | sweep REPO PATCH COMMITS_FILE TASKS CACHE_MB THREADS",
         ),
     }
 }

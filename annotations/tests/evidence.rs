@@ -678,6 +678,85 @@ fn cached_and_nearby_commit_reports_equal_fresh_ones() {
     assert_eq!(from_bare.terms, first.terms);
 }
 
+/// A second task over the same repository: some terms shared with [`test_patch`], some new.
+fn other_test_patch() -> String {
+    "diff --git a/test/units/net/test_later.py b/test/units/net/test_later.py
+new file mode 100644
+--- /dev/null
++++ b/test/units/net/test_later.py
+@@ -0,0 +1,5 @@
++from lib.net.util import get_connection, later_only
++def test_later(self):
++    self.assertEqual(later_only(), SIXTY)
++    self.assertEqual(HELPER, 'fixture_only_value')
++    warn('Only show commands are supported in check mode')
+"
+    .to_string()
+}
+
+#[test]
+fn warm_and_tightly_bounded_engines_give_what_fresh_engines_give() {
+    let (dir, base, later) = build_repo();
+    let other = |commit: &str| EvidenceRequest {
+        test_patch: other_test_patch(),
+        precedents: vec![Snippet {
+            snippet: "def get_connection(module):".into(),
+            claimed_path: None,
+            way: None,
+        }],
+        ..request(commit)
+    };
+    let tasks = [
+        request(&base),
+        other(&later),
+        request(&later),
+        other(&base),
+        request(&base),
+        other(&later),
+    ];
+    // 0 keeps nothing; 2 KiB evicts contents and scan results mid-sweep; 1 MiB keeps all.
+    let engines = [2 << 10, 1 << 20].map(|bytes| Engine::builder().cache_bytes(bytes).build());
+    for task in &tasks {
+        let fresh = Engine::builder()
+            .cache_bytes(0)
+            .build()
+            .compute_evidence(dir.path(), &context(), task)
+            .unwrap();
+        for engine in &engines {
+            let report = engine
+                .compute_evidence(dir.path(), &context(), task)
+                .unwrap();
+            assert_eq!(
+                report,
+                fresh,
+                "a cache never changes a report (bound {} bytes, commit {})",
+                engine.cache_stats().bound,
+                task.base_commit
+            );
+            for term in &report.terms {
+                let ours: BTreeSet<String> = term
+                    .live_paths
+                    .iter()
+                    .chain(&term.test_paths)
+                    .cloned()
+                    .collect();
+                assert_eq!(
+                    ours,
+                    git_grep_paths(dir.path(), &term.term, &task.base_commit, true),
+                    "term {:?}",
+                    term.term
+                );
+            }
+        }
+    }
+    for engine in &engines {
+        let stats = engine.cache_stats();
+        assert!(stats.bytes <= stats.bound, "{stats:?}");
+    }
+    let tight = engines[0].cache_stats();
+    assert!(tight.evictions > 0, "the small bound did evict: {tight:?}");
+}
+
 #[test]
 fn report_json_has_the_documented_shape() {
     let (dir, base, _) = build_repo();

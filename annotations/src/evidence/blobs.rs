@@ -1,17 +1,26 @@
-//! The engine's caches: blob contents by blob id (bounded by bytes), file listings by commit,
-//! and per-blob scan results by pattern set.
+//! The engine's cache, keyed by object id and bounded by bytes: blob contents, per-blob scan
+//! results for every term (and every airtight candidate) a blob was ever searched for, and
+//! file listings by tree.
 //!
-//! Blob ids name content, so a cached blob is valid for every commit and every clone that holds
-//! it: nearby base commits share almost all of their blobs and only the changed ones are read.
+//! Object ids name content, so everything cached is valid for every commit and every clone that
+//! holds the object. Nearby base commits share almost all of their trees and blobs: listing
+//! one re-reads only the trees that changed, and a task whose terms were searched before scans
+//! only the blobs that changed; a task with new terms scans the cached contents for those terms
+//! alone.
+//!
+//! Everything kept counts against the bound. When the bound is passed, least recently used blob
+//! contents go first (scan results are far smaller and spare a re-read for known terms), then
+//! least recently used scan results and listings, down to 90% of the bound.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use git2::Oid;
 
 use super::repository::FileEntry;
 
-/// What the cache knows of one blob.
+/// What the cache knows of one blob's content.
 #[derive(Debug, Clone)]
 pub(crate) enum BlobText {
     /// Text content.
@@ -23,20 +32,38 @@ pub(crate) enum BlobText {
     },
 }
 
-/// Bookkeeping cost of one entry beyond its content, so that a cache of many tiny or binary
-/// blobs still respects the bound.
-const ENTRY_OVERHEAD: usize = 64;
-/// File listings kept, most recent first.
-const LISTINGS_KEPT: usize = 32;
-/// Pattern sets whose per-blob scan results are kept.
-const MEMO_SETS_KEPT: usize = 4;
+/// Bookkeeping cost of one entry beyond what it holds (hash-map slot, headers), so that a cache
+/// of many tiny or binary blobs still respects the bound.
+const ENTRY_OVERHEAD: usize = 96;
 
-/// Sizes and counters of the engine's caches.
+/// Hashes object ids by folding their bytes eight at a time: they are SHA digests, already
+/// uniform, and SipHash over every one of a commit's blobs showed in profiles.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct OidHasher(u64);
+
+impl Hasher for OidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(23) ^ u64::from_le_bytes(word);
+        }
+    }
+}
+
+/// A map keyed by object id.
+pub(crate) type OidMap<V> = HashMap<Oid, V, BuildHasherDefault<OidHasher>>;
+
+/// Sizes and counters of the engine's cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CacheStats {
-    /// Blobs held (text and binary markers).
+    /// Blobs with cached content (text and binary markers).
     pub blobs: usize,
-    /// Bytes counted against the bound.
+    /// Bytes counted against the bound: contents, scan results, listings and interned terms.
     pub bytes: usize,
     /// The bound in bytes.
     pub bound: usize,
@@ -44,63 +71,168 @@ pub struct CacheStats {
     pub hits: u64,
     /// Blob look-ups that had to read the object database.
     pub misses: u64,
-    /// Blobs evicted to stay under the bound.
+    /// Entries (contents, scan results, listings) evicted to stay under the bound.
     pub evictions: u64,
-    /// Commits whose file listing is cached.
+    /// Trees whose file listing is cached.
     pub listings: usize,
 }
 
-/// Scan results per blob for the most recent pattern sets.
-#[derive(Debug)]
-pub(crate) struct Memo<T> {
-    sets: VecDeque<(u64, HashMap<Oid, Arc<T>>)>,
+/// A per-blob result that knows its own heap size.
+pub(crate) trait Costed {
+    /// Heap bytes held beyond `size_of::<Self>()`.
+    fn heap_bytes(&self) -> usize;
 }
 
-impl<T> Memo<T> {
-    fn new() -> Memo<T> {
-        Memo {
-            sets: VecDeque::new(),
+/// The results of scanning one blob for a growing set of queries (terms or candidates), each
+/// query named by the id the cache interned it under.
+#[derive(Debug, Clone)]
+pub(crate) struct ScanIndex<T> {
+    /// Bit per query id: whether the blob was scanned for it.
+    scanned: Vec<u64>,
+    /// What was found, sorted by query id; queries scanned for and not found are absent.
+    found: Vec<(u32, T)>,
+}
+
+impl<T> Default for ScanIndex<T> {
+    fn default() -> ScanIndex<T> {
+        ScanIndex {
+            scanned: Vec::new(),
+            found: Vec::new(),
         }
     }
+}
 
-    pub(crate) fn get(&self, fingerprint: u64, blob: Oid) -> Option<Arc<T>> {
-        self.sets
-            .iter()
-            .find(|(f, _)| *f == fingerprint)
-            .and_then(|(_, map)| map.get(&blob).cloned())
+impl<T: Clone + Costed> ScanIndex<T> {
+    /// Whether the blob was scanned for query `id`.
+    pub(crate) fn covers(&self, id: u32) -> bool {
+        let (word, bit) = (id as usize / 64, id % 64);
+        self.scanned.get(word).is_some_and(|w| w & (1 << bit) != 0)
     }
 
-    pub(crate) fn insert(&mut self, fingerprint: u64, blob: Oid, scan: Arc<T>) {
-        if let Some(pos) = self.sets.iter().position(|(f, _)| *f == fingerprint) {
-            // Most recently used set first, so truncation drops the stalest.
-            if pos != 0
-                && let Some(set) = self.sets.remove(pos)
-            {
-                self.sets.push_front(set);
+    /// What the scan found for query `id` (absent when not found or not scanned for).
+    pub(crate) fn get(&self, id: u32) -> Option<&T> {
+        self.found
+            .binary_search_by_key(&id, |(found, _)| *found)
+            .ok()
+            .map(|at| &self.found[at].1)
+    }
+
+    /// Everything found, by query id.
+    pub(crate) fn found(&self) -> &[(u32, T)] {
+        &self.found
+    }
+
+    /// This index plus a fresh scan for `ids`, which found `finds` (ids among `ids`).
+    pub(crate) fn extended(&self, ids: &[u32], finds: Vec<(u32, T)>) -> ScanIndex<T> {
+        let mut scanned = self.scanned.clone();
+        for &id in ids {
+            let word = id as usize / 64;
+            if scanned.len() <= word {
+                scanned.resize(word + 1, 0);
             }
-        } else {
-            self.sets.push_front((fingerprint, HashMap::new()));
-            self.sets.truncate(MEMO_SETS_KEPT);
+            scanned[word] |= 1 << (id % 64);
         }
-        if let Some((_, map)) = self.sets.front_mut() {
-            map.insert(blob, scan);
+        let mut found: Vec<(u32, T)> = self
+            .found
+            .iter()
+            .filter(|(id, _)| !ids.contains(id))
+            .cloned()
+            .collect();
+        found.extend(finds);
+        found.sort_unstable_by_key(|(id, _)| *id);
+        ScanIndex { scanned, found }
+    }
+
+    fn cost(&self) -> usize {
+        self.scanned.capacity() * 8
+            + self.found.capacity() * std::mem::size_of::<(u32, T)>()
+            + self
+                .found
+                .iter()
+                .map(|(_, t)| t.heap_bytes())
+                .sum::<usize>()
+    }
+}
+
+/// Which of a blob's scan indexes a kind of result lives in.
+pub(crate) trait Indexed: Clone + Costed + Send + Sync + Sized + 'static {
+    /// The interned query names of this kind.
+    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32>;
+    /// The blob's index of this kind.
+    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<Self>>>;
+}
+
+/// Everything cached about one blob.
+#[derive(Debug, Default)]
+pub(crate) struct BlobEntry {
+    /// `Some(size)` once the blob is known to be binary.
+    binary: Option<usize>,
+    text: Option<Arc<[u8]>>,
+    pub(crate) terms: Option<Arc<ScanIndex<super::sweep::PatternScan>>>,
+    pub(crate) near: Option<Arc<ScanIndex<super::candidates::NearHits>>>,
+    /// Bytes counted for the text alone, and for everything.
+    text_cost: usize,
+    cost: usize,
+    used: u64,
+}
+
+impl BlobEntry {
+    fn content(&self) -> Option<BlobText> {
+        match (self.binary, &self.text) {
+            (Some(size), _) => Some(BlobText::Binary { size }),
+            (None, Some(text)) => Some(BlobText::Text(text.clone())),
+            (None, None) => None,
         }
     }
+
+    fn recount(&mut self) -> usize {
+        self.text_cost = self.text.as_ref().map_or(0, |t| t.len());
+        self.cost = ENTRY_OVERHEAD
+            + self.text_cost
+            + self.terms.as_ref().map_or(0, |i| i.cost())
+            + self.near.as_ref().map_or(0, |i| i.cost());
+        self.cost
+    }
+}
+
+/// What a sweep learns about a blob from one look-up.
+#[derive(Debug)]
+pub(crate) struct Known<T> {
+    /// Its content, if cached.
+    pub(crate) content: Option<BlobText>,
+    /// Its scan index of the asked kind, if any.
+    pub(crate) index: Option<Arc<ScanIndex<T>>>,
+}
+
+struct Listing {
+    files: Arc<[FileEntry]>,
+    cost: usize,
+    used: u64,
 }
 
 /// The cache itself; the engine holds it behind a mutex.
-#[derive(Debug)]
 pub(crate) struct BlobCache {
     bound: usize,
     bytes: usize,
     tick: u64,
-    blobs: HashMap<Oid, (BlobText, u64)>,
-    listings: VecDeque<(Oid, Arc<Vec<FileEntry>>)>,
-    pub(crate) term_scans: Memo<super::sweep::BlobScan>,
-    pub(crate) near_scans: Memo<super::candidates::NearScan>,
+    /// Bumped by [`BlobCache::clear`], so that a sweep that began before never stores results
+    /// under query ids that no longer mean what they meant.
+    generation: u64,
+    blobs: OidMap<BlobEntry>,
+    listings: HashMap<(Oid, Box<str>), Listing>,
+    pub(crate) term_names: HashMap<Box<str>, u32>,
+    pub(crate) near_names: HashMap<Box<str>, u32>,
     hits: u64,
     misses: u64,
     evictions: u64,
+}
+
+impl std::fmt::Debug for BlobCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlobCache")
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
 }
 
 impl BlobCache {
@@ -109,10 +241,11 @@ impl BlobCache {
             bound,
             bytes: 0,
             tick: 0,
-            blobs: HashMap::new(),
-            listings: VecDeque::new(),
-            term_scans: Memo::new(),
-            near_scans: Memo::new(),
+            generation: 0,
+            blobs: OidMap::default(),
+            listings: HashMap::new(),
+            term_names: HashMap::new(),
+            near_names: HashMap::new(),
             hits: 0,
             misses: 0,
             evictions: 0,
@@ -124,76 +257,212 @@ impl BlobCache {
         self.bound > 0
     }
 
-    pub(crate) fn get(&mut self, blob: Oid) -> Option<BlobText> {
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    fn touch(&mut self) -> u64 {
         self.tick += 1;
-        let tick = self.tick;
+        self.tick
+    }
+
+    /// The ids of `queries` of one kind, interning new ones.
+    pub(crate) fn intern<T: Indexed>(&mut self, queries: &[String]) -> Vec<u32> {
+        let mut added = 0;
+        let names = T::names(self);
+        let ids = queries
+            .iter()
+            .map(|query| {
+                let next = names.len() as u32;
+                *names.entry(query.as_str().into()).or_insert_with(|| {
+                    added += query.len() + ENTRY_OVERHEAD / 2;
+                    next
+                })
+            })
+            .collect();
+        self.bytes += added;
+        ids
+    }
+
+    /// A blob's content.
+    pub(crate) fn get(&mut self, blob: Oid) -> Option<BlobText> {
+        let tick = self.touch();
+        let found = self.blobs.get_mut(&blob).and_then(|entry| {
+            entry.used = tick;
+            entry.content()
+        });
+        if found.is_some() {
+            self.hits += 1;
+        } else {
+            self.misses += 1;
+        }
+        found
+    }
+
+    /// A blob's content and its scan index of one kind (not counted as a hit or miss: a
+    /// sweep needs the content only when the index falls short, and counts it then).
+    pub(crate) fn known<T: Indexed>(&mut self, blob: Oid) -> Known<T> {
+        let tick = self.touch();
         match self.blobs.get_mut(&blob) {
-            Some((text, used)) => {
-                *used = tick;
-                self.hits += 1;
-                Some(text.clone())
+            Some(entry) => {
+                entry.used = tick;
+                Known {
+                    content: entry.content(),
+                    index: T::slot(entry).clone(),
+                }
             }
-            None => {
-                self.misses += 1;
-                None
-            }
+            None => Known {
+                content: None,
+                index: None,
+            },
         }
     }
 
+    /// Counts content look-ups a sweep made through [`BlobCache::known`].
+    pub(crate) fn record(&mut self, hits: u64, misses: u64) {
+        self.hits += hits;
+        self.misses += misses;
+    }
+
+    /// Stores a blob's content.
     pub(crate) fn insert(&mut self, blob: Oid, text: BlobText) {
-        let cost = cost_of(&text);
-        // A blob bigger than a quarter of the bound would evict most of the cache for one file.
-        if !self.enabled() || cost > self.bound / 4 || self.blobs.contains_key(&blob) {
+        self.store(blob, Some(text), |_| {});
+    }
+
+    /// Stores a blob's content (if given) and its new scan index of one kind, unless the cache
+    /// was cleared since the sweep began (`generation`).
+    pub(crate) fn insert_index<T: Indexed>(
+        &mut self,
+        blob: Oid,
+        content: Option<BlobText>,
+        index: Arc<ScanIndex<T>>,
+        generation: u64,
+    ) {
+        if generation == self.generation {
+            self.store(blob, content, |entry| *T::slot(entry) = Some(index));
+        }
+    }
+
+    fn store(&mut self, blob: Oid, content: Option<BlobText>, update: impl FnOnce(&mut BlobEntry)) {
+        if !self.enabled() {
             return;
         }
-        self.tick += 1;
-        self.bytes += cost;
-        self.blobs.insert(blob, (text, self.tick));
+        let tick = self.touch();
+        let quarter = self.bound / 4;
+        let entry = self.blobs.entry(blob).or_default();
+        let before = entry.cost;
+        match content {
+            Some(BlobText::Binary { size }) => entry.binary = Some(size),
+            // A blob bigger than a quarter of the bound would evict most of the cache for one
+            // file: its scan results are kept, its content is not.
+            Some(BlobText::Text(text)) if text.len() <= quarter && entry.text.is_none() => {
+                entry.text = Some(text);
+            }
+            _ => {}
+        }
+        update(entry);
+        entry.used = tick;
+        let after = entry.recount();
+        self.bytes = self.bytes + after - before;
         if self.bytes > self.bound {
             self.evict();
         }
     }
 
-    /// Evicts least recently used blobs down to 90% of the bound, in one batch so that a sweep
-    /// over a repository larger than the bound does not sort on every insert.
+    /// Evicts down to 90% of the bound, in one batch so that a sweep over a repository larger
+    /// than the bound does not sort on every insert: least recently used contents first, then
+    /// least recently used entries and listings whole.
     fn evict(&mut self) {
         let target = self.bound / 10 * 9;
-        let mut by_age: Vec<(u64, Oid, usize)> = self
+        let mut by_age: Vec<(u64, Oid)> = self
             .blobs
             .iter()
-            .map(|(oid, (text, used))| (*used, *oid, cost_of(text)))
+            .filter(|(_, entry)| entry.text.is_some())
+            .map(|(oid, entry)| (entry.used, *oid))
             .collect();
-        by_age.sort_unstable_by_key(|(used, _, _)| *used);
-        for (_, oid, cost) in by_age {
+        by_age.sort_unstable();
+        for (_, oid) in by_age {
             if self.bytes <= target {
-                break;
+                return;
             }
-            self.blobs.remove(&oid);
-            self.bytes -= cost;
+            if let Some(entry) = self.blobs.get_mut(&oid) {
+                entry.text = None;
+                let before = entry.cost;
+                let after = entry.recount();
+                self.bytes = self.bytes + after - before;
+                self.evictions += 1;
+            }
+        }
+        enum Victim {
+            Blob(Oid),
+            Listing((Oid, Box<str>)),
+        }
+        let mut victims: Vec<(u64, Victim)> = self
+            .blobs
+            .iter()
+            .map(|(oid, entry)| (entry.used, Victim::Blob(*oid)))
+            .chain(
+                self.listings
+                    .iter()
+                    .map(|(key, listing)| (listing.used, Victim::Listing(key.clone()))),
+            )
+            .collect();
+        victims.sort_unstable_by_key(|(used, _)| *used);
+        for (_, victim) in victims {
+            if self.bytes <= target {
+                return;
+            }
+            let freed = match victim {
+                Victim::Blob(oid) => self.blobs.remove(&oid).map_or(0, |entry| entry.cost),
+                Victim::Listing(key) => self.listings.remove(&key).map_or(0, |l| l.cost),
+            };
+            self.bytes -= freed;
             self.evictions += 1;
         }
     }
 
-    pub(crate) fn listing(&mut self, commit: Oid) -> Option<Arc<Vec<FileEntry>>> {
-        let pos = self.listings.iter().position(|(c, _)| *c == commit)?;
-        let entry = self.listings.remove(pos)?;
-        let files = entry.1.clone();
-        self.listings.push_front(entry);
-        Some(files)
+    /// The files under `tree`, whose path from the repository root is `prefix`.
+    pub(crate) fn listing(&mut self, tree: Oid, prefix: &str) -> Option<Arc<[FileEntry]>> {
+        let tick = self.touch();
+        let listing = self.listings.get_mut(&(tree, prefix.into()))?;
+        listing.used = tick;
+        Some(listing.files.clone())
     }
 
-    pub(crate) fn insert_listing(&mut self, commit: Oid, files: Arc<Vec<FileEntry>>) {
+    /// Stores the files under `tree` at `prefix`; `path_bytes` counts the paths this listing
+    /// created (subtrees' paths are shared with their own listings).
+    pub(crate) fn insert_listing(
+        &mut self,
+        tree: Oid,
+        prefix: &str,
+        files: Arc<[FileEntry]>,
+        path_bytes: usize,
+    ) {
         if !self.enabled() {
             return;
         }
-        self.listings.retain(|(c, _)| *c != commit);
-        self.listings.push_front((commit, files));
-        self.listings.truncate(LISTINGS_KEPT);
+        let cost = ENTRY_OVERHEAD
+            + prefix.len()
+            + files.len() * std::mem::size_of::<FileEntry>()
+            + path_bytes;
+        let used = self.touch();
+        let listing = Listing { files, cost, used };
+        if let Some(old) = self.listings.insert((tree, prefix.into()), listing) {
+            self.bytes -= old.cost;
+        }
+        self.bytes += cost;
+        if self.bytes > self.bound {
+            self.evict();
+        }
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
         CacheStats {
-            blobs: self.blobs.len(),
+            blobs: self
+                .blobs
+                .values()
+                .filter(|entry| entry.content().is_some())
+                .count(),
             bytes: self.bytes,
             bound: self.bound,
             hits: self.hits,
@@ -205,17 +474,11 @@ impl BlobCache {
 
     pub(crate) fn clear(&mut self) {
         self.blobs.clear();
-        self.bytes = 0;
         self.listings.clear();
-        self.term_scans = Memo::new();
-        self.near_scans = Memo::new();
-    }
-}
-
-fn cost_of(text: &BlobText) -> usize {
-    match text {
-        BlobText::Text(bytes) => bytes.len() + ENTRY_OVERHEAD,
-        BlobText::Binary { .. } => ENTRY_OVERHEAD,
+        self.term_names.clear();
+        self.near_names.clear();
+        self.bytes = 0;
+        self.generation += 1;
     }
 }
 
@@ -223,6 +486,7 @@ fn cost_of(text: &BlobText) -> usize {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::evidence::sweep::PatternScan;
 
     fn oid(n: u8) -> Oid {
         Oid::from_bytes(&[n; 20]).unwrap()
@@ -230,13 +494,13 @@ mod tests {
 
     #[test]
     fn cache_stays_under_its_bound_and_evicts_oldest_first() {
-        let mut cache = BlobCache::new(1000);
+        let mut cache = BlobCache::new(2000);
         for n in 0..10u8 {
             cache.insert(oid(n), BlobText::Text(Arc::from(vec![b'x'; 136])));
         }
         let stats = cache.stats();
         assert!(
-            stats.bytes <= 1000,
+            stats.bytes <= 2000,
             "the cache never holds more than its bound"
         );
         assert!(
@@ -247,29 +511,48 @@ mod tests {
     }
 
     #[test]
-    fn memo_keeps_recent_pattern_sets() {
-        let mut memo: Memo<u32> = Memo::new();
-        memo.insert(1, oid(1), Arc::new(10));
-        memo.insert(1, oid(2), Arc::new(20));
-        assert_eq!(
-            memo.get(1, oid(1)).as_deref(),
-            Some(&10),
-            "inserting into the newest set keeps it"
-        );
-        for set in 2..=(MEMO_SETS_KEPT as u64) {
-            memo.insert(set, oid(3), Arc::new(0));
+    fn contents_go_before_scan_results() {
+        let mut cache = BlobCache::new(4000);
+        let ids = cache.intern::<PatternScan>(&["term".to_string()]);
+        for n in 0..10u8 {
+            let index = ScanIndex::default().extended(&ids, Vec::new());
+            cache.insert_index::<PatternScan>(
+                oid(n),
+                Some(BlobText::Text(Arc::from(vec![b'x'; 300]))),
+                Arc::new(index),
+                cache.generation(),
+            );
         }
-        memo.insert(1, oid(3), Arc::new(30));
-        memo.insert(99, oid(3), Arc::new(0));
-        assert_eq!(
-            memo.get(1, oid(2)).as_deref(),
-            Some(&20),
-            "a set used again moves to the front"
-        );
+        assert!(cache.stats().bytes <= 4000, "{:?}", cache.stats());
+        let oldest = cache.known::<PatternScan>(oid(0));
+        assert!(oldest.content.is_none(), "the oldest content is evicted");
         assert!(
-            memo.get(2, oid(3)).is_none(),
-            "the least recently used set is dropped"
+            oldest.index.is_some_and(|index| index.covers(ids[0])),
+            "while its scan result is kept"
         );
+    }
+
+    #[test]
+    fn an_index_records_what_was_scanned_and_found() {
+        let empty: ScanIndex<PatternScan> = ScanIndex::default();
+        let first = empty.extended(&[3, 70], vec![(70, PatternScan::default())]);
+        assert!(first.covers(3) && first.covers(70) && !first.covers(4));
+        assert!(first.get(3).is_none() && first.get(70).is_some());
+        let second = first.extended(&[3], vec![(3, PatternScan::default())]);
+        assert_eq!(
+            second.found().iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+            vec![3, 70],
+            "rescanned ids are replaced, others kept, in id order"
+        );
+    }
+
+    #[test]
+    fn results_from_before_a_clear_are_dropped() {
+        let mut cache = BlobCache::new(1 << 20);
+        let generation = cache.generation();
+        cache.clear();
+        cache.insert_index::<PatternScan>(oid(1), None, Arc::new(ScanIndex::default()), generation);
+        assert!(cache.known::<PatternScan>(oid(1)).index.is_none());
     }
 
     #[test]

@@ -9,16 +9,16 @@
 //! diff shown to the rater.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::BuildError;
 use similar::{ChangeTag, TextDiff};
 
-use super::blobs::BlobText;
+use super::blobs::{BlobCache, BlobEntry, Costed, Indexed, ScanIndex};
 use super::receipt::{line_receipt, term_receipt};
 use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
 use super::repository::{FileEntry, RepoAccess, ResolvedCommit};
+use super::sweep::{Scanned, Scanner, Search, index_blobs};
 use super::terms::TermKind;
 use super::{Engine, EvidenceError};
 
@@ -103,100 +103,151 @@ struct Prepared {
     needed: u32,
 }
 
-/// One live literal near one candidate, found in one blob.
-#[derive(Debug, Clone)]
-pub(crate) struct NearFind {
-    candidate: u32,
-    literal: Box<str>,
-    line: u32,
-    jaccard: f32,
+/// One candidate's near strings in one blob: each literal with its line and Jaccard index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NearHits {
+    finds: Vec<(Box<str>, u32, f32)>,
 }
 
-/// The near-string finds of one blob for one candidate set.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct NearScan {
-    finds: Vec<NearFind>,
+impl Costed for NearHits {
+    fn heap_bytes(&self) -> usize {
+        self.finds.capacity() * std::mem::size_of::<(Box<str>, u32, f32)>()
+            + self.finds.iter().map(|(l, _, _)| l.len()).sum::<usize>()
+    }
+}
+
+impl Indexed for NearHits {
+    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32> {
+        &mut cache.near_names
+    }
+
+    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<NearHits>>> {
+        &mut entry.near
+    }
+}
+
+/// The search for some candidates' words.
+struct NearSearch {
+    /// `None` when the candidates have no distinctive words.
+    scanner: Option<Scanner>,
+    /// Byte length of each word.
+    lengths: Vec<usize>,
+    /// Per word, the candidates holding it and its bit in their masks.
+    owners: Vec<Vec<(u32, u32)>>,
+    prepared: Vec<Prepared>,
+}
+
+impl NearSearch {
+    fn new<'a>(candidates: impl Iterator<Item = &'a str>) -> Result<NearSearch, BuildError> {
+        let mut prepared = Vec::new();
+        let mut word_ids: HashMap<String, usize> = HashMap::new();
+        let mut owners: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut patterns: Vec<String> = Vec::new();
+        for (candidate, term) in candidates.enumerate() {
+            let list = distinctive_words(term);
+            for (bit, word) in list.iter().enumerate() {
+                let id = *word_ids.entry(word.clone()).or_insert_with(|| {
+                    patterns.push(word.clone());
+                    owners.push(Vec::new());
+                    patterns.len() - 1
+                });
+                owners[id].push((candidate as u32, bit as u32));
+            }
+            // A line must share a third of the candidate's words (at least two, or one for a
+            // one-word candidate): lines sharing two common words ("name", "field") are
+            // everywhere in a large codebase and are never the nearest string.
+            prepared.push(Prepared {
+                needed: list.len().min(2).max(list.len().div_ceil(3)) as u32,
+                words: list.into_iter().collect(),
+            });
+        }
+        let scanner = if patterns.is_empty() {
+            None
+        } else {
+            let words: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            Some(Scanner::new(&words, true)?)
+        };
+        Ok(NearSearch {
+            scanner,
+            lengths: patterns.iter().map(String::len).collect(),
+            owners,
+            prepared,
+        })
+    }
 }
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b >= 0x80
 }
 
-fn scan_blob(
-    automaton: &AhoCorasick,
-    owners: &[Vec<(u32, u32)>],
-    prepared: &[Prepared],
-    bytes: &[u8],
-) -> NearScan {
-    let mut scan = NearScan::default();
-    let mut masks: Vec<u64> = vec![0; prepared.len()];
+/// The near strings of one blob, by candidate. Only lines with a quote character can hold a
+/// literal, so only those are searched for words.
+fn scan_blob(search: &NearSearch, bytes: &[u8]) -> Vec<(usize, NearHits)> {
+    let mut out: Vec<(usize, NearHits)> = Vec::new();
+    let Some(scanner) = &search.scanner else {
+        return out;
+    };
+    let mut masks: Vec<u64> = vec![0; search.prepared.len()];
     let mut touched: Vec<u32> = Vec::new();
-    let mut current: Option<(usize, usize)> = None;
-    let (mut cursor, mut line_no) = (0usize, 1u32);
-    let mut flush =
-        |range: (usize, usize), line_no: u32, masks: &mut Vec<u64>, touched: &mut Vec<u32>| {
-            let line = String::from_utf8_lossy(&bytes[range.0..range.1]);
-            let mut literals: Option<Vec<(String, HashSet<String>)>> = None;
-            for &candidate in touched.iter() {
-                let mask = masks[candidate as usize];
-                masks[candidate as usize] = 0;
-                let target = &prepared[candidate as usize];
+    let (mut from, mut line_no) = (0usize, 1u32);
+    while let Some(quote) = memchr::memchr3(b'"', b'\'', b'`', &bytes[from..]) {
+        let quote = from + quote;
+        let start = memchr::memrchr(b'\n', &bytes[from..quote]).map_or(from, |p| from + p + 1);
+        let end = memchr::memchr(b'\n', &bytes[quote..]).map_or(bytes.len(), |p| quote + p);
+        line_no += memchr::memchr_iter(b'\n', &bytes[from..start]).count() as u32;
+        let line = &bytes[start..end];
+        scanner.for_each_match(line, |word, at| {
+            let after = at + search.lengths[word as usize];
+            let before = at.checked_sub(1).map(|p| line[p]);
+            if before.is_some_and(is_word_byte)
+                || line.get(after).copied().is_some_and(is_word_byte)
+            {
+                return;
+            }
+            for &(candidate, bit) in &search.owners[word as usize] {
+                if masks[candidate as usize] == 0 {
+                    touched.push(candidate);
+                }
+                masks[candidate as usize] |= 1u64 << bit;
+            }
+        });
+        if !touched.is_empty() {
+            let text = String::from_utf8_lossy(line);
+            let mut literals: Option<Vec<(&str, HashSet<String>)>> = None;
+            for candidate in touched.drain(..) {
+                let mask = std::mem::take(&mut masks[candidate as usize]);
+                let target = &search.prepared[candidate as usize];
                 if mask.count_ones() < target.needed {
                     continue;
                 }
                 let literals = literals.get_or_insert_with(|| {
-                    line_literals(&line)
+                    line_literals(&text)
                         .into_iter()
-                        .map(|l| (l.to_string(), distinctive_words(l).into_iter().collect()))
+                        .map(|l| (l, distinctive_words(l).into_iter().collect()))
                         .collect()
                 });
                 for (literal, literal_words) in literals.iter() {
                     let score = jaccard(&target.words, literal_words);
                     if score >= MIN_JACCARD {
-                        scan.finds.push(NearFind {
-                            candidate,
-                            literal: literal.clone().into_boxed_str(),
-                            line: line_no,
-                            jaccard: score,
-                        });
+                        let at = match out.iter().position(|(c, _)| *c == candidate as usize) {
+                            Some(at) => at,
+                            None => {
+                                out.push((candidate as usize, NearHits::default()));
+                                out.len() - 1
+                            }
+                        };
+                        out[at].1.finds.push(((*literal).into(), line_no, score));
                     }
                 }
             }
-            touched.clear();
-        };
-    for found in automaton.find_iter(bytes) {
-        let (start, end) = (found.start(), found.end());
-        let before = start.checked_sub(1).map(|p| bytes[p]);
-        if before.is_some_and(is_word_byte) || bytes.get(end).copied().is_some_and(is_word_byte) {
-            continue;
         }
-        let within = current.is_some_and(|(s, e)| start >= s && start < e);
-        if !within {
-            if let Some(range) = current {
-                flush(range, line_no, &mut masks, &mut touched);
-            }
-            let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
-            let line_end =
-                memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-            if line_start >= cursor {
-                line_no += memchr::memchr_iter(b'\n', &bytes[cursor..line_start]).count() as u32;
-            } else {
-                line_no -= memchr::memchr_iter(b'\n', &bytes[line_start..cursor]).count() as u32;
-            }
-            cursor = line_start;
-            current = Some((line_start, line_end));
+        if end >= bytes.len() {
+            break;
         }
-        for &(candidate, bit) in &owners[found.pattern().as_usize()] {
-            if masks[candidate as usize] == 0 {
-                touched.push(candidate);
-            }
-            masks[candidate as usize] |= 1u64 << bit;
-        }
+        line_no += 1;
+        from = end + 1;
     }
-    if let Some(range) = current {
-        flush(range, line_no, &mut masks, &mut touched);
-    }
-    scan
+    out
 }
 
 /// A literal's best Jaccard index, live files holding it, and its first file and line.
@@ -247,43 +298,45 @@ pub(crate) fn find(
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
-    let mut prepared = Vec::new();
-    let mut word_ids: HashMap<String, usize> = HashMap::new();
-    let mut owners: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut patterns: Vec<String> = Vec::new();
-    for (candidate, term) in chosen.iter().enumerate() {
-        let list = distinctive_words(&term.term);
-        for (bit, word) in list.iter().enumerate() {
-            let id = *word_ids.entry(word.clone()).or_insert_with(|| {
-                patterns.push(word.clone());
-                owners.push(Vec::new());
-                patterns.len() - 1
-            });
-            owners[id].push((candidate as u32, bit as u32));
-        }
-        // A line must share a third of the candidate's words (at least two, or one for a
-        // one-word candidate): lines sharing two common words ("name", "field") are
-        // everywhere in a large codebase and are never the nearest string.
-        prepared.push(Prepared {
-            needed: list.len().min(2).max(list.len().div_ceil(3)) as u32,
-            words: list.into_iter().collect(),
-        });
-    }
-    let finds = if patterns.is_empty() {
-        Vec::new()
-    } else {
-        scan_live_files(engine, repo, commit, files, &patterns, &owners, &prepared)?
+    let queries: Vec<String> = chosen.iter().map(|t| t.term.clone()).collect();
+    let compile = |subset: &[usize]| {
+        NearSearch::new(subset.iter().map(|&p| queries[p].as_str())).map_err(|err| {
+            EvidenceError::InvalidPattern {
+                context: Box::new(repo.context.clone()),
+                pattern: subset
+                    .iter()
+                    .map(|&p| queries[p].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                message: err.to_string(),
+            }
+        })
     };
+    let search = Search {
+        queries: &queries,
+        select: &|entry: &FileEntry| entry.class.is_live(),
+        compile: &compile,
+        scan: &|search: &NearSearch, bytes: &[u8]| scan_blob(search, bytes),
+    };
+    let (ids, scanned) = index_blobs(engine, repo, commit, files, &search)?;
 
     let mut nearest: Vec<HashMap<Box<str>, NearGroup>> = vec![HashMap::new(); chosen.len()];
-    for (index, scan) in &finds {
-        let mut counted: HashSet<(u32, &str)> = HashSet::new();
-        for find in &scan.finds {
-            let group = nearest[find.candidate as usize]
-                .entry(find.literal.clone())
-                .or_insert((find.jaccard, 0, *index, find.line));
-            if counted.insert((find.candidate, &find.literal)) {
-                group.1 += 1;
+    for (index, scan) in scanned.iter().enumerate() {
+        let Scanned::Text(found) = scan else {
+            continue;
+        };
+        for (candidate, id) in ids.iter().enumerate() {
+            let Some(hits) = found.get(*id) else {
+                continue;
+            };
+            let mut counted: HashSet<&str> = HashSet::new();
+            for (literal, line, score) in &hits.finds {
+                let group = nearest[candidate]
+                    .entry(literal.clone())
+                    .or_insert((*score, 0, index, *line));
+                if counted.insert(literal) {
+                    group.1 += 1;
+                }
             }
         }
     }
@@ -306,7 +359,7 @@ pub(crate) fn find(
                     text: literal.into_string(),
                     similarity,
                     paths,
-                    path: files[index].path.clone(),
+                    path: String::from(&*files[index].path),
                     line: line as usize,
                     diff,
                     diff_text,
@@ -330,57 +383,6 @@ pub(crate) fn find(
     }
     debug_assert!(out.iter().all(|c| c.class != TermClass::Stated));
     Ok(out)
-}
-
-fn scan_live_files(
-    engine: &Engine,
-    repo: &RepoAccess,
-    commit: &ResolvedCommit,
-    files: &[FileEntry],
-    patterns: &[String],
-    owners: &[Vec<(u32, u32)>],
-    prepared: &[Prepared],
-) -> Result<Vec<(usize, Arc<NearScan>)>, EvidenceError> {
-    let automaton = AhoCorasick::builder()
-        // Leftmost-longest finds every whole word: a whole word cannot start inside another
-        // match, since matches are runs of letters and digits.
-        .match_kind(MatchKind::LeftmostLongest)
-        .ascii_case_insensitive(true)
-        .build(patterns)
-        .map_err(|err| EvidenceError::InvalidPattern {
-            context: Box::new(repo.context.clone()),
-            pattern: patterns.join(" "),
-            message: err.to_string(),
-        })?;
-    let print = {
-        let mut hasher = std::hash::DefaultHasher::new();
-        patterns.hash(&mut hasher);
-        for target in prepared {
-            let mut words: Vec<&String> = target.words.iter().collect();
-            words.sort();
-            words.hash(&mut hasher);
-        }
-        hasher.finish()
-    };
-    super::sweep::scan_blobs(
-        engine,
-        repo,
-        commit,
-        files,
-        print,
-        &|entry| entry.class.is_live(),
-        &|| (),
-        &|text, _| match text {
-            BlobText::Binary { .. } => NearScan::default(),
-            BlobText::Text(bytes) => scan_blob(&automaton, owners, prepared, bytes),
-        },
-    )
-}
-
-impl super::sweep::Memoized for NearScan {
-    fn memo(cache: &mut super::blobs::BlobCache) -> &mut super::blobs::Memo<NearScan> {
-        &mut cache.near_scans
-    }
 }
 
 #[cfg(test)]

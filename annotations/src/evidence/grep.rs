@@ -227,7 +227,7 @@ pub(crate) fn search(
         let _ = searcher.search_slice(&matcher, &bytes, &mut sink);
         if report.matches > before {
             report.files.push(GrepFile {
-                path: entry.path.clone(),
+                path: String::from(&*entry.path),
                 path_class: entry.class,
                 lines,
             });
@@ -251,7 +251,7 @@ pub(crate) fn show(
     let resolved = repo.resolve_commit(commit)?;
     let files = repo.list_files(&resolved, engine)?;
     let wanted = file.trim_start_matches("./");
-    let Some(entry) = files.iter().find(|f| f.path == wanted) else {
+    let Some(entry) = files.iter().find(|f| &*f.path == wanted) else {
         return Err(EvidenceError::FileMissing {
             context: Box::new(context.clone()),
             commit: resolved.id.clone(),
@@ -268,7 +268,7 @@ pub(crate) fn show(
         BlobText::Text(bytes) => {
             let text = String::from_utf8_lossy(&bytes).into_owned();
             Ok(ShownFile {
-                path: entry.path.clone(),
+                path: String::from(&*entry.path),
                 commit: resolved.id.clone(),
                 blob: entry.blob.to_string(),
                 path_class: entry.class,

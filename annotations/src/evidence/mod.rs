@@ -284,7 +284,10 @@ impl EngineBuilder {
         self
     }
 
-    /// Memory bound in bytes for cached blob contents (default 256 MiB; 0 disables the cache).
+    /// Memory bound in bytes for everything the engine caches: blob contents, per-blob scan
+    /// results, file listings (default 256 MiB; 0 disables the cache). Contents are evicted
+    /// first, least recently used first; the process's peak memory is this bound plus what
+    /// one sweep holds in flight.
     pub fn cache_bytes(&mut self, bytes: usize) -> &mut EngineBuilder {
         self.cache_bytes = bytes;
         self
@@ -313,8 +316,8 @@ impl EngineBuilder {
     }
 }
 
-/// The evidence engine: keep one alive across tasks so that its blob cache serves nearby
-/// commits. It is `Send + Sync`; concurrent calls share the cache.
+/// The evidence engine: keep one alive across tasks so that its cache serves nearby commits
+/// and tasks sharing terms. It is `Send + Sync`; concurrent calls share the cache.
 #[derive(Debug)]
 pub struct Engine {
     threads: usize,

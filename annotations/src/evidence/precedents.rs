@@ -117,11 +117,11 @@ pub(crate) fn findings_from(
                 let entry = &files[index];
                 if entry.class.is_live() {
                     locations.push(PrecedentLocation {
-                        path: entry.path.clone(),
+                        path: String::from(&*entry.path),
                         line,
                     });
                 } else {
-                    non_live_paths.push(entry.path.clone());
+                    non_live_paths.push(String::from(&*entry.path));
                 }
             }
             let first_line = snippet

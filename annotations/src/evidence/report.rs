@@ -237,9 +237,9 @@ pub(crate) fn compute(
         for &index in &found.files {
             let entry = &files[index];
             if entry.class.is_live() {
-                live_paths.push(entry.path.clone());
+                live_paths.push(String::from(&*entry.path));
             } else {
-                test_paths.push(entry.path.clone());
+                test_paths.push(String::from(&*entry.path));
             }
         }
         let in_prose = text_contains(&request.prose, &term.term, term.kind);
@@ -304,7 +304,7 @@ pub(crate) fn compute(
         binary_paths: sweep
             .binary_files
             .iter()
-            .map(|&index| files[index].path.clone())
+            .map(|&index| String::from(&*files[index].path))
             .collect(),
     })
 }

@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
 
-use git2::{
-    ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags, TreeWalkMode, TreeWalkResult,
-};
+use git2::{ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags};
 
 use super::blobs::BlobText;
 use super::paths::{PathClass, classify_path};
@@ -21,8 +19,9 @@ const BINARY_PROBE: usize = 8000;
 /// A regular file of a commit's tree.
 #[derive(Debug, Clone)]
 pub(crate) struct FileEntry {
-    /// Path from the repository root, `/`-separated.
-    pub(crate) path: String,
+    /// Path from the repository root, `/`-separated (shared by the listings of every tree
+    /// above the file).
+    pub(crate) path: Arc<str>,
     /// The blob's id.
     pub(crate) blob: Oid,
     /// Live or non-live.
@@ -34,8 +33,6 @@ pub(crate) struct FileEntry {
 pub(crate) struct ResolvedCommit {
     /// Full hex id, as given.
     pub(crate) id: String,
-    /// The commit.
-    pub(crate) oid: Oid,
     /// Its root tree.
     pub(crate) tree: Oid,
 }
@@ -137,47 +134,61 @@ impl RepoAccess {
         let tree = found.tree_id();
         Ok(ResolvedCommit {
             id: commit.to_ascii_lowercase(),
-            oid: found.id(),
             tree,
         })
     }
 
-    /// The commit's regular files in tree order (the order `git grep` prints), from the
-    /// engine's cache when it has them.
+    /// The commit's regular files in tree order (the order `git grep` prints). Listings are
+    /// cached per tree, so a nearby commit re-reads only the trees that changed.
     pub(crate) fn list_files(
         &self,
         commit: &ResolvedCommit,
         engine: &Engine,
-    ) -> Result<Arc<Vec<FileEntry>>, EvidenceError> {
-        if let Some(files) = engine.lock_cache().listing(commit.oid) {
+    ) -> Result<Arc<[FileEntry]>, EvidenceError> {
+        self.list_tree(commit, engine, commit.tree, "")
+    }
+
+    fn list_tree(
+        &self,
+        commit: &ResolvedCommit,
+        engine: &Engine,
+        tree: Oid,
+        prefix: &str,
+    ) -> Result<Arc<[FileEntry]>, EvidenceError> {
+        if let Some(files) = engine.lock_cache().listing(tree, prefix) {
             return Ok(files);
         }
-        let tree = self
+        let found = self
             .repo
-            .find_tree(commit.tree)
-            .map_err(|err| self.corrupt(&commit.id, commit.tree, &err))?;
+            .find_tree(tree)
+            .map_err(|err| self.corrupt(&commit.id, tree, &err))?;
         let mut files = Vec::new();
-        let walked = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
-            // Only regular files (100644, 100755): `git grep <commit>` skips symbolic links
-            // (120000) and submodules (160000).
-            let mode = entry.filemode();
-            if entry.kind() == Some(ObjectType::Blob) && (mode == 0o100644 || mode == 0o100755) {
-                let name = String::from_utf8_lossy(entry.name_bytes());
-                let path = format!("{root}{name}");
-                let class = classify_path(&path);
-                files.push(FileEntry {
-                    path,
-                    blob: entry.id(),
-                    class,
-                });
+        let mut path_bytes = 0;
+        for entry in found.iter() {
+            let name = String::from_utf8_lossy(entry.name_bytes());
+            match entry.kind() {
+                // Only regular files (100644, 100755): `git grep <commit>` skips symbolic links
+                // (120000) and submodules (160000).
+                Some(ObjectType::Blob) if matches!(entry.filemode(), 0o100644 | 0o100755) => {
+                    let path = format!("{prefix}{name}");
+                    path_bytes += path.len();
+                    files.push(FileEntry {
+                        class: classify_path(&path),
+                        path: path.into(),
+                        blob: entry.id(),
+                    });
+                }
+                Some(ObjectType::Tree) => {
+                    let below = format!("{prefix}{name}/");
+                    files.extend_from_slice(&self.list_tree(commit, engine, entry.id(), &below)?);
+                }
+                _ => {}
             }
-            TreeWalkResult::Ok
-        });
-        walked.map_err(|err| self.corrupt(&commit.id, commit.tree, &err))?;
-        let files = Arc::new(files);
+        }
+        let files: Arc<[FileEntry]> = files.into();
         engine
             .lock_cache()
-            .insert_listing(commit.oid, files.clone());
+            .insert_listing(tree, prefix, files.clone(), path_bytes);
         Ok(files)
     }
 

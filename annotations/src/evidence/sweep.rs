@@ -1,19 +1,26 @@
 //! The sweep: every pattern over every text file of a commit in one pass.
 //!
-//! Aho-Corasick in overlapping mode finds every occurrence of every pattern, so a term that is
-//! part of another term (`connection` in `get_connection`) is still found, which `git grep -F`
-//! per term would do too. A pattern without a newline can only match within a line, so "the
-//! file contains the pattern" is exactly "`git grep -F -l` lists the file". Files are spread
-//! over the engine's threads; each thread opens its own handle on the clone only when a blob
-//! is missing from the cache.
+//! An Aho-Corasick automaton with standard semantics reports every occurrence of every pattern,
+//! so a term that is part of another term (`connection` in `get_connection`) is still found,
+//! which `git grep -F` per term would do too. A pattern without a newline can only match within
+//! a line, so "the file contains the pattern" is exactly "`git grep -F -l` lists the file".
+//!
+//! Results are kept per blob and per term in the engine's cache ([`ScanIndex`]): a blob is
+//! scanned only for the terms it was never scanned for, so the same task again, a task at a
+//! nearby commit and a task sharing terms with earlier ones read and scan only what is new.
+//! Blobs to scan are spread over the engine's threads; each thread opens its own handle on the
+//! clone only when a blob's content is not cached.
 
-use std::hash::{Hash, Hasher};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous;
+use aho_corasick::{Anchored, BuildError, MatchKind, dfa};
+use git2::Oid;
 
-use super::blobs::{BlobCache, BlobText, Memo};
+use super::blobs::{BlobCache, BlobEntry, BlobText, Costed, Indexed, OidMap, ScanIndex};
 use super::paths::PathClass;
 use super::report::Hit;
 use super::repository::{FileEntry, RepoAccess, ResolvedCommit};
@@ -21,25 +28,109 @@ use super::{Engine, EvidenceError};
 
 /// Longest line text kept in a hit, in characters.
 const HIT_TEXT_CHARS: usize = 240;
-/// Above this many pattern bytes the full DFA would be large; let the library choose.
+/// Above this many pattern bytes a full DFA would be large; a contiguous NFA is used instead.
 const DFA_PATTERN_BYTES: usize = 200_000;
+/// Below this many blobs to scan, one thread does the work (a nearby commit changes a few
+/// dozen files, worth a second thread).
+const PARALLEL_BLOBS: usize = 8;
 
-/// One pattern's matches in one blob.
-#[derive(Debug, Clone)]
-pub(crate) struct PatternScan {
-    pattern: u32,
-    /// Lines holding at least one match.
-    lines: u32,
-    /// The first matching lines: 1-based line number and text.
-    hits: Vec<(u32, Box<str>)>,
-    last_line: u32,
+/// A compiled pattern set, searched by hand so that the loop keeps its state in registers: the
+/// library's overlapping iterator stores its position on every byte.
+#[derive(Debug)]
+pub(crate) enum Scanner {
+    Dfa(dfa::DFA),
+    Nfa(contiguous::NFA),
 }
 
-/// One blob's scan against one pattern set.
+impl Scanner {
+    /// An automaton with standard semantics (every occurrence of every pattern), ASCII
+    /// case-insensitive if asked.
+    pub(crate) fn new(patterns: &[&str], case_insensitive: bool) -> Result<Scanner, BuildError> {
+        let bytes: usize = patterns.iter().map(|p| p.len()).sum();
+        if bytes <= DFA_PATTERN_BYTES {
+            dfa::DFA::builder()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(case_insensitive)
+                .prefilter(false)
+                .build(patterns)
+                .map(Scanner::Dfa)
+        } else {
+            contiguous::NFA::builder()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(case_insensitive)
+                .prefilter(false)
+                .build(patterns)
+                .map(Scanner::Nfa)
+        }
+    }
+
+    /// How many patterns it has.
+    pub(crate) fn patterns_len(&self) -> usize {
+        match self {
+            Scanner::Dfa(dfa) => dfa.patterns_len(),
+            Scanner::Nfa(nfa) => nfa.patterns_len(),
+        }
+    }
+
+    /// Calls `found(pattern, start)` for every occurrence of every pattern, in order of end.
+    pub(crate) fn for_each_match(&self, haystack: &[u8], found: impl FnMut(u32, usize)) {
+        match self {
+            Scanner::Dfa(dfa) => matches_of(dfa, haystack, found),
+            Scanner::Nfa(nfa) => matches_of(nfa, haystack, found),
+        }
+    }
+}
+
+fn matches_of<A: Automaton>(automaton: &A, haystack: &[u8], mut found: impl FnMut(u32, usize)) {
+    let Ok(mut sid) = automaton.start_state(Anchored::No) else {
+        return;
+    };
+    let mut report = |sid, end: usize| {
+        for index in 0..automaton.match_len(sid) {
+            let pattern = automaton.match_pattern(sid, index);
+            found(pattern.as_u32(), end - automaton.pattern_len(pattern));
+        }
+    };
+    // An empty pattern matches before the first byte too.
+    if automaton.is_match(sid) {
+        report(sid, 0);
+    }
+    for (at, &byte) in haystack.iter().enumerate() {
+        sid = automaton.next_state(Anchored::No, sid, byte);
+        if automaton.is_special(sid) {
+            if automaton.is_match(sid) {
+                report(sid, at + 1);
+            } else if automaton.is_dead(sid) {
+                return;
+            }
+        }
+    }
+}
+
+/// One pattern's matches in one blob.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct BlobScan {
-    binary: bool,
-    patterns: Vec<PatternScan>,
+pub(crate) struct PatternScan {
+    /// Lines holding at least one match.
+    lines: u32,
+    /// The first matching lines: 1-based line number and the byte offset of the match (the
+    /// line's text is read only for the hits a report keeps).
+    hits: Vec<(u32, usize)>,
+}
+
+impl Costed for PatternScan {
+    fn heap_bytes(&self) -> usize {
+        self.hits.capacity() * std::mem::size_of::<(u32, usize)>()
+    }
+}
+
+impl Indexed for PatternScan {
+    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32> {
+        &mut cache.term_names
+    }
+
+    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<PatternScan>>> {
+        &mut entry.terms
+    }
 }
 
 /// One pattern's matches over the commit.
@@ -64,27 +155,6 @@ pub(crate) struct Sweep {
     pub(crate) binary_files: Vec<usize>,
 }
 
-/// A stable fingerprint of a pattern set (std's SipHash with fixed keys is deterministic).
-fn fingerprint(patterns: &[String], max_hits: usize) -> u64 {
-    let mut hasher = std::hash::DefaultHasher::new();
-    patterns.hash(&mut hasher);
-    max_hits.hash(&mut hasher);
-    hasher.finish()
-}
-
-fn build_automaton(patterns: &[String]) -> Result<Option<AhoCorasick>, aho_corasick::BuildError> {
-    if patterns.is_empty() {
-        return Ok(None);
-    }
-    let bytes: usize = patterns.iter().map(String::len).sum();
-    let kind = (bytes <= DFA_PATTERN_BYTES).then_some(AhoCorasickKind::DFA);
-    AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(kind)
-        .build(patterns)
-        .map(Some)
-}
-
 /// The text of the line around byte `at`, cut to [`HIT_TEXT_CHARS`].
 pub(crate) fn line_at(bytes: &[u8], at: usize) -> String {
     let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
@@ -92,23 +162,20 @@ pub(crate) fn line_at(bytes: &[u8], at: usize) -> String {
     let line = String::from_utf8_lossy(&bytes[start..end]);
     let line = line.strip_suffix('\r').unwrap_or(&line);
     // A line of at most that many bytes has at most that many characters: copy it whole
-    // instead of counting characters, which was a tenth of a cold sweep's instructions.
+    // instead of counting characters.
     if line.len() <= HIT_TEXT_CHARS {
         return line.to_string();
     }
     line.chars().take(HIT_TEXT_CHARS).collect()
 }
 
-fn scan_text(
-    automaton: &AhoCorasick,
-    bytes: &[u8],
-    max_hits: usize,
-    slots: &mut [u32],
-) -> BlobScan {
-    let mut scans: Vec<PatternScan> = Vec::new();
+/// Scans one text for every pattern of `scanner`; results by the scanner's pattern number.
+fn scan_text(scanner: &Scanner, bytes: &[u8], max_hits: usize) -> Vec<(usize, PatternScan)> {
+    // Per pattern: its position in `scans` and the last line counted for it.
+    let mut slots: Vec<(u32, u32)> = vec![(u32::MAX, 0); scanner.patterns_len()];
+    let mut scans: Vec<(usize, PatternScan)> = Vec::new();
     let (mut cursor, mut line) = (0usize, 1u32);
-    for found in automaton.find_overlapping_iter(bytes) {
-        let start = found.start();
+    scanner.for_each_match(bytes, |pattern, start| {
         // Overlapping matches arrive by end position, so a start can move back a little.
         if start >= cursor {
             line += memchr::memchr_iter(b'\n', &bytes[cursor..start]).count() as u32;
@@ -116,35 +183,208 @@ fn scan_text(
             line -= memchr::memchr_iter(b'\n', &bytes[start..cursor]).count() as u32;
         }
         cursor = start;
-        let pattern = found.pattern().as_u32();
-        let slot = &mut slots[pattern as usize];
-        if *slot == u32::MAX {
-            *slot = scans.len() as u32;
-            scans.push(PatternScan {
-                pattern,
-                lines: 0,
-                hits: Vec::new(),
-                last_line: 0,
-            });
+        let (at, last_line) = &mut slots[pattern as usize];
+        if *at == u32::MAX {
+            *at = scans.len() as u32;
+            scans.push((pattern as usize, PatternScan::default()));
         }
-        let scan = &mut scans[*slot as usize];
-        if scan.last_line != line {
-            scan.last_line = line;
+        if *last_line != line {
+            *last_line = line;
+            let scan = &mut scans[*at as usize].1;
             scan.lines += 1;
             // At least one hit per file: precedents report where each file first has it.
             if scan.hits.len() < max_hits.max(1) {
-                scan.hits
-                    .push((line, line_at(bytes, start).into_boxed_str()));
+                scan.hits.push((line, start));
+            }
+        }
+    });
+    scans
+}
+
+/// What a sweep knows of one file of the listing.
+#[derive(Debug)]
+pub(crate) enum Scanned<T> {
+    /// Not selected for this sweep.
+    Skipped,
+    /// A binary file, never searched.
+    Binary,
+    /// A text file and its scan results (covering at least the sweep's queries).
+    Text(Arc<ScanIndex<T>>),
+}
+
+impl<T> Clone for Scanned<T> {
+    fn clone(&self) -> Scanned<T> {
+        match self {
+            Scanned::Skipped => Scanned::Skipped,
+            Scanned::Binary => Scanned::Binary,
+            Scanned::Text(index) => Scanned::Text(index.clone()),
+        }
+    }
+}
+
+/// A blob whose cached index does not cover every query.
+struct Todo<T> {
+    blob: Oid,
+    index: Option<Arc<ScanIndex<T>>>,
+    content: Option<BlobText>,
+    files: Vec<usize>,
+}
+
+/// Scans one text with a compiled search; finds by position in the compiled subset.
+pub(crate) type ScanFn<'a, T, S> = dyn Fn(&S, &[u8]) -> Vec<(usize, T)> + Sync + 'a;
+/// One worker's scanned blobs, by position in the list of blobs to scan.
+type WorkerResult<T> = Result<Vec<(usize, Scanned<T>)>, EvidenceError>;
+
+/// How a sweep scans: `compile` builds the search for some of the queries (positions in the
+/// query list), `scan` runs it over one text and returns finds by position in that subset.
+pub(crate) struct Search<'a, T, S> {
+    pub(crate) queries: &'a [String],
+    pub(crate) select: &'a (dyn Fn(&FileEntry) -> bool + Sync),
+    pub(crate) compile: &'a dyn Fn(&[usize]) -> Result<S, EvidenceError>,
+    pub(crate) scan: &'a ScanFn<'a, T, S>,
+}
+
+/// The scan index of every selected file for every query, in listing order, with the query
+/// ids the cache interned the queries under. Blobs whose cached index covers every query are
+/// not read; the others are scanned, from cached content when there is some, for the queries
+/// any of them lacks, and their extended index is cached.
+pub(crate) fn index_blobs<T: Indexed, S: Sync>(
+    engine: &Engine,
+    repo: &RepoAccess,
+    commit: &ResolvedCommit,
+    files: &[FileEntry],
+    search: &Search<'_, T, S>,
+) -> Result<(Vec<u32>, Vec<Scanned<T>>), EvidenceError> {
+    let mut out: Vec<Scanned<T>> = vec![Scanned::Skipped; files.len()];
+    let (ids, generation, todo) = {
+        let mut cache = engine.lock_cache();
+        let ids = cache.intern::<T>(search.queries);
+        let mut todo: Vec<Todo<T>> = Vec::new();
+        let mut pending: OidMap<usize> = OidMap::default();
+        for (at, entry) in files.iter().enumerate() {
+            if !(search.select)(entry) {
+                continue;
+            }
+            if let Some(&slot) = pending.get(&entry.blob) {
+                todo[slot].files.push(at);
+                continue;
+            }
+            let known = cache.known::<T>(entry.blob);
+            match (known.content, known.index) {
+                (Some(BlobText::Binary { .. }), _) => out[at] = Scanned::Binary,
+                (_, Some(index)) if ids.iter().all(|&id| index.covers(id)) => {
+                    out[at] = Scanned::Text(index);
+                }
+                (content, index) => {
+                    pending.insert(entry.blob, todo.len());
+                    todo.push(Todo {
+                        blob: entry.blob,
+                        index,
+                        content,
+                        files: vec![at],
+                    });
+                }
+            }
+        }
+        (ids, cache.generation(), todo)
+    };
+    if todo.is_empty() {
+        return Ok((ids, out));
+    }
+    // The queries some blob lacks: every blob to scan is scanned for all of them, so one
+    // search serves all (rescanning a query a blob already had yields the same result).
+    let mut seen = HashSet::new();
+    let missing: Vec<usize> = (0..ids.len())
+        .filter(|&p| {
+            todo.iter()
+                .any(|t| !t.index.as_ref().is_some_and(|i| i.covers(ids[p])))
+                && seen.insert(ids[p])
+        })
+        .collect();
+    let missing_ids: Vec<u32> = missing.iter().map(|&p| ids[p]).collect();
+    let compiled = (search.compile)(&missing)?;
+
+    let next = AtomicUsize::new(0);
+    // git2 handles are not `Sync`: workers get the clone's path and open their own, and only
+    // when a blob's content is not cached.
+    let (path, context) = (repo.path.as_path(), &repo.context);
+    let work = |reader: Option<&RepoAccess>| -> WorkerResult<T> {
+        let mut handle: Option<RepoAccess> = None;
+        let mut done = Vec::new();
+        let (mut hits, mut misses) = (0, 0);
+        loop {
+            let slot = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = todo.get(slot) else { break };
+            let (content, fresh) = match &item.content {
+                Some(content) => {
+                    hits += 1;
+                    (content.clone(), false)
+                }
+                None => {
+                    misses += 1;
+                    let reader = match (reader, &handle) {
+                        (Some(reader), _) => reader,
+                        (None, Some(opened)) => opened,
+                        (None, None) => handle.insert(RepoAccess::open(path, context)?),
+                    };
+                    (reader.read_blob(&commit.id, item.blob)?, true)
+                }
+            };
+            let scanned = match &content {
+                BlobText::Binary { .. } => {
+                    engine.lock_cache().insert(item.blob, content);
+                    Scanned::Binary
+                }
+                BlobText::Text(bytes) => {
+                    let finds = (search.scan)(&compiled, bytes)
+                        .into_iter()
+                        .map(|(k, found)| (missing_ids[k], found))
+                        .collect();
+                    let index = Arc::new(match &item.index {
+                        Some(index) => index.extended(&missing_ids, finds),
+                        None => ScanIndex::default().extended(&missing_ids, finds),
+                    });
+                    engine.lock_cache().insert_index(
+                        item.blob,
+                        fresh.then_some(content),
+                        index.clone(),
+                        generation,
+                    );
+                    Scanned::Text(index)
+                }
+            };
+            done.push((slot, scanned));
+        }
+        engine.lock_cache().record(hits, misses);
+        Ok(done)
+    };
+    let results: Vec<WorkerResult<T>> = if todo.len() < PARALLEL_BLOBS || engine.threads == 1 {
+        vec![work(Some(repo))]
+    } else {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..engine.threads)
+                .map(|_| scope.spawn(|| work(None)))
+                .collect();
+            workers
+                .into_iter()
+                .map(|handle| {
+                    handle.join().unwrap_or_else(|_| {
+                        Err(EvidenceError::WorkerPanicked {
+                            context: Box::new(context.clone()),
+                        })
+                    })
+                })
+                .collect()
+        })
+    };
+    for result in results {
+        for (slot, scanned) in result? {
+            for &at in &todo[slot].files {
+                out[at] = scanned.clone();
             }
         }
     }
-    for scan in &scans {
-        slots[scan.pattern as usize] = u32::MAX;
-    }
-    BlobScan {
-        binary: false,
-        patterns: scans,
-    }
+    Ok((ids, out))
 }
 
 /// Searches every regular file of `files` for every pattern.
@@ -155,180 +395,138 @@ pub(crate) fn run_patterns(
     files: &[FileEntry],
     patterns: &[String],
 ) -> Result<Sweep, EvidenceError> {
-    let automaton = build_automaton(patterns).map_err(|err| EvidenceError::InvalidPattern {
-        context: Box::new(repo.context.clone()),
-        pattern: patterns.first().cloned().unwrap_or_default(),
-        message: err.to_string(),
-    })?;
-    let print = fingerprint(patterns, engine.max_hits);
-    let pattern_count = patterns.len();
-    let scans = scan_blobs(
-        engine,
-        repo,
-        commit,
-        files,
-        print,
-        &|_| true,
-        &|| vec![u32::MAX; pattern_count],
-        &|text, slots| match (text, automaton.as_ref()) {
-            (BlobText::Binary { .. }, _) => BlobScan {
-                binary: true,
-                patterns: Vec::new(),
-            },
-            (BlobText::Text(bytes), Some(automaton)) => {
-                scan_text(automaton, bytes, engine.max_hits, slots)
-            }
-            (BlobText::Text(_), None) => BlobScan::default(),
-        },
-    )?;
-    Ok(merge(engine.max_hits, files, pattern_count, &scans))
+    let max_hits = engine.max_hits;
+    let compile = |subset: &[usize]| {
+        let chosen: Vec<&str> = subset.iter().map(|&p| patterns[p].as_str()).collect();
+        Scanner::new(&chosen, false).map_err(|err| EvidenceError::InvalidPattern {
+            context: Box::new(repo.context.clone()),
+            pattern: chosen.first().map(|p| p.to_string()).unwrap_or_default(),
+            message: err.to_string(),
+        })
+    };
+    let search = Search {
+        queries: patterns,
+        select: &|_| true,
+        compile: &compile,
+        scan: &|scanner: &Scanner, bytes: &[u8]| scan_text(scanner, bytes, max_hits),
+    };
+    let (ids, scanned) = index_blobs(engine, repo, commit, files, &search)?;
+    merge(engine, repo, commit, files, &ids, &scanned)
 }
 
-/// Scan results with their files' indexes in the listing.
-pub(crate) type Indexed<T> = Vec<(usize, Arc<T>)>;
-
-/// A per-blob scan result that the engine's cache memoizes per pattern set.
-pub(crate) trait Memoized: Send + Sync + Sized + 'static {
-    /// The memo that holds this kind of result.
-    fn memo(cache: &mut BlobCache) -> &mut Memo<Self>;
+/// One hit chosen for a report, before its line's text is read.
+struct PendingHit {
+    pattern: usize,
+    file: usize,
+    line: u32,
+    at: usize,
 }
 
-impl Memoized for BlobScan {
-    fn memo(cache: &mut BlobCache) -> &mut Memo<BlobScan> {
-        &mut cache.term_scans
-    }
-}
-
-/// Runs `scan` over the blob of every selected file, spread over the engine's threads, with
-/// blob contents and results taken from the cache when it has them. Results come back in
-/// listing order. `scratch` makes each worker's reusable state.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn scan_blobs<T: Memoized, S>(
+fn merge(
     engine: &Engine,
     repo: &RepoAccess,
     commit: &ResolvedCommit,
     files: &[FileEntry],
-    print: u64,
-    select: &(dyn Fn(&FileEntry) -> bool + Sync),
-    scratch: &(dyn Fn() -> S + Sync),
-    scan: &(dyn Fn(&BlobText, &mut S) -> T + Sync),
-) -> Result<Indexed<T>, EvidenceError> {
-    let next = AtomicUsize::new(0);
-    // git2 handles are not `Sync`: workers get the clone's path and open their own, and only
-    // when a blob is missing from the cache.
-    let (path, context) = (repo.path.as_path(), &repo.context);
-    let threads = if files.len() < 64 { 1 } else { engine.threads };
-    let worker = || -> Result<Indexed<T>, EvidenceError> {
-        let mut handle: Option<RepoAccess> = None;
-        let mut state = scratch();
-        let mut out = Vec::new();
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(entry) = files.get(index) else { break };
-            if !select(entry) {
-                continue;
-            }
-            let (memo, cached) = {
-                let mut cache = engine.lock_cache();
-                match T::memo(&mut cache).get(print, entry.blob) {
-                    Some(found) => (Some(found), None),
-                    None => (None, cache.get(entry.blob)),
-                }
-            };
-            if let Some(found) = memo {
-                out.push((index, found));
-                continue;
-            }
-            let text = match cached {
-                Some(text) => text,
-                None => {
-                    let reader = match &handle {
-                        Some(reader) => reader,
-                        None => handle.insert(RepoAccess::open(path, context)?),
-                    };
-                    let text = reader.read_blob(&commit.id, entry.blob)?;
-                    engine.lock_cache().insert(entry.blob, text.clone());
-                    text
-                }
-            };
-            let result = Arc::new(scan(&text, &mut state));
-            let mut cache = engine.lock_cache();
-            if cache.enabled() {
-                T::memo(&mut cache).insert(print, entry.blob, result.clone());
-            }
-            drop(cache);
-            out.push((index, result));
-        }
-        Ok(out)
-    };
-    let results: Vec<Result<Indexed<T>, EvidenceError>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
-        workers
-            .into_iter()
-            .map(|handle| {
-                handle.join().unwrap_or_else(|_| {
-                    Err(EvidenceError::WorkerPanicked {
-                        context: Box::new(context.clone()),
-                    })
-                })
-            })
-            .collect()
-    });
-    let mut scans = Vec::with_capacity(files.len());
-    for result in results {
-        scans.extend(result?);
-    }
-    scans.sort_unstable_by_key(|(index, _)| *index);
-    Ok(scans)
-}
-
-fn merge(
-    max_hits: usize,
-    files: &[FileEntry],
-    pattern_count: usize,
-    scans: &[(usize, Arc<BlobScan>)],
-) -> Sweep {
+    ids: &[u32],
+    scanned: &[Scanned<PatternScan>],
+) -> Result<Sweep, EvidenceError> {
+    let max_hits = engine.max_hits;
     let mut sweep = Sweep {
-        patterns: vec![PatternResult::default(); pattern_count],
+        patterns: vec![PatternResult::default(); ids.len()],
         binary_files: Vec::new(),
     };
-    let mut other_hits: Vec<Vec<Hit>> = vec![Vec::new(); pattern_count];
-    for (index, scan) in scans {
-        let entry = &files[*index];
-        if scan.binary {
-            sweep.binary_files.push(*index);
-            continue;
+    // Query id (interned ids are small and dense) to the first position holding it; a
+    // repeated pattern is copied at the end.
+    let ids_len = ids.iter().max().map_or(0, |&id| id as usize + 1);
+    let mut position: Vec<usize> = vec![usize::MAX; ids_len];
+    for (p, &id) in ids.iter().enumerate() {
+        if position[id as usize] == usize::MAX {
+            position[id as usize] = p;
         }
-        for found in &scan.patterns {
-            let result = &mut sweep.patterns[found.pattern as usize];
-            result.files.push(*index);
+    }
+    let mut live_hits: Vec<Vec<PendingHit>> = (0..ids.len()).map(|_| Vec::new()).collect();
+    let mut other_hits: Vec<Vec<PendingHit>> = (0..ids.len()).map(|_| Vec::new()).collect();
+    for (file, scan) in scanned.iter().enumerate() {
+        let index = match scan {
+            Scanned::Skipped => continue,
+            Scanned::Binary => {
+                sweep.binary_files.push(file);
+                continue;
+            }
+            Scanned::Text(index) => index,
+        };
+        let live = files[file].class == PathClass::Live;
+        for (id, found) in index.found() {
+            let Some(&pattern) = position.get(*id as usize).filter(|&&p| p != usize::MAX) else {
+                continue;
+            };
+            let result = &mut sweep.patterns[pattern];
+            result.files.push(file);
             result
                 .first_lines
                 .push(found.hits.first().map_or(0, |(line, _)| *line as usize));
             result.lines += found.lines as usize;
-            let bucket = if entry.class == PathClass::Live {
-                &mut result.hits
+            let bucket = if live {
+                &mut live_hits[pattern]
             } else {
-                &mut other_hits[found.pattern as usize]
+                &mut other_hits[pattern]
             };
-            for (line, text) in &found.hits {
+            for &(line, at) in &found.hits {
                 if bucket.len() >= max_hits {
                     break;
                 }
-                bucket.push(Hit {
-                    path: entry.path.clone(),
-                    line: *line as usize,
-                    text: text.to_string(),
-                    path_class: entry.class,
+                bucket.push(PendingHit {
+                    pattern,
+                    file,
+                    line,
+                    at,
                 });
             }
         }
     }
-    for (result, others) in sweep.patterns.iter_mut().zip(other_hits) {
-        let room = max_hits.saturating_sub(result.hits.len());
-        result.hits.extend(others.into_iter().take(room));
+    let mut chosen: Vec<PendingHit> = Vec::new();
+    for (mut live, others) in live_hits.into_iter().zip(other_hits) {
+        let room = max_hits.saturating_sub(live.len());
+        live.extend(others.into_iter().take(room));
+        chosen.extend(live);
     }
-    sweep
+    // Read each chosen hit's line, one blob at a time.
+    let mut by_file: Vec<usize> = (0..chosen.len()).collect();
+    by_file.sort_by_key(|&i| chosen[i].file);
+    let mut texts: Vec<String> = vec![String::new(); chosen.len()];
+    let mut current: Option<(usize, Arc<[u8]>)> = None;
+    for i in by_file {
+        let hit = &chosen[i];
+        let bytes = match &current {
+            Some((file, bytes)) if *file == hit.file => bytes.clone(),
+            _ => {
+                let bytes = match repo.blob_text(engine, &commit.id, files[hit.file].blob)? {
+                    BlobText::Text(bytes) => bytes,
+                    // The blob was text when scanned; the same id cannot turn binary.
+                    BlobText::Binary { .. } => Arc::from(Vec::new()),
+                };
+                current = Some((hit.file, bytes.clone()));
+                bytes
+            }
+        };
+        texts[i] = line_at(&bytes, hit.at.min(bytes.len()));
+    }
+    for (hit, text) in chosen.into_iter().zip(texts) {
+        let entry = &files[hit.file];
+        sweep.patterns[hit.pattern].hits.push(Hit {
+            path: String::from(&*entry.path),
+            line: hit.line as usize,
+            text,
+            path_class: entry.class,
+        });
+    }
+    for (p, id) in ids.iter().enumerate() {
+        let first = position[*id as usize];
+        if first != p {
+            sweep.patterns[p] = sweep.patterns[first].clone();
+        }
+    }
+    Ok(sweep)
 }
 
 #[cfg(test)]
@@ -338,24 +536,43 @@ mod tests {
 
     #[test]
     fn overlapping_terms_and_line_numbers() {
-        let patterns = vec!["connection".to_string(), "get_connection".to_string()];
-        let automaton = build_automaton(&patterns).unwrap().unwrap();
+        let scanner = Scanner::new(&["connection", "get_connection"], false).unwrap();
         let text = b"a\nget_connection()\nb\nconnection connection\n";
-        let mut slots = vec![u32::MAX; 2];
-        let scan = scan_text(&automaton, text, 5, &mut slots);
-        let short = scan.patterns.iter().find(|p| p.pattern == 0).unwrap();
-        let long = scan.patterns.iter().find(|p| p.pattern == 1).unwrap();
+        let scans = scan_text(&scanner, text, 5);
+        let short = &scans.iter().find(|(p, _)| *p == 0).unwrap().1;
+        let long = &scans.iter().find(|(p, _)| *p == 1).unwrap().1;
         assert_eq!(short.lines, 2, "two lines hold 'connection'");
         assert_eq!(
             short.hits.iter().map(|h| h.0).collect::<Vec<_>>(),
             vec![2, 4]
         );
         assert_eq!(long.lines, 1);
-        assert_eq!(&*long.hits[0].1, "get_connection()");
-        assert!(
-            slots.iter().all(|s| *s == u32::MAX),
-            "scratch slots are reset"
-        );
+        assert_eq!(line_at(text, long.hits[0].1), "get_connection()");
+    }
+
+    #[test]
+    fn the_scanner_reports_what_the_library_reports() {
+        let patterns = ["ab", "b", "abc", "", "bca", "c"];
+        let library = aho_corasick::AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(patterns)
+            .unwrap();
+        for text in ["", "abcabca", "xxabc\nbca", "bbbb"] {
+            let mut expected: Vec<(u32, usize, usize)> = library
+                .find_overlapping_iter(text)
+                .map(|m| (m.pattern().as_u32(), m.start(), m.end()))
+                .collect();
+            let mut ours = Vec::new();
+            Scanner::new(&patterns, false).unwrap().for_each_match(
+                text.as_bytes(),
+                |pattern, start| {
+                    ours.push((pattern, start, start + patterns[pattern as usize].len()));
+                },
+            );
+            expected.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(ours, expected, "text {text:?}");
+        }
     }
 
     #[test]
