@@ -28,6 +28,7 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
 
     await answerSections2And3(browser, { scope: 2, difficulty: 2, confidence: 4 });
     await until(browser, async () => (await textOf(browser, '[data-testid="saved-at"]')).startsWith('Draft saved at'), 'the draft was not autosaved');
+    assert.equal(await textOf(browser, '[data-testid="error"]'), '', 'the rules banner goes once every rule is met');
     await shot(browser, 'rater-form-filled');
 
     await browser.keys(['Control', 'Enter']);

@@ -19,7 +19,9 @@ test('a rater reads the evidence the repository gives at the base commit, and se
     await shot(browser, 'rater-evidence');
 
     // Open a term: its receipt is a git grep at the base commit.
-    await terms[0].click();
+    const first = await terms[0].$('td code');
+    await first.scrollIntoView();
+    await first.click();
     assert.match(await textOf(browser, '[data-testid="terms"] tr.detail'), /git grep -F -l -I -e .+ [0-9a-f]{40}/);
 
     // Search the repository for a word every Python file of the library has.
