@@ -16,8 +16,10 @@ def patch(path, hunks, per):
     out = [f"diff --git a/{path} b/{path}", f"--- a/{path}", f"+++ b/{path}"]
     for h in range(hunks):
         s = h * (per + 10) + 1
-        out.append(f"@@ -{s},{per} +{s},{per} @@ def f{h}():")
         k = per // 3
+        # per lines in all: context, k removed, k added; each side has context + k lines.
+        side = per - k
+        out.append(f"@@ -{s},{side} +{s},{side} @@ def f{h}():")
         out += [f"     context_{h}_{i} = {i}" for i in range(per - 2 * k)]
         out += [f"-    value_{h}_{i} = compute({h}, {i})" for i in range(k)]
         out += [f"+    value_{h}_{i} = compute({h}, {i}, strict=True)" for i in range(k)]

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render } from '@testing-library/svelte';
+import Queue from './Queue.svelte';
+import type { QueueItem } from '../api/types';
+
+const items: QueueItem[] = Array.from({ length: 450 }, (_, i) => ({
+  instanceId: `o__r-${i + 1}`, repo: 'o/r', title: `task ${i + 1}`, status: i % 3 === 0 ? 'submitted' : 'to_do', activeMs: 0,
+}));
+
+describe('Queue', () => {
+  it('renders a long queue a page at a time', async () => {
+    const { container, getByTestId } = render(Queue, { items, selected: null, onselect: () => {} });
+    expect(container.querySelectorAll('[data-testid="queue-item"]')).toHaveLength(200);
+    expect(getByTestId('show-more').textContent).toBe('Show 200 more (250 not shown)');
+    await fireEvent.click(getByTestId('show-more'));
+    await fireEvent.click(getByTestId('show-more'));
+    expect(container.querySelectorAll('[data-testid="queue-item"]')).toHaveLength(450);
+    expect(container.querySelector('[data-testid="show-more"]')).toBeNull();
+    expect(getByTestId('queue-summary').textContent).toBe('150 / 450 done');
+  });
+
+  it('pages what the search and filter leave', async () => {
+    const { container, getByLabelText, getByText } = render(Queue, { items, selected: null, onselect: () => {} });
+    await fireEvent.click(getByText('Done'));
+    expect(container.querySelectorAll('[data-testid="queue-item"]')).toHaveLength(150);
+    await fireEvent.input(getByLabelText('Search tasks'), { target: { value: 'o__r-1' } });
+    const ids = [...container.querySelectorAll('[data-testid="queue-item"] .id')].map((e) => e.textContent);
+    expect(ids.every((id) => id?.startsWith('o__r-1'))).toBe(true);
+    expect(container.querySelector('[data-testid="show-more"]')).toBeNull();
+  });
+});
