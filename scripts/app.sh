@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Builds the front end and the app with the front end embedded (a debug build, which shares its
-# artifacts with the tests; the crates doing heavy work are optimised even there), then starts it on the
+# Builds the front end and the app (release) with the front end embedded, then starts it on the
 # project it had open last, or the embedded demo project on its first start. Under a shell
 # without a display it runs in Xvfb.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 (cd "$root/ui" && npm run --silent build)
-cargo build --manifest-path "$root/Cargo.toml" --locked -p verity-desktop
-app="$root/target/debug/verity-desktop"
+cargo build --manifest-path "$root/Cargo.toml" --locked --release -p verity-desktop
+app="$root/target/release/verity-desktop"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "app: no display; running in Xvfb (1280x800). Screenshot: DISPLAY=... import -window root shot.png"
   exec xvfb-run -a -s "-screen 0 1280x800x24" "$app" "$@"

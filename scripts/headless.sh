@@ -1,6 +1,7 @@
 # Sourced by e2e.sh and bench/desktop.sh: builds the app (debug, or release with
-# VERITY_RELEASE=1) with the front end embedded and starts Xvfb and tauri-driver on free-looking display and port numbers, with a fresh temporary
-# XDG_DATA_HOME so the app starts on a new demo project. Stops what it started on exit.
+# VERITY_RELEASE=1) with the front end embedded, starts Xvfb and tauri-driver on a free display
+# and free ports, with a fresh temporary XDG_DATA_HOME so the app starts on a new demo project.
+# Stops what it started on exit.
 # Sets: app, work, driver_pid, port, XDG_DATA_HOME, DISPLAY.
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
