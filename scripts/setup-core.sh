@@ -4,7 +4,7 @@
 # Idempotent: apt skips what is installed.
 set -euo pipefail
 
-need=(build-essential pkg-config git python3)
+need=(build-essential pkg-config cmake git python3)
 missing=()
 for pkg in "${need[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
