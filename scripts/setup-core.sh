@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the core library and the `verity` CLI need to build and test on Debian:
-# a C compiler (SQLite and libgit2 are compiled from source by their crates), pkg-config and git.
+# a C compiler and cmake (SQLite, libgit2 and zlib-ng are compiled from source by their crates),
+# pkg-config and git.
 # Idempotent: apt skips what is installed.
 set -euo pipefail
 
