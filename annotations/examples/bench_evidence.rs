@@ -103,6 +103,15 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|err| fail(&format!("cannot read {path}: {err}")))
 }
 
+/// The commit ids of a file, one per line; an empty file is an error.
+fn read_commits(path: &str) -> Vec<String> {
+    let commits: Vec<String> = read(path).lines().map(str::to_string).collect();
+    if commits.is_empty() {
+        fail("the commits file is empty");
+    }
+    commits
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
@@ -168,13 +177,7 @@ fn main() {
         Some("reports") => {
             let repo = arg(&args, 2, "REPO");
             let patch = read(&arg(&args, 3, "PATCH"));
-            let commits: Vec<String> = read(&arg(&args, 4, "COMMITS_FILE"))
-                .lines()
-                .map(str::to_string)
-                .collect();
-            if commits.is_empty() {
-                fail("the commits file is empty");
-            }
+            let commits = read_commits(&arg(&args, 4, "COMMITS_FILE"));
             let tasks = number(&args, 5, "TASKS");
             let engine = Engine::builder()
                 .cache_bytes(number(&args, 6, "CACHE_MB") << 20)
@@ -197,13 +200,7 @@ fn main() {
         Some("sweep") => {
             let repo = arg(&args, 2, "REPO");
             let patch = read(&arg(&args, 3, "PATCH"));
-            let commits: Vec<String> = read(&arg(&args, 4, "COMMITS_FILE"))
-                .lines()
-                .map(str::to_string)
-                .collect();
-            if commits.is_empty() {
-                fail("the commits file is empty");
-            }
+            let commits = read_commits(&arg(&args, 4, "COMMITS_FILE"));
             let tasks = number(&args, 5, "TASKS");
             let cache_mb = number(&args, 6, "CACHE_MB");
             let threads = number(&args, 7, "THREADS");
