@@ -24,6 +24,8 @@ pub fn run() {
             start_logging(&data_dir)?;
             tracing::info!(data_dir = %data_dir.display(), "Verity started");
             app.manage(state::AppState::new(data_dir));
+            #[cfg(target_os = "linux")]
+            lighten_webview(app);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -62,6 +64,26 @@ pub fn run() {
     if let Err(err) = result {
         eprintln!("Verity could not start: {err}");
         std::process::exit(1);
+    }
+}
+
+/// Verity shows one page of text and tables and never navigates: WebKit's document-viewer cache
+/// model, which keeps no back-forward or page cache, is enough and keeps the web process small.
+/// (Turning the compositor off would save more, but WebKitWebDriver's screenshots then hang.) A
+/// window that is not there yet simply keeps WebKit's defaults.
+#[cfg(target_os = "linux")]
+fn lighten_webview(app: &tauri::App) {
+    use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    let applied = window.with_webview(|webview| {
+        if let Some(context) = webview.inner().context() {
+            context.set_cache_model(CacheModel::DocumentViewer);
+        }
+    });
+    if let Err(err) = applied {
+        tracing::warn!(error = %err, "could not configure the web view");
     }
 }
 

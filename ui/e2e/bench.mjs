@@ -36,6 +36,19 @@ function rssMb(pids) {
   return kb / 1024;
 }
 
+/** Proportional set size: shared pages (WebKit's and Mesa's libraries, mapped by the app and its
+ *  WebKit processes alike) counted once over the processes, not once per process as RSS does. */
+function pssMb(pids) {
+  let kb = 0;
+  for (const p of pids) {
+    try {
+      const m = execFileSync('cat', [`/proc/${p}/smaps_rollup`], { encoding: 'utf8' }).match(/^Pss:\s+(\d+) kB/m);
+      if (m) kb += Number(m[1]);
+    } catch { /* gone */ }
+  }
+  return kb / 1024;
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 
@@ -143,10 +156,12 @@ try {
   for (const p of pids) {
     try {
       const comm = execFileSync('cat', [`/proc/${p}/comm`], { encoding: 'utf8' }).trim();
-      console.log(`bench: RSS of ${comm} (${p}): ${rssMb([p]).toFixed(1)} MB`);
+      console.log(`bench: ${comm} (${p}): RSS ${rssMb([p]).toFixed(1)} MB, PSS ${pssMb([p]).toFixed(1)} MB`);
     } catch { /* gone */ }
   }
-  rows.push([`memory with ${cases.length} tasks (progress view, then a queue of ${queued}), RSS of app + WebKit (MB)`, rssMb(pids), 400]);
+  const what = `${cases.length} tasks (progress view, then a queue of ${queued})`;
+  rows.push([`memory with ${what}, PSS of app + WebKit (MB)`, pssMb(pids), 400]);
+  rows.push([`memory with ${what}, RSS of app + WebKit, shared pages counted per process (MB)`, rssMb(pids), null]);
 } finally {
   await again.deleteSession();
 }
