@@ -94,6 +94,11 @@ fn build_repo() -> (tempfile::TempDir, String, String) {
         b"def get_connection(): pass\nSIXTY = 60\n",
     );
     write(root, "docs/guide.rst", b"Use get_connection.\n");
+    write(
+        root,
+        "lib/net/locale/fr/LC_MESSAGES/net.po",
+        b"msgid \"Only show commands are supported when using check mode, not \"\nmsgstr \"Seules les commandes show sont prises en charge en mode check\"\n",
+    );
     let mut png = b"\x89PNG\r\n\x1a\n\0\0\0".to_vec();
     png.extend_from_slice(b"get_connection fixture_only_value");
     write(root, "assets/logo.png", &png);
@@ -350,7 +355,7 @@ fn airtight_candidate_shows_the_live_convention_it_departs_from() {
     );
     assert_eq!(
         nearest.paths, 3,
-        "three live modules word it this way; the test folder does not count"
+        "three live modules word it this way; the test folder and the translation catalog do not count"
     );
     assert_eq!(
         (nearest.path.as_str(), nearest.line),

@@ -72,8 +72,9 @@ pub use repository::{has_commit, held_commits};
 pub use terms::{Term, TermKind, TermOrigin, extract_terms};
 
 /// Version of the evidence engine; the store keys its evidence cache on it, so a change to
-/// term extraction, classification or path rules must bump it.
-pub const ENGINE_VERSION: &str = "evidence-1";
+/// term extraction, classification, path rules or what the near-string search covers must bump
+/// it.
+pub const ENGINE_VERSION: &str = "evidence-2";
 
 /// Names a task and its repository so that every error message can say which ones it is about.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
