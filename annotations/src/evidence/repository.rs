@@ -5,6 +5,7 @@
 //! read, and the working tree, index and refs are never touched.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once};
 
 use git2::{ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags};
@@ -27,6 +28,15 @@ pub(crate) struct FileEntry {
     /// Live or non-live.
     pub(crate) class: PathClass,
 }
+
+/// An entry of one tree: a regular file, or a folder with the path prefix of its entries.
+enum TreeEntry {
+    File(FileEntry),
+    Folder(Oid, String),
+}
+
+/// One lister's folder listings, by position in the list of folders.
+type FolderListings = Result<Vec<(usize, Arc<[FileEntry]>)>, EvidenceError>;
 
 /// A resolved base commit.
 #[derive(Debug, Clone)]
@@ -139,13 +149,97 @@ impl RepoAccess {
     }
 
     /// The commit's regular files in tree order (the order `git grep` prints). Listings are
-    /// cached per tree, so a nearby commit re-reads only the trees that changed.
+    /// cached per tree, so a nearby commit re-reads only the trees that changed. The root's
+    /// folders are spread over the engine's threads, each with its own handle on the clone.
     pub(crate) fn list_files(
         &self,
         commit: &ResolvedCommit,
         engine: &Engine,
     ) -> Result<Arc<[FileEntry]>, EvidenceError> {
-        self.list_tree(commit, engine, commit.tree, "")
+        let root = commit.tree;
+        if let Some(files) = engine.lock_cache().listing(root, "") {
+            return Ok(files);
+        }
+        let (entries, path_bytes) = self.tree_entries(commit, root, "")?;
+        let folders: Vec<(Oid, &str)> = entries
+            .iter()
+            .filter_map(|entry| match entry {
+                TreeEntry::Folder(tree, prefix) => Some((*tree, prefix.as_str())),
+                TreeEntry::File(_) => None,
+            })
+            .collect();
+        let mut listed = self.list_folders(commit, engine, &folders)?.into_iter();
+        let mut files = Vec::new();
+        for entry in entries {
+            match entry {
+                TreeEntry::File(file) => files.push(file),
+                TreeEntry::Folder(..) => {
+                    files.extend_from_slice(&listed.next().unwrap_or_default())
+                }
+            }
+        }
+        let files: Arc<[FileEntry]> = files.into();
+        engine
+            .lock_cache()
+            .insert_listing(root, "", files.clone(), path_bytes);
+        Ok(files)
+    }
+
+    /// The listings of `folders`, in order, by the engine's threads.
+    fn list_folders(
+        &self,
+        commit: &ResolvedCommit,
+        engine: &Engine,
+        folders: &[(Oid, &str)],
+    ) -> Result<Vec<Arc<[FileEntry]>>, EvidenceError> {
+        if engine.threads == 1 || folders.len() < 2 {
+            return folders
+                .iter()
+                .map(|&(tree, prefix)| self.list_tree(commit, engine, tree, prefix))
+                .collect();
+        }
+        let next = AtomicUsize::new(0);
+        let (path, context) = (self.path.as_path(), &self.context);
+        // git2 handles are not `Sync`: this thread lists with its own handle, helpers open theirs.
+        let work = |reader: Option<&RepoAccess>| -> FolderListings {
+            let opened;
+            let reader = match reader {
+                Some(reader) => reader,
+                None => {
+                    opened = RepoAccess::open(path, context)?;
+                    &opened
+                }
+            };
+            let mut done = Vec::new();
+            loop {
+                let at = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(tree, prefix)) = folders.get(at) else {
+                    return Ok(done);
+                };
+                done.push((at, reader.list_tree(commit, engine, tree, prefix)?));
+            }
+        };
+        let results: Vec<FolderListings> = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..engine.threads)
+                .map(|_| scope.spawn(|| work(None)))
+                .collect();
+            let mut results = vec![work(Some(self))];
+            results.extend(helpers.into_iter().map(|helper| {
+                helper.join().unwrap_or_else(|_| {
+                    Err(EvidenceError::WorkerPanicked {
+                        context: Box::new(context.clone()),
+                    })
+                })
+            }));
+            results
+        });
+        let mut listed: Vec<Arc<[FileEntry]>> = vec![Arc::from(Vec::new()); folders.len()];
+        for result in results {
+            for (at, files) in result? {
+                listed[at] = files;
+            }
+        }
+        Ok(listed)
     }
 
     fn list_tree(
@@ -158,11 +252,35 @@ impl RepoAccess {
         if let Some(files) = engine.lock_cache().listing(tree, prefix) {
             return Ok(files);
         }
+        let (entries, path_bytes) = self.tree_entries(commit, tree, prefix)?;
+        let mut files = Vec::new();
+        for entry in entries {
+            match entry {
+                TreeEntry::File(file) => files.push(file),
+                TreeEntry::Folder(below, prefix) => {
+                    files.extend_from_slice(&self.list_tree(commit, engine, below, &prefix)?);
+                }
+            }
+        }
+        let files: Arc<[FileEntry]> = files.into();
+        engine
+            .lock_cache()
+            .insert_listing(tree, prefix, files.clone(), path_bytes);
+        Ok(files)
+    }
+
+    /// One tree's regular files and folders, in order, and the bytes of the files' paths.
+    fn tree_entries(
+        &self,
+        commit: &ResolvedCommit,
+        tree: Oid,
+        prefix: &str,
+    ) -> Result<(Vec<TreeEntry>, usize), EvidenceError> {
         let found = self
             .repo
             .find_tree(tree)
             .map_err(|err| self.corrupt(&commit.id, tree, &err))?;
-        let mut files = Vec::new();
+        let mut entries = Vec::with_capacity(found.len());
         let mut path_bytes = 0;
         for entry in found.iter() {
             let name = String::from_utf8_lossy(entry.name_bytes());
@@ -172,24 +290,19 @@ impl RepoAccess {
                 Some(ObjectType::Blob) if matches!(entry.filemode(), 0o100644 | 0o100755) => {
                     let path = format!("{prefix}{name}");
                     path_bytes += path.len();
-                    files.push(FileEntry {
+                    entries.push(TreeEntry::File(FileEntry {
                         class: classify_path(&path),
                         path: path.into(),
                         blob: entry.id(),
-                    });
+                    }));
                 }
                 Some(ObjectType::Tree) => {
-                    let below = format!("{prefix}{name}/");
-                    files.extend_from_slice(&self.list_tree(commit, engine, entry.id(), &below)?);
+                    entries.push(TreeEntry::Folder(entry.id(), format!("{prefix}{name}/")));
                 }
                 _ => {}
             }
         }
-        let files: Arc<[FileEntry]> = files.into();
-        engine
-            .lock_cache()
-            .insert_listing(tree, prefix, files.clone(), path_bytes);
-        Ok(files)
+        Ok((entries, path_bytes))
     }
 
     /// Reads one blob from the object database and sorts it into text or binary.
