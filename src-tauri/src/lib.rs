@@ -2,6 +2,7 @@
 //!
 //! Commands hold no logic of their own: they unpack state, call one library function and map
 //! its error to `{code, message}` (see [`error::CommandError`]).
+#![forbid(unsafe_code)]
 
 pub mod commands;
 pub mod error;
