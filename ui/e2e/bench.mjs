@@ -49,6 +49,23 @@ function pssMb(pids) {
   return kb / 1024;
 }
 
+/** The largest shares of a process's PSS: anonymous memory, and each file mapped, in MB. */
+function pssParts(pid) {
+  const parts = new Map();
+  let name = 'anonymous';
+  const smaps = execFileSync('cat', [`/proc/${pid}/smaps`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  for (const line of smaps.split('\n')) {
+    const head = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
+    if (head) {
+      name = head[1].startsWith('/') ? path.basename(head[1]) : 'anonymous';
+      continue;
+    }
+    const pss = line.match(/^Pss:\s+(\d+) kB/);
+    if (pss) parts.set(name, (parts.get(name) ?? 0) + Number(pss[1]) / 1024);
+  }
+  return [...parts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ');
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 
@@ -156,7 +173,7 @@ try {
   for (const p of pids) {
     try {
       const comm = execFileSync('cat', [`/proc/${p}/comm`], { encoding: 'utf8' }).trim();
-      console.log(`bench: ${comm} (${p}): RSS ${rssMb([p]).toFixed(1)} MB, PSS ${pssMb([p]).toFixed(1)} MB`);
+      console.log(`bench: ${comm} (${p}): RSS ${rssMb([p]).toFixed(1)} MB, PSS ${pssMb([p]).toFixed(1)} MB (largest: ${pssParts(p)})`);
     } catch { /* gone */ }
   }
   const what = `${cases.length} tasks (progress view, then a queue of ${queued})`;
