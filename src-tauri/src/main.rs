@@ -11,8 +11,8 @@ fn main() {
 /// WebKitGTK paints pages with Skia on the GPU by default. Verity's pages are text, tables and
 /// small charts, which the CPU paints as fast; and on a machine without a GPU (a virtual
 /// machine, a remote desktop, Xvfb) the "GPU" is Mesa's software renderer, whose textures and
-/// caches cost memory: with 2,000 tasks open, the app and its WebKit processes took 408 MB
-/// (PSS) painting on the GPU and 354 MB painting on the CPU (`bench/desktop.sh`). Verity
+/// caches cost memory: with 2,000 tasks open, the app and its WebKit processes took 396-408 MB
+/// (PSS) painting on the GPU and 354-377 MB painting on the CPU (`bench/desktop.sh`). Verity
 /// therefore paints on the CPU unless the environment already chooses
 /// (`WEBKIT_SKIA_ENABLE_CPU_RENDERING=0` restores WebKit's default).
 #[cfg(target_os = "linux")]

@@ -1,5 +1,6 @@
 // Measures the desktop app for bench/desktop.sh (not a test: no assertions on time).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { find, openDemoAs, openDemoAsCoordinator, signOut, startApp } from './harness.mjs';
 
@@ -24,37 +25,35 @@ function descendants(pid) {
   return out;
 }
 
-function rssMb(pids) {
+/** A file of /proc/PID, or null when the process is gone. */
+function proc(pid, file) {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The sum over `pids` of the kB figure `pattern` finds in each one's /proc `file`, in MB. */
+function sumMb(pids, file, pattern) {
   let kb = 0;
   for (const p of pids) {
-    try {
-      const status = execFileSync('cat', [`/proc/${p}/status`], { encoding: 'utf8' });
-      const m = status.match(/VmRSS:\s+(\d+) kB/);
-      if (m) kb += Number(m[1]);
-    } catch { /* gone */ }
+    const m = proc(p, file)?.match(pattern);
+    if (m) kb += Number(m[1]);
   }
   return kb / 1024;
 }
 
+const rssMb = (pids) => sumMb(pids, 'status', /VmRSS:\s+(\d+) kB/);
 /** Proportional set size: shared pages (WebKit's and Mesa's libraries, mapped by the app and its
  *  WebKit processes alike) counted once over the processes, not once per process as RSS does. */
-function pssMb(pids) {
-  let kb = 0;
-  for (const p of pids) {
-    try {
-      const m = execFileSync('cat', [`/proc/${p}/smaps_rollup`], { encoding: 'utf8' }).match(/^Pss:\s+(\d+) kB/m);
-      if (m) kb += Number(m[1]);
-    } catch { /* gone */ }
-  }
-  return kb / 1024;
-}
+const pssMb = (pids) => sumMb(pids, 'smaps_rollup', /^Pss:\s+(\d+) kB/m);
 
 /** The largest shares of a process's PSS: anonymous memory, and each file mapped, in MB. */
 function pssParts(pid) {
   const parts = new Map();
   let name = 'anonymous';
-  const smaps = execFileSync('cat', [`/proc/${pid}/smaps`], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  for (const line of smaps.split('\n')) {
+  for (const line of (proc(pid, 'smaps') ?? '').split('\n')) {
     const head = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
     if (head) {
       name = head[1].startsWith('/') ? path.basename(head[1]) : 'anonymous';
@@ -168,13 +167,12 @@ try {
   const queued = (await (await find(again, '[data-testid="queue-summary"]')).getText()).split(' / ')[1].replace(' done', '');
   const driver = Number(process.env.VERITY_DRIVER_PID);
   const pids = descendants(driver).filter((p) => {
-    try { return !execFileSync('cat', [`/proc/${p}/comm`], { encoding: 'utf8' }).startsWith('WebKitWebDriver'); } catch { return false; }
+    const comm = proc(p, 'comm');
+    return comm !== null && !comm.startsWith('WebKitWebDriver');
   });
   for (const p of pids) {
-    try {
-      const comm = execFileSync('cat', [`/proc/${p}/comm`], { encoding: 'utf8' }).trim();
-      console.log(`bench: ${comm} (${p}): RSS ${rssMb([p]).toFixed(1)} MB, PSS ${pssMb([p]).toFixed(1)} MB (largest: ${pssParts(p)})`);
-    } catch { /* gone */ }
+    const comm = proc(p, 'comm')?.trim() ?? 'gone';
+    console.log(`bench: ${comm} (${p}): RSS ${rssMb([p]).toFixed(1)} MB, PSS ${pssMb([p]).toFixed(1)} MB (largest: ${pssParts(p)})`);
   }
   const what = `${cases.length} tasks (progress view, then a queue of ${queued})`;
   rows.push([`memory with ${what}, PSS of app + WebKit (MB)`, pssMb(pids), 400]);

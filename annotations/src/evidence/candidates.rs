@@ -10,8 +10,8 @@
 //!
 //! Translation catalogs (gettext `.po` and `.pot` files) are left out of this search: each of
 //! their `msgid` lines repeats a string of the code, which is found there, and their `msgstr`
-//! lines are translations, never the string a test was modelled on. In a project like Django
-//! they are 40% of the live bytes, nearly every line quoted.
+//! lines are translations, never the string a test was modelled on. In Django they are 8.4 of
+//! the 21.8 MB under `django/`, nearly every line quoted.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
