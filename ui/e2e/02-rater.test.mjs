@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerSections2And3, focus, justification, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
+import { answerSections2And3, find, focus, justification, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
 
 test('a rater fills every question with the keyboard, meets a rule, submits and moves on', async () => {
   const browser = await startApp();
@@ -36,6 +36,50 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
     assert.match(await textOf(browser, '[data-testid="notice"]'), new RegExp(`Submitted ${first}`));
     assert.match(await textOf(browser, '[data-testid="queue-summary"]'), /^1 \/ \d+ done$/);
     await shot(browser, 'rater-next-task');
+  } finally {
+    await browser.deleteSession();
+  }
+});
+
+/** Whether a control is disabled, by itself or by its fieldset (WebKitWebDriver's "is enabled"
+ *  looks at the control alone). */
+const disabled = (browser, selector) => browser.execute((s) => document.querySelector(s).matches(':disabled'), selector);
+
+// Runs after the test above: Amara's first task is submitted.
+test('a submitted answer is read-only until "Revise…", which records a new revision and its reason', async () => {
+  const browser = await startApp();
+  try {
+    await openDemoAs(browser, 'Amara Nwosu');
+    await find(browser, '[data-testid="queue-item"] .dot.submitted');
+    const id = await browser.execute(() => document.querySelector('[data-testid="queue-item"] .dot.submitted').closest('button').querySelector('.id').textContent);
+    assert.match(id, /\S/);
+    await (await find(browser, `//button[@data-testid="queue-item"][contains(., "${id}")]`)).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')) === id, `${id} did not open`);
+    assert.match(await textOf(browser, '[data-testid="saved-at"]'), /^Submitted \(revision 1\)/);
+    assert.equal(await (await browser.$('#opt-underspecified-1')).isSelected(), true, 'the submitted answer shows');
+    assert.equal(await disabled(browser, '#opt-underspecified-0'), true, 'a submitted answer is read-only');
+
+    await (await find(browser, '[data-testid="revise"]')).click();
+    await until(browser, async () => !(await disabled(browser, '#opt-underspecified-0')), '"Revise…" did not make the answer editable');
+    await focus(browser, '#opt-underspecified-1');
+    await browser.keys(['2']);
+    await until(browser, async () => (await browser.$('#opt-underspecified-2')).isSelected(), '1.1 did not take the digit 2');
+    await (await find(browser, '[data-testid="submit"]')).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="error"]')).startsWith('Say why you revise'), 'a revision without a reason was not refused');
+
+    const reason = 'Reread the issue: it lists the units but not the error type.';
+    await (await find(browser, 'input[aria-label="Reason for the revision"]')).setValue(reason);
+    await (await find(browser, '[data-testid="submit"]')).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="notice"]')).includes(`Submitted ${id}`), 'the revision was not submitted');
+
+    // Back on the task: the new revision, its reason, and the revised value.
+    await (await find(browser, `//button[@data-testid="queue-item"][contains(., "${id}")]`)).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')) === id, `${id} did not open again`);
+    await until(browser, async () => /^Submitted \(revision 2\)/.test(await textOf(browser, '[data-testid="saved-at"]')), 'the revision is not revision 2');
+    assert.equal(await textOf(browser, '[data-testid="notice"]'), `Last revised: ${reason}`);
+    assert.equal(await (await browser.$('#opt-underspecified-2')).isSelected(), true, 'the revised value shows');
+    assert.equal(await disabled(browser, '#opt-underspecified-0'), true, 'the revision is read-only again');
+    await shot(browser, 'rater-revised');
   } finally {
     await browser.deleteSession();
   }
