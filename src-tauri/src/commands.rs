@@ -209,18 +209,20 @@ pub async fn record_time(
     .await
 }
 
-/// Imports task files, reporting progress on `on_progress`; `cancel_import` stops it and
-/// nothing is stored.
+/// Imports task files, reporting progress on `on_progress`; `cancel_job` stops it and
+/// nothing is stored. Refused while an evidence run or another import is running.
 #[tauri::command]
 pub async fn import_paths(
     app: AppHandle,
     paths: Vec<PathBuf>,
     on_progress: Channel<ImportProgress>,
 ) -> Result<ImportReport, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
-    let cancel = app.state::<AppState>().cancel.clone();
-    cancel.store(false, Ordering::Relaxed);
+    let state = app.state::<AppState>();
+    state.require_coordinator()?;
+    let job = state.start_job("An import")?;
+    let cancel = state.cancel.clone();
     with_project(app, move |p| {
+        let _job = job;
         ops::import_paths(
             p,
             &paths,
@@ -390,7 +392,8 @@ pub async fn add_repository(
 }
 
 /// Computes and caches evidence for every case, reporting progress on `on_progress`;
-/// `cancel_job` stops it, keeping what was computed.
+/// `cancel_job` stops it, keeping what was computed. Refused while an import or another
+/// evidence run is running.
 #[tauri::command]
 pub async fn evidence_all(
     app: AppHandle,
@@ -398,9 +401,10 @@ pub async fn evidence_all(
 ) -> Result<EvidenceAllReport, CommandError> {
     let state = app.state::<AppState>();
     state.require_coordinator()?;
+    let job = state.start_job("An evidence run")?;
     let (cancel, engine) = (state.cancel.clone(), state.engine.clone());
-    cancel.store(false, Ordering::Relaxed);
     with_project(app, move |p| {
+        let _job = job;
         ops::evidence_all(
             p,
             &engine,

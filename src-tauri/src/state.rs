@@ -1,8 +1,8 @@
 //! What the app holds between commands: the open project, who is using it, the evidence
-//! engine, the data folder, the cancel flag of the running job.
+//! engine, the data folder, the long job running and its cancel flag.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use annotations::evidence::Engine;
@@ -24,6 +24,9 @@ pub struct AppState {
     pub data_dir: PathBuf,
     /// Set by `cancel_job`, read by the running import or evidence run.
     pub cancel: Arc<AtomicBool>,
+    /// The long job running, if any (one at a time, so `cancel_job` stops the job the user
+    /// sees): what it is, for the message that refuses a second one.
+    job: Arc<Mutex<Option<&'static str>>>,
     /// Who is using the project: a rater (blind to other raters) or the coordinator.
     pub role: Mutex<Option<Role>>,
     /// The evidence engine, kept alive so its blob cache serves every task of the session.
@@ -52,9 +55,27 @@ impl AppState {
             project: Mutex::new(None),
             data_dir,
             cancel: Arc::new(AtomicBool::new(false)),
+            job: Arc::new(Mutex::new(None)),
             role: Mutex::new(None),
             engine: Arc::new(Engine::default()),
         }
+    }
+
+    /// Starts a long job, `what` naming it in a sentence ("An import"), with a cleared cancel
+    /// flag; refuses while another runs. The job ends when the returned guard drops.
+    pub fn start_job(&self, what: &'static str) -> Result<JobGuard, CommandError> {
+        let mut running = self.job.lock().map_err(|_| poisoned())?;
+        if let Some(other) = *running {
+            return Err(CommandError::new(
+                "busy",
+                format!("{other} is running; wait for it to finish or cancel it first."),
+            ));
+        }
+        *running = Some(what);
+        self.cancel.store(false, Ordering::Relaxed);
+        Ok(JobGuard {
+            job: self.job.clone(),
+        })
     }
 
     /// Remembers the project just opened, so the next start reopens it.
@@ -115,6 +136,20 @@ impl AppState {
                 "rater_only",
                 format!("The coordinator cannot answer for {rater}; sign in as that rater."),
             )),
+        }
+    }
+}
+
+/// Marks the app's long job as running until it drops.
+pub struct JobGuard {
+    job: Arc<Mutex<Option<&'static str>>>,
+}
+
+impl Drop for JobGuard {
+    fn drop(&mut self) {
+        // A poisoned lock means a job panicked; the next start reports it as `internal`.
+        if let Ok(mut running) = self.job.lock() {
+            *running = None;
         }
     }
 }
@@ -190,6 +225,28 @@ mod tests {
 
     fn rater(name: &str) -> Option<Role> {
         Some(Role::Rater { name: name.into() })
+    }
+
+    #[test]
+    fn one_long_job_runs_at_a_time_and_starts_with_a_cleared_cancel_flag() {
+        let (_dir, state) = state_as(Some(Role::Coordinator));
+        state.cancel.store(true, Ordering::Relaxed);
+        let import = state.start_job("An import").expect("no job is running");
+        assert!(!state.cancel.load(Ordering::Relaxed));
+
+        // A cancel meant for the import is not lost to a second job's start.
+        state.cancel.store(true, Ordering::Relaxed);
+        let refused = state.start_job("An evidence run").map(|_| ());
+        let err = refused.expect_err("a second job is refused while the import runs");
+        assert_eq!(err.code, "busy");
+        assert_eq!(
+            err.message,
+            "An import is running; wait for it to finish or cancel it first."
+        );
+        assert!(state.cancel.load(Ordering::Relaxed));
+
+        drop(import);
+        assert!(state.start_job("An evidence run").is_ok());
     }
 
     #[test]
