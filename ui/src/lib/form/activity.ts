@@ -41,3 +41,10 @@ export class ActiveClock {
     return ms;
   }
 }
+
+/** Active time as the queue and the progress table show it: nothing for none, "<1 min" under a
+ *  minute, else rounded to whole minutes. */
+export function activeMinutes(ms: number): string {
+  if (ms <= 0) return '';
+  return ms < 60_000 ? '<1 min' : `${Math.round(ms / 60_000)} min`;
+}

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Autosave } from './autosave';
-import { ActiveClock } from './activity';
+import { ActiveClock, activeMinutes } from './activity';
 
 describe('autosave', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -53,5 +53,15 @@ describe('active time', () => {
     t = 8_000;
     c.noteInput();
     expect(c.take(true)).toBe(3_000);
+  });
+});
+
+describe('active time as shown', () => {
+  it('says nothing for none, "<1 min" under a minute, whole minutes after', () => {
+    expect(activeMinutes(0)).toBe('');
+    expect(activeMinutes(5_000)).toBe('<1 min');
+    expect(activeMinutes(59_999)).toBe('<1 min');
+    expect(activeMinutes(60_000)).toBe('1 min');
+    expect(activeMinutes(150_000)).toBe('3 min');
   });
 });

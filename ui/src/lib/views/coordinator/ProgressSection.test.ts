@@ -16,7 +16,7 @@ function item(instanceId: string, assignments: CaseListItem['assignments']): Cas
 
 const cases: CaseListItem[] = [
   item('o__r-10', [{ rater: 'Amara', status: 'submitted', activeMs: 180000 }]),
-  item('o__r-2', [{ rater: 'Amara', status: 'in_progress', activeMs: 0 }, { rater: 'Ben', status: 'to_do', activeMs: 0 }]),
+  item('o__r-2', [{ rater: 'Amara', status: 'in_progress', activeMs: 20000 }, { rater: 'Ben', status: 'to_do', activeMs: 0 }]),
 ];
 
 describe('ProgressSection', () => {
@@ -30,7 +30,7 @@ describe('ProgressSection', () => {
     const rows = [...table.querySelectorAll('tr')].map((tr) => [...tr.children].map((c) => c.textContent!.trim()));
     expect(rows).toEqual([
       ['Task', 'Revision', 'Amara', 'Ben'],
-      ['o__r-2', '1', 'in progress', 'to do'],
+      ['o__r-2', '1', 'in progress · <1 min', 'to do'],
       ['o__r-10', '1', 'done · 3 min', '–'],
     ]);
   });
