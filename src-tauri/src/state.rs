@@ -147,7 +147,8 @@ pub struct JobGuard {
 
 impl Drop for JobGuard {
     fn drop(&mut self) {
-        // A poisoned lock means a job panicked; the next start reports it as `internal`.
+        // The lock is held only to read or set the slot, so it is not poisoned in practice;
+        // if it were, the next start would report `internal` rather than run.
         if let Ok(mut running) = self.job.lock() {
             *running = None;
         }
