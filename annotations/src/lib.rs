@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod export;
 pub mod import;
 pub mod markdown;
+pub mod natural;
 pub mod ops;
 pub mod patch;
 pub mod questionnaire;

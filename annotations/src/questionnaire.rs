@@ -449,6 +449,56 @@ impl Questionnaire {
         self.questions().find(|q| q.id == id)
     }
 
+    /// Checks answers and returns them in their questions' canonical types: a scale, choice or
+    /// yes/no value becomes its option's own value (`"2"` and `2.0` are stored as `2`), a text
+    /// stays text. Refused, with every broken rule, when a value has the wrong type or is off
+    /// the scale, or (at submission) a rule is broken.
+    pub fn check_answer(
+        &self,
+        values: &Map<String, Value>,
+        stage: Stage,
+    ) -> Result<Map<String, Value>, Vec<Violation>> {
+        let violations = self.validate(values, stage);
+        if !violations.is_empty() {
+            return Err(violations);
+        }
+        Ok(values
+            .iter()
+            .map(|(id, value)| {
+                let canonical = self
+                    .question(id)
+                    .and_then(|q| q.canonical(value))
+                    .unwrap_or_else(|| value.clone());
+                (id.clone(), canonical)
+            })
+            .collect())
+    }
+
+    /// A stored answer as its readers use it: every value of a question in the question's
+    /// canonical type, whatever type an older Verity stored it in. A value its question cannot
+    /// take (never written by this Verity) is left out; values of questions this questionnaire
+    /// does not have are kept as they are.
+    pub fn decode_answer(&self, values: &Map<String, Value>) -> Map<String, Value> {
+        values
+            .iter()
+            .filter_map(|(id, value)| {
+                let Some(question) = self.question(id) else {
+                    return Some((id.clone(), value.clone()));
+                };
+                match question.decode(value) {
+                    Decoded::Wrong => {
+                        tracing::warn!(question = %id, %value, "stored value its question cannot take; left out");
+                        None
+                    }
+                    Decoded::Blank => Some((id.clone(), value.clone())),
+                    Decoded::Text(_) | Decoded::Option(_) => {
+                        Some((id.clone(), question.canonical(value)?))
+                    }
+                }
+            })
+            .collect()
+    }
+
     /// Checks answers against the questionnaire; an empty list means they are acceptable.
     pub fn validate(&self, values: &Map<String, Value>, stage: Stage) -> Vec<Violation> {
         let mut problems = Vec::new();
@@ -496,7 +546,7 @@ impl Questionnaire {
             };
             match question.kind {
                 QuestionKind::Text => {
-                    let Some(text) = value.as_str() else {
+                    let Decoded::Text(text) = question.decode(value) else {
                         problems.push(Violation {
                             question: question.id.clone(),
                             rule: RuleKind::WrongType,
@@ -519,15 +569,21 @@ impl Questionnaire {
                     }
                 }
                 _ => {
-                    if !question.options.iter().any(|o| same_value(&o.value, value)) {
+                    if question.decode(value) == Decoded::Wrong {
                         let allowed: Vec<String> = question
                             .options
                             .iter()
                             .map(|o| o.value.to_string())
                             .collect();
+                        // A number or a text can name an option; any other JSON type never can.
+                        let rule = if value.is_number() || value.is_string() {
+                            RuleKind::OffScale
+                        } else {
+                            RuleKind::WrongType
+                        };
                         problems.push(Violation {
                             question: question.id.clone(),
-                            rule: RuleKind::OffScale,
+                            rule,
                             message: format!(
                                 "{label} must be one of {}; {value} is not.",
                                 allowed.join(", ")
@@ -538,6 +594,58 @@ impl Questionnaire {
             }
         }
         problems
+    }
+}
+
+/// What a value means for its question. Every reader and writer of answers decodes values
+/// through [`Question::decode`], so a value means the same everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoded<'a> {
+    /// No answer: null, or a blank text.
+    Blank,
+    /// The option at this position of the question's options.
+    Option(usize),
+    /// A text answer.
+    Text(&'a str),
+    /// A value the question cannot take: the wrong JSON type, or not one of the options.
+    Wrong,
+}
+
+impl Question {
+    /// Decodes a value: a scale, choice or yes/no question takes one of its options, given as
+    /// the option's value or as a number or numeric text equal to it (`2`, `2.0`, `"2"`); a
+    /// text question takes a JSON string. Booleans, arrays, objects, fractions between options
+    /// and words are [`Decoded::Wrong`].
+    pub fn decode<'a>(&self, value: &'a Value) -> Decoded<'a> {
+        if is_blank(value) {
+            return Decoded::Blank;
+        }
+        match self.kind {
+            QuestionKind::Text => value.as_str().map_or(Decoded::Wrong, Decoded::Text),
+            QuestionKind::Scale | QuestionKind::Choice | QuestionKind::YesNo => self
+                .options
+                .iter()
+                .position(|o| same_value(&o.value, value))
+                .map_or(Decoded::Wrong, Decoded::Option),
+        }
+    }
+
+    /// The position of a value among the options, when it picks one.
+    pub fn option_index(&self, value: &Value) -> Option<usize> {
+        match self.decode(value) {
+            Decoded::Option(index) => Some(index),
+            _ => None,
+        }
+    }
+
+    /// The value in the question's canonical type: the option's own value, or the text. `None`
+    /// for a blank or wrong value.
+    pub fn canonical(&self, value: &Value) -> Option<Value> {
+        match self.decode(value) {
+            Decoded::Option(index) => self.options.get(index).map(|o| o.value.clone()),
+            Decoded::Text(text) => Some(Value::from(text)),
+            Decoded::Blank | Decoded::Wrong => None,
+        }
     }
 }
 
@@ -673,6 +781,76 @@ mod tests {
                 ("annotator_confidence", &RuleKind::OffScale)
             ]
         );
+    }
+
+    #[test]
+    fn every_question_kind_refuses_every_wrong_json_type() {
+        let verified = verified();
+        let determinacy = Questionnaire::builtin("determinacy").unwrap();
+        // (questionnaire, question, its kind) for every kind the shipped questionnaires use.
+        let cases = [
+            (&verified, "underspecified", QuestionKind::Scale),
+            (&verified, "difficulty", QuestionKind::Choice),
+            (&verified, "other_major_issues", QuestionKind::YesNo),
+            (&verified, "underspecified_notes", QuestionKind::Text),
+            (&determinacy, "verdict", QuestionKind::Choice),
+            (&determinacy, "confidence", QuestionKind::Scale),
+        ];
+        for (q, id, kind) in cases {
+            assert_eq!(q.question(id).unwrap().kind, kind);
+            let wrong: Vec<Value> = match kind {
+                QuestionKind::Text => vec![json!(2), json!(1.5), json!(true), json!([]), json!({})],
+                _ => vec![
+                    json!(true),
+                    json!(false),
+                    json!(1.5),
+                    json!("two"),
+                    json!("1.5"),
+                    json!([1]),
+                    json!({"value": 1}),
+                    json!(-1),
+                    json!(99),
+                ],
+            };
+            for value in wrong {
+                let answer = json!({ id: value.clone() });
+                for stage in [Stage::Draft, Stage::Submit] {
+                    let refused = q
+                        .check_answer(answer.as_object().unwrap(), stage)
+                        .unwrap_err();
+                    assert!(
+                        refused.iter().any(|v| v.question == id
+                            && matches!(v.rule, RuleKind::OffScale | RuleKind::WrongType)),
+                        "{id} accepted {value} at {stage:?}: {refused:?}"
+                    );
+                }
+                assert_eq!(q.question(id).unwrap().decode(&value), Decoded::Wrong);
+                let decoded = q.decode_answer(answer.as_object().unwrap());
+                assert!(!decoded.contains_key(id), "{id}: {value} was decoded");
+            }
+        }
+    }
+
+    #[test]
+    fn values_are_stored_in_their_questions_canonical_type() {
+        let answer = json!({
+            "underspecified": "2", "false_negative": 1.0, "other_major_issues": " 1 ",
+            "annotator_confidence": 4, "difficulty": "<15 min fix", "underspecified_notes": "n"
+        });
+        let stored = verified()
+            .check_answer(answer.as_object().unwrap(), Stage::Draft)
+            .unwrap();
+        assert_eq!(
+            Value::Object(stored),
+            json!({
+                "underspecified": 2, "false_negative": 1, "other_major_issues": 1,
+                "annotator_confidence": 4, "difficulty": "<15 min fix", "underspecified_notes": "n"
+            })
+        );
+        // What an older Verity stored as text reads back as the option it names.
+        let decoded = verified().decode_answer(answer.as_object().unwrap());
+        assert_eq!(decoded["underspecified"], json!(2));
+        assert_eq!(decoded["other_major_issues"], json!(1));
     }
 
     #[test]

@@ -103,6 +103,7 @@ fn reimporting_the_same_content_changes_nothing_and_changed_content_makes_a_revi
     );
 
     h.ok(&["raters", "add", "ana"]);
+    h.ok(&["assign", "--per-case", "1"]);
     let answer = h.write("a.json", full_answer().to_string());
     h.ok(&[
         "answer",
@@ -156,6 +157,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let h = Harness::new();
     h.ok(&["import", &fixture("swebench.jsonl")]);
     h.ok(&["raters", "add", "ana"]);
+    h.ok(&["assign", "--per-case", "1"]);
     let mut short = full_answer();
     short["underspecified_notes"] = json!("x".repeat(40));
     let file = h.write("short.json", short.to_string());
@@ -236,7 +238,8 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     assert_eq!(view["status"], "submitted");
     assert_eq!(view["answerRevision"], 1);
 
-    let err = h.fails(&[
+    // Submitting the same answer again (a retry) saves nothing and is no revision.
+    let again = h.json(&[
         "answer",
         "--rater",
         "ana",
@@ -244,6 +247,24 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "acme__calc-101",
         "--file",
         &full,
+        "--submit",
+        "--json",
+    ]);
+    assert_eq!(
+        (again["answerRevision"].clone(), again["unchanged"].clone()),
+        (json!(1), json!(true))
+    );
+    let mut other = full_answer();
+    other["false_negative"] = json!(1);
+    let other = h.write("other.json", other.to_string());
+    let err = h.fails(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &other,
         "--submit",
     ]);
     assert!(
@@ -279,6 +300,25 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     ]);
     assert_eq!(view["answerRevision"], 2);
     assert_eq!(view["reason"], "Discussed with the panel");
+    // Revising to the same answer makes no new revision.
+    let same = h.json(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &file,
+        "--submit",
+        "--reason",
+        "Pressed submit twice",
+        "--json",
+    ]);
+    assert_eq!(
+        (same["answerRevision"].clone(), same["unchanged"].clone()),
+        (json!(2), json!(true))
+    );
+    assert_eq!(same["reason"], "Discussed with the panel");
     let case = h.json(&["case", "show", "acme__calc-101", "--json"]);
     assert_eq!(case["assignments"][0]["status"], "submitted");
 }

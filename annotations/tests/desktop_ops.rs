@@ -37,7 +37,7 @@ fn case_view_renders_sanitized_issue_parsed_patches_and_linked_tests() {
     let dir = tempfile::tempdir().unwrap();
     let project = ops::open_demo_project(dir.path(), datetime!(2026-01-02 03:04:05 UTC)).unwrap();
     let mut linked = 0;
-    for case in ops::list_cases(&project).unwrap() {
+    for case in ops::list_cases(&project, &ops::CaseFilter::default()).unwrap() {
         let view = ops::case_view(&project, &case.instance_id).unwrap();
         assert!(
             !view.problem_html.is_empty(),

@@ -37,7 +37,11 @@ fn a_cancelled_import_stores_nothing() {
     )
     .unwrap_err();
     assert_eq!(err.code(), "cancelled");
-    assert!(ops::list_cases(&p).unwrap().is_empty());
+    assert!(
+        ops::list_cases(&p, &ops::CaseFilter::default())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -71,7 +75,7 @@ fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
     .unwrap();
     ops::add_rater(&mut p, "ana", now).unwrap();
     ops::add_rater(&mut p, "bo", now).unwrap();
-    ops::assign(&mut p, 2, 1, now).unwrap();
+    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, now).unwrap();
     let secret = "a very distinctive justification that only ana wrote";
     let req = AnswerRequest {
         rater: "ana".into(),

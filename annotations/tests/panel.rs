@@ -370,6 +370,27 @@ fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
         "lead",
     ]);
     assert!(err.contains("not an option"), "{err}");
+    let adjudicate_as = |by: &str| {
+        h.fails(&[
+            "adjudicate",
+            "--case",
+            "astropy__astropy-12825",
+            "--question",
+            "difficulty",
+            "--value",
+            ">4 hours",
+            "--rationale",
+            "The fix spans the reader and the masking layer.",
+            "--by",
+            by,
+        ])
+    };
+    let err = adjudicate_as("lead");
+    assert!(
+        err.contains("\"lead\" may not adjudicate") && err.contains("adjudicators add"),
+        "only the coordinator or a named adjudicator decides: {err}"
+    );
+    h.ok(&["adjudicators", "add", "lead"]);
     let view = h.json(&[
         "adjudicate",
         "--case",

@@ -80,7 +80,9 @@ pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
     if let Role::Rater { name } = &role {
         let wanted = name.clone();
         let known = with_project(app.clone(), move |p| {
-            Ok(ops::list_raters(p)?.iter().any(|r| r.name == wanted))
+            Ok(ops::list_raters(p)?
+                .iter()
+                .any(|r| r.name == wanted && r.active))
         })
         .await?;
         if !known {
@@ -122,7 +124,13 @@ pub async fn assign_raters(
 ) -> Result<AssignReport, CommandError> {
     app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
-        ops::assign(p, per_case, seed, OffsetDateTime::now_utc())
+        ops::assign(
+            p,
+            per_case,
+            seed,
+            &ops::CaseSelection::All,
+            OffsetDateTime::now_utc(),
+        )
     })
     .await
 }
@@ -138,7 +146,7 @@ pub async fn rater_queue(app: AppHandle, rater: String) -> Result<Vec<QueueItem>
 #[tauri::command]
 pub async fn list_cases(app: AppHandle) -> Result<Vec<CaseListItem>, CommandError> {
     app.state::<AppState>().require_coordinator()?;
-    with_project(app, |p| ops::list_cases(p)).await
+    with_project(app, |p| ops::list_cases(p, &ops::CaseFilter::default())).await
 }
 
 /// A case prepared for reading: sanitized issue HTML, parsed patches, linked tests.
@@ -203,10 +211,7 @@ pub async fn record_time(
     active_ms: i64,
 ) -> Result<(), CommandError> {
     app.state::<AppState>().require_rater(&rater)?;
-    with_project(app, move |p| {
-        ops::record_time(p, &rater, &case, active_ms, OffsetDateTime::now_utc())
-    })
-    .await
+    with_project(app, move |p| ops::record_time(p, &rater, &case, active_ms)).await
 }
 
 /// Imports task files, reporting progress on `on_progress`; `cancel_job` stops it and
@@ -247,7 +252,7 @@ pub fn cancel_job(app: AppHandle) {
 }
 
 /// Writes the project in one format to `out_path`; returns the rows written. The file appears
-/// whole or not at all: it is written beside the target and renamed into place.
+/// whole or not at all; a file already there is replaced, since the save dialog asked.
 #[tauri::command]
 pub async fn export_project(
     app: AppHandle,
@@ -257,33 +262,8 @@ pub async fn export_project(
 ) -> Result<usize, CommandError> {
     app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
-        let write_err = |source| ops::Error::Write {
-            path: out_path.clone(),
-            source,
-        };
-        let mut partial = out_path.clone().into_os_string();
-        partial.push(".partial");
-        let partial = PathBuf::from(partial);
-        let file = std::fs::File::create(&partial).map_err(write_err)?;
-        let mut out = std::io::BufWriter::new(file);
-        let written =
-            ops::export_project(p, format, &options, &mut out, &out_path).and_then(|rows| {
-                use std::io::Write as _;
-                out.flush().map_err(write_err)?;
-                Ok(rows)
-            });
-        drop(out);
-        match written {
-            Ok(rows) => {
-                std::fs::rename(&partial, &out_path).map_err(write_err)?;
-                Ok(rows)
-            }
-            Err(err) => {
-                // The partial file is ours and incomplete; the error says what went wrong.
-                let _ = std::fs::remove_file(&partial);
-                Err(err)
-            }
-        }
+        ops::export_to_file(p, format, &options, &out_path, ops::Overwrite::Replace)
+            .map(|summary| summary.rows)
     })
     .await
 }

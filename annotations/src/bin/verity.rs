@@ -14,6 +14,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 use time::OffsetDateTime;
 
+#[path = "verity/case_text.rs"]
+mod case_text;
 #[path = "verity/panel_cli.rs"]
 mod panel_cli;
 
@@ -51,8 +53,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the project's cases with their assignments' status.
+    /// List the project's cases with their assignments' status, in natural id order.
     Cases {
+        /// Only cases assigned to this rater.
+        #[arg(long)]
+        rater: Option<String>,
+        /// Only cases with an assignment in this status (the --rater's, when given).
+        #[arg(long, value_enum)]
+        status: Option<StatusArg>,
+        /// Only cases of this repository (OWNER/NAME).
+        #[arg(long)]
+        repo: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -67,13 +78,29 @@ enum Command {
         #[command(subcommand)]
         action: RaterAction,
     },
-    /// Give each case K distinct raters, evening out the load (seeded, reproducible).
+    /// Give each case K distinct active raters, evening out the load (seeded, reproducible),
+    /// or with --rater assign cases to named raters explicitly. Every case with materials, or
+    /// only those named by --case, --cases or --repo.
+    #[command(group(clap::ArgGroup::new("how").required(true).args(["per_case", "rater"])))]
+    #[command(group(clap::ArgGroup::new("which").args(["case_ids", "cases_file", "repo"])))]
     Assign {
         /// Raters per case.
         #[arg(long)]
-        per_case: usize,
+        per_case: Option<usize>,
+        /// Assign to this rater (repeat for several).
+        #[arg(long)]
+        rater: Vec<String>,
+        /// Only this case (id or unique prefix; repeat for several).
+        #[arg(long = "case")]
+        case_ids: Vec<String>,
+        /// Only the cases listed in this file, one id per line.
+        #[arg(long = "cases")]
+        cases_file: Option<PathBuf>,
+        /// Only the cases of this repository (OWNER/NAME).
+        #[arg(long)]
+        repo: Option<String>,
         /// The seed that breaks ties between equally loaded raters.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, conflicts_with = "rater")]
         seed: u64,
         /// Print JSON.
         #[arg(long)]
@@ -172,7 +199,8 @@ enum Command {
         #[arg(long)]
         dir: PathBuf,
     },
-    /// Export answers.
+    /// Export answers and labels. The file is written whole or not at all; an existing file is
+    /// refused unless --force.
     Export {
         /// The output format.
         #[arg(long, value_enum)]
@@ -180,6 +208,13 @@ enum Command {
         /// The output file.
         #[arg(long)]
         out: PathBuf,
+        /// Replace the output file if it exists.
+        #[arg(long)]
+        force: bool,
+        /// With answers-jsonl: every answer event (drafts, submission, revisions), not only
+        /// each rater's latest submitted answer.
+        #[arg(long)]
+        history: bool,
         /// The ensemble rule (max-severity, majority, median, adjudicated); the
         /// questionnaire's default when absent.
         #[arg(long)]
@@ -245,19 +280,28 @@ enum Command {
         /// Why.
         #[arg(long)]
         rationale: String,
-        /// The adjudicator's name.
-        #[arg(long)]
+        /// Who decides: the coordinator, or an adjudicator named with `verity adjudicators add`.
+        #[arg(long, default_value = ops::COORDINATOR)]
         by: String,
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
+    /// Name who besides the coordinator may adjudicate.
+    Adjudicators {
+        #[command(subcommand)]
+        action: AdjudicatorAction,
+    },
     /// Write a Markdown report with SVG charts: agreement per question with intervals, rater
-    /// pairs, label distributions, the count the filter keeps.
+    /// pairs, label distributions, the count the filter keeps. A folder that holds a report is
+    /// refused unless --force.
     Report {
         /// The folder to write report.md and the charts into.
         #[arg(long)]
         out: PathBuf,
+        /// Replace a report already in the folder.
+        #[arg(long)]
+        force: bool,
         /// Bootstrap resamples for the intervals (0 for none).
         #[arg(long, default_value_t = 1000)]
         bootstrap: usize,
@@ -269,14 +313,44 @@ enum Command {
 
 #[derive(Subcommand)]
 enum CaseAction {
-    /// Show a case's content and its assignments' status.
+    /// Show a case: its texts, patch summaries, tests, and each rater's answers with their
+    /// revision history (the coordinator sees every rater's; --as RATER only that rater's).
     Show {
-        /// The instance id.
+        /// The instance id (or a unique prefix of it).
         id: String,
+        /// Act as this rater: show only their own answers.
+        #[arg(long = "as")]
+        as_rater: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum AdjudicatorAction {
+    /// Name an adjudicator.
+    Add {
+        /// The adjudicator's name, as `adjudicate --by` gives it.
+        name: String,
+    },
+    /// Remove a named adjudicator; their decisions stay.
+    Remove {
+        /// The adjudicator's name.
+        name: String,
+    },
+    /// List the named adjudicators.
+    List,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StatusArg {
+    /// Nothing saved yet.
+    ToDo,
+    /// A draft is saved.
+    InProgress,
+    /// Submitted.
+    Submitted,
 }
 
 #[derive(Subcommand)]
@@ -287,6 +361,11 @@ enum RepoAction {
         name: String,
         /// The clone's path.
         path: PathBuf,
+    },
+    /// Forget the clone registered for OWNER/NAME (the clone itself is not touched).
+    Remove {
+        /// `owner/name`.
+        name: String,
     },
     /// List registered clones with how many of the project's base commits each holds.
     List {
@@ -300,7 +379,23 @@ enum RepoAction {
 enum RaterAction {
     /// Add a rater.
     Add {
-        /// The rater's unique name.
+        /// The rater's unique name (names that differ only in case are refused).
+        name: String,
+    },
+    /// Deactivate a rater who leaves the panel: their answers stay, they leave every queue,
+    /// and their unfinished cases are released for `assign` to give to others.
+    Deactivate {
+        /// The rater's name.
+        name: String,
+    },
+    /// Bring a deactivated rater back.
+    Activate {
+        /// The rater's name.
+        name: String,
+    },
+    /// Remove a rater who never saved an answer (with answers, deactivate them instead).
+    Remove {
+        /// The rater's name.
         name: String,
     },
     /// List raters with their load.
@@ -428,9 +523,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
         }
-        Command::Cases { json } => {
+        Command::Cases {
+            rater,
+            status,
+            repo,
+            json,
+        } => {
             let p = open(project)?;
-            let cases = ops::list_cases(&p)?;
+            let filter = ops::CaseFilter {
+                rater,
+                status: status.map(|s| match s {
+                    StatusArg::ToDo => ops::AnswerStatus::ToDo,
+                    StatusArg::InProgress => ops::AnswerStatus::InProgress,
+                    StatusArg::Submitted => ops::AnswerStatus::Submitted,
+                }),
+                repo,
+            };
+            let cases = ops::list_cases(&p, &filter)?;
             if json {
                 print_json(&cases)?;
             } else {
@@ -459,56 +568,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Case {
-            action: CaseAction::Show { id, json },
+            action: CaseAction::Show { id, as_rater, json },
         } => {
             let p = open(project)?;
             let case = ops::show_case(&p, &id)?;
+            let actor = match as_rater {
+                Some(name) => ops::Actor::Rater(name),
+                None => ops::Actor::Coordinator,
+            };
+            let answers = ops::answer_history(&p, &case.instance_id, &actor)?;
             if json {
-                print_json(&case)?;
+                #[derive(Serialize)]
+                struct Shown<'a> {
+                    #[serde(flatten)]
+                    case: &'a ops::CaseDetail,
+                    answers: &'a [ops::RaterAnswerHistory],
+                }
+                print_json(&Shown {
+                    case: &case,
+                    answers: &answers,
+                })?;
             } else {
-                writeln!(out, "{}  (revision {})", case.instance_id, case.revision)?;
-                writeln!(out, "repository: {}", case.repo)?;
-                writeln!(
-                    out,
-                    "base commit: {}",
-                    case.base_commit.as_deref().unwrap_or("unknown")
-                )?;
-                if let Some(url) = &case.pr_url {
-                    writeln!(out, "pull request: {url}")?;
-                }
-                writeln!(out, "sources: {}", case.sources.join(", "))?;
-                if let Some(status) = &case.audit_status {
-                    writeln!(
-                        out,
-                        "audit: {status}{}",
-                        case.audit_class
-                            .as_deref()
-                            .map(|c| format!(" ({c})"))
-                            .unwrap_or_default()
-                    )?;
-                }
-                writeln!(
-                    out,
-                    "tests: {} fail-to-pass, {} pass-to-pass",
-                    case.fail_to_pass.len(),
-                    case.pass_to_pass.len()
-                )?;
-                writeln!(
-                    out,
-                    "patches: gold {} lines, test {} lines",
-                    case.gold_patch.lines().count(),
-                    case.test_patch.lines().count()
-                )?;
-                for a in &case.assignments {
-                    writeln!(
-                        out,
-                        "rater {}: {} ({} s active)",
-                        a.rater,
-                        status_word(a.status),
-                        a.active_ms / 1000
-                    )?;
-                }
-                writeln!(out, "\n{}", case.problem_statement)?;
+                let order: Vec<&str> = p
+                    .questionnaire()
+                    .questions()
+                    .map(|q| q.id.as_str())
+                    .collect();
+                case_text::write_case(&mut out, &case, &answers, &order)?;
             }
         }
         Command::Raters { action } => match action {
@@ -516,6 +602,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let mut p = open(project)?;
                 let rater = ops::add_rater(&mut p, &name, now)?;
                 writeln!(out, "added rater {}", rater.name)?;
+            }
+            RaterAction::Deactivate { name } => {
+                let mut p = open(project)?;
+                let change = ops::deactivate_rater(&mut p, &name, now)?;
+                writeln!(
+                    out,
+                    "deactivated {}: {} submitted answers kept, {} unfinished cases released (give them to others with `verity assign --per-case K`)",
+                    change.name, change.submitted, change.released
+                )?;
+            }
+            RaterAction::Activate { name } => {
+                let mut p = open(project)?;
+                let rater = ops::reactivate_rater(&mut p, &name, now)?;
+                writeln!(out, "reactivated {}", rater.name)?;
+            }
+            RaterAction::Remove { name } => {
+                let mut p = open(project)?;
+                let change = ops::remove_rater(&mut p, &name)?;
+                writeln!(
+                    out,
+                    "removed rater {} and {} assignments",
+                    change.name, change.released
+                )?;
             }
             RaterAction::List { json } => {
                 let p = open(project)?;
@@ -526,8 +635,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     for r in &raters {
                         writeln!(
                             out,
-                            "{}\t{} assigned\t{} submitted",
-                            r.name, r.assigned, r.submitted
+                            "{}\t{} assigned\t{} submitted{}",
+                            r.name,
+                            r.assigned,
+                            r.submitted,
+                            if r.active { "" } else { "\tdeactivated" }
                         )?;
                     }
                 }
@@ -535,11 +647,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
         },
         Command::Assign {
             per_case,
+            rater,
+            case_ids,
+            cases_file,
+            repo,
             seed,
             json,
         } => {
             let mut p = open(project)?;
-            let report = ops::assign(&mut p, per_case, seed, now)?;
+            let selection = if let Some(file) = cases_file {
+                ops::CaseSelection::Ids(read_case_list(&file)?)
+            } else if let Some(repo) = repo {
+                ops::CaseSelection::Repo(repo)
+            } else if !case_ids.is_empty() {
+                ops::CaseSelection::Ids(case_ids)
+            } else {
+                ops::CaseSelection::All
+            };
+            let report = match per_case {
+                Some(k) => ops::assign(&mut p, k, seed, &selection, now)?,
+                None => ops::assign_to(&mut p, &rater, &selection, now)?,
+            };
             if json {
                 print_json(&report)?;
             } else {
@@ -592,6 +720,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             if json {
                 print_json(&view)?;
+            } else if view.unchanged {
+                writeln!(
+                    out,
+                    "{}'s submitted answer on {} is already this; nothing was saved (answer revision {})",
+                    view.rater, view.case, view.answer_revision
+                )?;
             } else {
                 writeln!(
                     out,
@@ -616,6 +750,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     out,
                     "registered {} at {} ({} of {} base commits held)",
                     status.name, status.path, status.held, status.base_commits
+                )?;
+            }
+            RepoAction::Remove { name } => {
+                let mut p = open(project)?;
+                ops::remove_repository(&mut p, &name)?;
+                writeln!(
+                    out,
+                    "forgot the clone of {name}; the clone itself is untouched"
                 )?;
             }
             RepoAction::List { json } => {
@@ -799,14 +941,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Export {
             format,
             out: path,
+            force,
+            history,
             rule,
             reference,
         } => {
             let p = open(project)?;
-            let mut file = std::io::BufWriter::new(
-                std::fs::File::create(&path)
-                    .with_context(|| format!("cannot create {}", path.display()))?,
-            );
+            if history && !matches!(format, ExportFormat::AnswersJsonl) {
+                bail!("--history is for --format answers-jsonl");
+            }
             let format = match format {
                 ExportFormat::Jsonl => ops::ExportFormat::Jsonl,
                 ExportFormat::AnswersJsonl => ops::ExportFormat::AnswersJsonl,
@@ -814,9 +957,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExportFormat::OpenaiAnnotations => ops::ExportFormat::OpenaiAnnotations,
                 ExportFormat::OpenaiEnsembled => ops::ExportFormat::OpenaiEnsembled,
             };
-            let options = ops::ExportOptions { rule, reference };
-            let count = ops::export_project(&p, format, &options, &mut file, &path)?;
-            writeln!(out, "wrote {count} rows to {}", path.display())?;
+            let options = ops::ExportOptions {
+                rule,
+                reference,
+                history,
+            };
+            let overwrite = if force {
+                ops::Overwrite::Replace
+            } else {
+                ops::Overwrite::Refuse
+            };
+            let summary = ops::export_to_file(&p, format, &options, &path, overwrite)?;
+            writeln!(
+                out,
+                "wrote {} rows to {}{}",
+                summary.rows,
+                summary.path,
+                if summary.replaced {
+                    " (replaced the file that was there)"
+                } else {
+                    ""
+                }
+            )?;
         }
         Command::Agreement {
             ratings,
@@ -877,13 +1039,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
         }
+        Command::Adjudicators { action } => match action {
+            AdjudicatorAction::Add { name } => {
+                let mut p = open(project)?;
+                ops::add_adjudicator(&mut p, &name, now)?;
+                writeln!(out, "{} may adjudicate", name.trim())?;
+            }
+            AdjudicatorAction::Remove { name } => {
+                let mut p = open(project)?;
+                ops::remove_adjudicator(&mut p, &name)?;
+                writeln!(out, "{name} may no longer adjudicate; their decisions stay")?;
+            }
+            AdjudicatorAction::List => {
+                let p = open(project)?;
+                writeln!(out, "{} (always)", ops::COORDINATOR)?;
+                for name in ops::list_adjudicators(&p)? {
+                    writeln!(out, "{name}")?;
+                }
+            }
+        },
         Command::Report {
             out: dir,
+            force,
             bootstrap,
             seed,
         } => {
             let p = open(project)?;
-            let summary = ops::write_report(&p, &dir, bootstrap, seed)?;
+            let overwrite = if force {
+                ops::Overwrite::Replace
+            } else {
+                ops::Overwrite::Refuse
+            };
+            let summary = ops::write_report(&p, &dir, bootstrap, seed, overwrite)?;
             writeln!(
                 out,
                 "wrote {} and {} charts ({} cases kept, {} filtered out)",
@@ -895,6 +1082,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The case ids in a file, one per line; blank lines and `#` comments are skipped.
+fn read_case_list(file: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read the case list {}", file.display()))?;
+    let ids: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    if ids.is_empty() {
+        bail!("{} lists no case id (one per line)", file.display());
+    }
+    Ok(ids)
 }
 
 /// A progress bar on stderr, only when stderr is a terminal (never in pipes or logs).

@@ -37,13 +37,54 @@ pub struct RepositoryStatus {
     pub problem: Option<String>,
 }
 
-/// Registers the local clone (bare or not) of a repository. The clone is only ever read.
+/// Checks a repository's name as `repo add` takes it: `OWNER/NAME`, spelled exactly as the
+/// project's tasks spell it in their `repo` field.
+fn check_repository_name(project: &Project, name: &str) -> Result<()> {
+    let parts: Vec<&str> = name.split('/').collect();
+    let well_formed = parts.len() == 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && !p.chars().any(char::is_whitespace));
+    if !well_formed {
+        return Err(Error::Rule(format!(
+            "{name:?} is not a repository name: give OWNER/NAME as the tasks' repo field does, for example django/django"
+        )));
+    }
+    let mut repos: Vec<String> = project
+        .store
+        .list_cases()?
+        .into_iter()
+        .map(|c| c.repo)
+        .collect();
+    repos.sort_unstable();
+    repos.dedup();
+    if repos.iter().any(|r| r == name) {
+        return Ok(());
+    }
+    if let Some(spelled) = repos.iter().find(|r| r.eq_ignore_ascii_case(name)) {
+        return Err(Error::Rule(format!(
+            "the tasks spell this repository {spelled}, not {name}; register it as {spelled}"
+        )));
+    }
+    Err(Error::NotFound(if repos.is_empty() {
+        format!("no task of the project is in repository {name}: import the tasks first")
+    } else {
+        format!(
+            "no task of the project is in repository {name} (the tasks' repositories: {})",
+            repos.join(", ")
+        )
+    }))
+}
+
+/// Registers the local clone (bare or not) of a repository that the project's tasks name. The
+/// clone is only ever read.
 pub fn add_repository(
     project: &mut Project,
     name: &str,
     path: &Path,
     now: OffsetDateTime,
 ) -> Result<RepositoryStatus> {
+    check_repository_name(project, name)?;
     let path = path.canonicalize().map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,
@@ -56,6 +97,28 @@ pub fn add_repository(
         .into_iter()
         .find(|r| r.name == name)
         .ok_or_else(|| Error::NotFound(format!("repository {name} vanished after registering it")))
+}
+
+/// Forgets the clone registered for a repository; the clone itself is left as it is, and the
+/// evidence already computed stays cached.
+pub fn remove_repository(project: &mut Project, name: &str) -> Result<()> {
+    if project.store.remove_repository(name)? {
+        return Ok(());
+    }
+    let known: Vec<String> = project
+        .store
+        .list_repositories()?
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    Err(Error::NotFound(if known.is_empty() {
+        format!("no clone is registered for {name}; the project has none")
+    } else {
+        format!(
+            "no clone is registered for {name} (registered: {})",
+            known.join(", ")
+        )
+    }))
 }
 
 /// Every registered clone with how many of the project's base commits it holds.

@@ -20,13 +20,20 @@ use ts_rs::TS;
 
 use crate::case::{AuditNote, Case};
 use crate::import::{self, Format, ImportError};
+pub use crate::natural::natural_cmp;
+pub use crate::patch::parse_patch;
 use crate::questionnaire::{Questionnaire, QuestionnaireError, Stage, Violation};
-use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, Store, StoreError};
+pub use crate::store::EventKind;
+use crate::store::{AnswerEvent, NewAnswerEvent, Store, StoreError};
 
 mod case_view;
 pub use case_view::{CaseView, PatchDisplay, TestLink, case_view};
 mod evidence;
 pub use evidence::*;
+mod history;
+pub use history::{Actor, AnswerEventView, RaterAnswerHistory, answer_history};
+mod output;
+pub use output::{Overwrite, Written, write_file};
 mod panel;
 pub use panel::*;
 
@@ -437,14 +444,13 @@ fn status_of(events: &[&AnswerEvent]) -> AnswerStatus {
     }
 }
 
-/// Statuses of every assignment (and of every rater who saved something unassigned), by case.
+/// Statuses of every assignment, and of every answer saved without one (by an older Verity, or
+/// imported), by case. A deactivated rater's unsubmitted work is left out: it is in no queue.
 fn assignment_statuses(project: &Project) -> Result<BTreeMap<i64, Vec<AssignmentStatus>>> {
-    let raters: HashMap<i64, String> = project
-        .store
-        .list_raters()?
-        .into_iter()
-        .map(|r| (r.id, r.name))
-        .collect();
+    let all = project.store.list_raters()?;
+    let inactive: std::collections::HashSet<i64> =
+        all.iter().filter(|r| !r.active).map(|r| r.id).collect();
+    let raters: HashMap<i64, String> = all.into_iter().map(|r| (r.id, r.name)).collect();
     let latest = project.store.latest_answer_events()?;
     let submitted: std::collections::HashSet<(i64, i64)> = project
         .store
@@ -467,6 +473,9 @@ fn assignment_statuses(project: &Project) -> Result<BTreeMap<i64, Vec<Assignment
             .or_insert((AnswerStatus::ToDo, 0));
         entry.1 = a.active_ms;
     }
+    by_pair.retain(|(_, rater_id), (status, _)| {
+        *status == AnswerStatus::Submitted || !inactive.contains(rater_id)
+    });
     let mut out: BTreeMap<i64, Vec<AssignmentStatus>> = BTreeMap::new();
     for ((case_id, rater_id), (status, active_ms)) in by_pair {
         out.entry(case_id).or_default().push(AssignmentStatus {
@@ -476,18 +485,34 @@ fn assignment_statuses(project: &Project) -> Result<BTreeMap<i64, Vec<Assignment
         });
     }
     for list in out.values_mut() {
-        list.sort_by(|a, b| a.rater.cmp(&b.rater));
+        list.sort_by(|a, b| natural_cmp(&a.rater, &b.rater));
     }
     Ok(out)
 }
 
-/// Every case with its assignments' status.
-pub fn list_cases(project: &Project) -> Result<Vec<CaseListItem>> {
+/// Which cases `list_cases` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaseFilter {
+    /// Only cases assigned to this rater (or that they answered).
+    pub rater: Option<String>,
+    /// Only cases with an assignment in this status (the named rater's, when one is given).
+    pub status: Option<AnswerStatus>,
+    /// Only cases of this repository (`owner/name`).
+    pub repo: Option<String>,
+}
+
+/// The cases the filter keeps, with their assignments' status, in natural id order
+/// (`tinylib-2` before `tinylib-10`).
+pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
+    if let Some(rater) = &filter.rater {
+        find_rater(project, rater)?;
+    }
     let mut statuses = assignment_statuses(project)?;
-    Ok(project
+    let mut cases: Vec<CaseListItem> = project
         .store
         .list_cases()?
         .into_iter()
+        .filter(|row| filter.repo.as_ref().is_none_or(|repo| row.repo == *repo))
         .map(|row| CaseListItem {
             assignments: statuses.remove(&row.case_id).unwrap_or_default(),
             instance_id: row.instance_id,
@@ -497,14 +522,52 @@ pub fn list_cases(project: &Project) -> Result<Vec<CaseListItem>> {
             revision: row.revision,
             has_materials: row.has_materials,
         })
-        .collect())
+        .filter(|case| match (&filter.rater, filter.status) {
+            (None, None) => true,
+            (rater, status) => case.assignments.iter().any(|a| {
+                rater.as_ref().is_none_or(|r| a.rater == *r) && status.is_none_or(|s| a.status == s)
+            }),
+        })
+        .collect();
+    cases.sort_by(|a, b| natural_cmp(&a.instance_id, &b.instance_id));
+    Ok(cases)
 }
 
-fn find_case(project: &Project, instance_id: &str) -> Result<crate::store::StoredCase> {
+/// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
+/// starts with.
+pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
+    if project.store.case_by_instance(id)?.is_some() {
+        return Ok(id.to_string());
+    }
+    const SHOWN: usize = 5;
+    let matches = if id.is_empty() {
+        Vec::new()
+    } else {
+        project.store.instance_ids_with_prefix(id, SHOWN + 1)?
+    };
+    match matches.as_slice() {
+        [] => Err(Error::NotFound(format!(
+            "the project has no case {id:?}, and no case id starts with it"
+        ))),
+        [only] => Ok(only.clone()),
+        many => Err(Error::NotFound(format!(
+            "{id:?} is the start of more than one case id ({}{}); give more of it",
+            many.iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if many.len() > SHOWN { ", …" } else { "" }
+        ))),
+    }
+}
+
+fn find_case(project: &Project, id: &str) -> Result<crate::store::StoredCase> {
+    let full = resolve_case_id(project, id)?;
     project
         .store
-        .case_by_instance(instance_id)?
-        .ok_or_else(|| Error::NotFound(format!("the project has no case {instance_id:?}")))
+        .case_by_instance(&full)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no case {id:?}")))
 }
 
 /// One case in full, with its assignments' status (never another rater's answers).
@@ -562,13 +625,15 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
 pub struct RaterSummary {
     /// The name.
     pub name: String,
+    /// False once deactivated: their answers stay, and they have no queue.
+    pub active: bool,
     /// Cases assigned.
     pub assigned: usize,
     /// Cases submitted.
     pub submitted: usize,
 }
 
-/// Adds a rater.
+/// Adds a rater. A name that differs from an existing one only in case is refused.
 pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<RaterSummary> {
     let name = name.trim();
     if name.is_empty() {
@@ -577,12 +642,98 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
     project.store.add_rater(name, &stamp(now))?;
     Ok(RaterSummary {
         name: name.to_string(),
+        active: true,
         assigned: 0,
         submitted: 0,
     })
 }
 
-/// Every rater with their load.
+/// What happened to a rater who left the panel.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct RaterChange {
+    /// The rater.
+    pub name: String,
+    /// Unfinished assignments released for others (`assign` gives them out again).
+    pub released: usize,
+    /// Submitted answers the rater keeps.
+    pub submitted: usize,
+}
+
+/// Deactivates a rater: their answers stay (submitted ones count in agreement and ensembles),
+/// they leave every queue, and their unfinished assignments are released so that `assign`
+/// gives those cases to the active raters, evening out the load.
+pub fn deactivate_rater(
+    project: &mut Project,
+    name: &str,
+    now: OffsetDateTime,
+) -> Result<RaterChange> {
+    let rater = find_rater(project, name)?;
+    if !rater.active {
+        return Err(Error::Rule(format!(
+            "rater {name:?} is already deactivated"
+        )));
+    }
+    let released = project
+        .store
+        .set_rater_active(rater.id, false, &stamp(now))?;
+    let submitted = list_raters(project)?
+        .into_iter()
+        .find(|r| r.name == rater.name)
+        .map_or(0, |r| r.submitted);
+    Ok(RaterChange {
+        name: rater.name,
+        released,
+        submitted,
+    })
+}
+
+/// Brings a deactivated rater back; `assign` gives them cases again.
+pub fn reactivate_rater(
+    project: &mut Project,
+    name: &str,
+    now: OffsetDateTime,
+) -> Result<RaterSummary> {
+    let rater = find_rater(project, name)?;
+    if rater.active {
+        return Err(Error::Rule(format!("rater {name:?} is active")));
+    }
+    project
+        .store
+        .set_rater_active(rater.id, true, &stamp(now))?;
+    list_raters(project)?
+        .into_iter()
+        .find(|r| r.name == rater.name)
+        .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
+}
+
+/// Removes a rater who never saved an answer, with their assignments. A rater with answers is
+/// refused: answers are never deleted, so deactivate them instead.
+pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
+    let rater = find_rater(project, name)?;
+    let events = project.store.rater_event_count(rater.id)?;
+    if events > 0 {
+        return Err(Error::Rule(format!(
+            "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {name}`)",
+            if events == 1 { "" } else { "s" }
+        )));
+    }
+    let released = project
+        .store
+        .list_assignments()?
+        .iter()
+        .filter(|a| a.rater_id == rater.id)
+        .count();
+    project.store.remove_rater(rater.id)?;
+    Ok(RaterChange {
+        name: rater.name,
+        released,
+        submitted: 0,
+    })
+}
+
+/// Every rater with their load, active or not.
 pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
     let mut summaries: BTreeMap<String, RaterSummary> = project
         .store
@@ -593,6 +744,7 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
                 r.name.clone(),
                 RaterSummary {
                     name: r.name,
+                    active: r.active,
                     assigned: 0,
                     submitted: 0,
                 },
@@ -609,7 +761,9 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
             }
         }
     }
-    Ok(summaries.into_values().collect())
+    let mut list: Vec<RaterSummary> = summaries.into_values().collect();
+    list.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    Ok(list)
 }
 
 /// What `assign` did.
@@ -621,35 +775,90 @@ pub struct AssignReport {
     pub added: usize,
     /// Cases considered.
     pub cases: usize,
-    /// Each rater's load after assigning.
+    /// Each active rater's load after assigning.
     pub load: BTreeMap<String, usize>,
 }
 
-/// Gives every case with materials `per_case` distinct raters, keeping existing assignments and
-/// evening out the load. Ties between equally loaded raters are broken by a permutation drawn
-/// from `seed`, so the same project and seed always give the same assignment.
+/// Which cases an assignment covers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CaseSelection {
+    /// Every case with materials.
+    #[default]
+    All,
+    /// These cases, by id or unique prefix.
+    Ids(Vec<String>),
+    /// Every case with materials of one repository (`owner/name`).
+    Repo(String),
+}
+
+/// The selected cases' rows, each once, in id order. Named cases must exist and have
+/// materials; a repository must have cases.
+fn selected_cases(
+    project: &Project,
+    selection: &CaseSelection,
+) -> Result<Vec<crate::store::CaseRow>> {
+    let cases = project.store.list_cases()?;
+    match selection {
+        CaseSelection::All => Ok(cases.into_iter().filter(|c| c.has_materials).collect()),
+        CaseSelection::Repo(repo) => {
+            let chosen: Vec<_> = cases
+                .into_iter()
+                .filter(|c| c.has_materials && c.repo == *repo)
+                .collect();
+            if chosen.is_empty() {
+                return Err(Error::NotFound(format!(
+                    "the project has no case with materials in repository {repo:?}"
+                )));
+            }
+            Ok(chosen)
+        }
+        CaseSelection::Ids(ids) => {
+            let mut wanted = std::collections::BTreeSet::new();
+            for id in ids {
+                wanted.insert(resolve_case_id(project, id)?);
+            }
+            let chosen: Vec<_> = cases
+                .into_iter()
+                .filter(|c| wanted.contains(&c.instance_id))
+                .collect();
+            if let Some(bare) = chosen.iter().find(|c| !c.has_materials) {
+                return Err(Error::Rule(format!(
+                    "case {} has no materials (issue text and patches) yet; import its task first",
+                    bare.instance_id
+                )));
+            }
+            Ok(chosen)
+        }
+    }
+}
+
+/// Gives every selected case `per_case` distinct active raters, keeping existing assignments
+/// and evening out the load. Ties between equally loaded raters are broken by a permutation
+/// drawn from `seed`, so the same project and seed always give the same assignment.
+/// Submitted assignments of deactivated raters still count towards a case's raters.
 pub fn assign(
     project: &mut Project,
     per_case: usize,
     seed: u64,
+    selection: &CaseSelection,
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
-    let raters = project.store.list_raters()?;
+    let raters: Vec<_> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .filter(|r| r.active)
+        .collect();
     if per_case == 0 {
         return Err(Error::Rule("--per-case must be at least 1".into()));
     }
     if per_case > raters.len() {
         return Err(Error::Rule(format!(
-            "cannot give each case {per_case} distinct raters: the project has {} (add raters with `verity raters add NAME`)",
+            "cannot give each case {per_case} distinct raters: the project has {} active (add raters with `verity raters add NAME`)",
             raters.len()
         )));
     }
-    let cases: Vec<_> = project
-        .store
-        .list_cases()?
-        .into_iter()
-        .filter(|c| c.has_materials)
-        .collect();
+    let cases = selected_cases(project, selection)?;
     let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
     for a in project.store.list_assignments()? {
@@ -680,14 +889,57 @@ pub fn assign(
         }
     }
     let added = project.store.add_assignments(&pairs, &stamp(now))?;
-    Ok(AssignReport {
+    Ok(assign_report(&raters, &load, added, cases.len()))
+}
+
+fn assign_report(
+    raters: &[crate::store::Rater],
+    load: &HashMap<i64, usize>,
+    added: usize,
+    cases: usize,
+) -> AssignReport {
+    AssignReport {
         added,
-        cases: cases.len(),
+        cases,
         load: raters
             .iter()
             .map(|r| (r.name.clone(), load.get(&r.id).copied().unwrap_or(0)))
             .collect(),
-    })
+    }
+}
+
+/// Assigns the selected cases to the named raters explicitly: the coordinator's way to give a
+/// rater a case outside the balanced assignment. Existing assignments stay.
+pub fn assign_to(
+    project: &mut Project,
+    raters: &[String],
+    selection: &CaseSelection,
+    now: OffsetDateTime,
+) -> Result<AssignReport> {
+    if raters.is_empty() {
+        return Err(Error::Rule("name at least one rater to assign".into()));
+    }
+    let mut chosen = Vec::new();
+    for name in raters {
+        let rater = find_rater(project, name)?;
+        if !rater.active {
+            return Err(Error::Rule(format!(
+                "rater {name:?} is deactivated; reactivate them first (`verity raters activate {name}`)"
+            )));
+        }
+        chosen.push(rater);
+    }
+    let cases = selected_cases(project, selection)?;
+    let pairs: Vec<(i64, i64)> = cases
+        .iter()
+        .flat_map(|c| chosen.iter().map(move |r| (c.case_id, r.id)))
+        .collect();
+    let added = project.store.add_assignments(&pairs, &stamp(now))?;
+    let mut load: HashMap<i64, usize> = HashMap::new();
+    for a in project.store.list_assignments()? {
+        *load.entry(a.rater_id).or_default() += 1;
+    }
+    Ok(assign_report(&chosen, &load, added, cases.len()))
 }
 
 /// A line of a rater's queue.
@@ -715,10 +967,23 @@ fn find_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
         .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
 }
 
-/// A rater's assigned cases (and any they started unassigned), in id order.
+/// The rater, refused when deactivated: a rater who left the panel answers nothing more.
+fn find_active_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+    let rater = find_rater(project, name)?;
+    if !rater.active {
+        return Err(Error::Rule(format!(
+            "rater {name:?} is deactivated and has no queue; the coordinator can reactivate them"
+        )));
+    }
+    Ok(rater)
+}
+
+/// A rater's assigned cases, in id order; empty for a deactivated rater.
 pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
-    find_rater(project, rater)?;
-    Ok(list_cases(project)?
+    if !find_rater(project, rater)?.active {
+        return Ok(Vec::new());
+    }
+    Ok(list_cases(project, &CaseFilter::default())?
         .into_iter()
         .filter_map(|case| {
             let mine = case.assignments.iter().find(|a| a.rater == rater)?;
@@ -733,20 +998,24 @@ pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
         .collect())
 }
 
-/// Adds active time (the window focused and the rater not idle) to a rater's work on a case.
-pub fn record_time(
-    project: &mut Project,
-    rater: &str,
-    case: &str,
-    active_ms: i64,
-    now: OffsetDateTime,
-) -> Result<()> {
-    let rater = find_rater(project, rater)?;
+/// Adds active time (the window focused and the rater not idle) to a rater's work on an
+/// assigned case.
+pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i64) -> Result<()> {
+    let rater = find_active_rater(project, rater)?;
     let stored = find_case(project, case)?;
-    project
+    if !project
         .store
-        .add_active_time(stored.case_id, rater.id, active_ms, &stamp(now))?;
+        .add_active_time(stored.case_id, rater.id, active_ms)?
+    {
+        return Err(not_assigned(&rater.name, &stored.case.instance_id));
+    }
     Ok(())
+}
+
+fn not_assigned(rater: &str, case: &str) -> Error {
+    Error::Rule(format!(
+        "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {case} --rater {rater}`)"
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -778,6 +1047,8 @@ pub struct AnswerView {
     pub questionnaire: String,
     /// Why it was last revised.
     pub reason: Option<String>,
+    /// True when a submission or revision repeated the submitted answer, so nothing was saved.
+    pub unchanged: bool,
 }
 
 /// What a rater saves or submits.
@@ -806,20 +1077,23 @@ pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<Answ
     let r = find_rater(project, rater)?;
     let stored = find_case(project, case)?;
     let events = project.store.answer_events(stored.case_id, r.id)?;
+    answer_view(project, &r.name, &stored.case.instance_id, &events, false)
+}
+
+fn answer_view(
+    project: &Project,
+    rater: &str,
+    case: &str,
+    events: &[AnswerEvent],
+    unchanged: bool,
+) -> Result<AnswerView> {
     let refs: Vec<&AnswerEvent> = events.iter().collect();
     let status = status_of(&refs);
     let latest = events.last();
-    let revisions: HashMap<i64, i64> = events
-        .iter()
-        .map(|e| e.case_revision_id)
-        .filter_map(|id| {
-            project
-                .store
-                .case_revision(id)
-                .ok()
-                .map(|c| (id, c.revision))
-        })
-        .collect();
+    let case_revision = match latest {
+        Some(e) => Some(project.store.case_revision(e.case_revision_id)?.revision),
+        None => None,
+    };
     let questionnaire = match latest {
         Some(e) => {
             let (id, version, _) = project.store.questionnaire_source(e.questionnaire_id)?;
@@ -834,12 +1108,15 @@ pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<Answ
         case: case.to_string(),
         rater: rater.to_string(),
         status,
-        values: latest.map(|e| e.answer.clone()).unwrap_or_default(),
+        values: latest
+            .map(|e| project.questionnaire.decode_answer(&e.answer))
+            .unwrap_or_default(),
         answer_revision: latest.map_or(0, |e| e.answer_revision),
-        case_revision: latest.and_then(|e| revisions.get(&e.case_revision_id).copied()),
+        case_revision,
         saved_at: latest.map(|e| e.at.clone()),
         questionnaire,
         reason: latest.and_then(|e| e.reason.clone()),
+        unchanged,
     })
 }
 
@@ -849,8 +1126,12 @@ fn write_answer(
     kind: EventKind,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
-    let rater = find_rater(project, &req.rater)?;
+    let rater = find_active_rater(project, &req.rater)?;
     let stored = find_case(project, &req.case)?;
+    let case = stored.case.instance_id.clone();
+    if !project.store.is_assigned(stored.case_id, rater.id)? {
+        return Err(not_assigned(&rater.name, &case));
+    }
     let revision_id = match req.case_revision {
         None => stored.revision_id,
         Some(n) if n == stored.revision => stored.revision_id,
@@ -860,7 +1141,7 @@ fn write_answer(
             .into_iter()
             .find(|(_, rev)| *rev == n)
             .map(|(id, _)| id)
-            .ok_or_else(|| Error::NotFound(format!("case {:?} has no revision {n}", req.case)))?,
+            .ok_or_else(|| Error::NotFound(format!("case {case:?} has no revision {n}")))?,
     };
     let events = project.store.answer_events(stored.case_id, rater.id)?;
     let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
@@ -869,29 +1150,37 @@ fn write_answer(
     } else {
         Stage::Submit
     };
-    let violations = project.questionnaire.validate(&req.values, stage);
-    if !violations.is_empty() {
-        return Err(Error::Invalid { violations });
+    let values = project
+        .questionnaire
+        .check_answer(&req.values, stage)
+        .map_err(|violations| Error::Invalid { violations })?;
+    // Submitting again what is already submitted changes nothing, so a retried submission or
+    // a revision that revises nothing makes no new revision.
+    if kind != EventKind::Draft
+        && let Some(last) = submitted
+        && project.questionnaire.decode_answer(&last.answer) == values
+    {
+        return answer_view(project, &rater.name, &case, &events, true);
     }
     let answer_revision = match (kind, submitted) {
         (EventKind::Draft, Some(_)) => {
             return Err(Error::Rule(format!(
-                "{} already submitted case {}; a submitted answer is never overwritten: revise it with a reason",
-                req.rater, req.case
+                "{} already submitted case {case}; a submitted answer is never overwritten: revise it with a reason",
+                rater.name
             )));
         }
         (EventKind::Draft, None) => 0,
         (EventKind::Submit, Some(_)) => {
             return Err(Error::Rule(format!(
-                "{} already submitted case {}; a change after submission is a revision and needs a reason",
-                req.rater, req.case
+                "{} already submitted case {case}; a change after submission is a revision and needs a reason",
+                rater.name
             )));
         }
         (EventKind::Submit, None) => 1,
         (EventKind::Revise, None) => {
             return Err(Error::Rule(format!(
-                "{} has not submitted case {} yet: there is nothing to revise",
-                req.rater, req.case
+                "{} has not submitted case {case} yet: there is nothing to revise",
+                rater.name
             )));
         }
         (EventKind::Revise, Some(last)) => {
@@ -911,11 +1200,12 @@ fn write_answer(
         questionnaire_id: project.questionnaire_row,
         kind,
         answer_revision,
-        answer: &req.values,
+        answer: &values,
         reason: req.reason.as_deref().filter(|_| kind == EventKind::Revise),
         at: &at,
     })?;
-    current_answer(project, &req.rater, &req.case)
+    let events = project.store.answer_events(stored.case_id, rater.id)?;
+    answer_view(project, &rater.name, &case, &events, false)
 }
 
 /// Saves a draft (values present must be on their scale; nothing is required yet).
@@ -960,7 +1250,8 @@ pub fn validate_answer(
 // ---------------------------------------------------------------------------------------------
 // Export
 
-/// One line of the JSON-lines export: a case, a rater and their latest submitted answer.
+/// One line of the JSON-lines export: a case, a rater and their latest submitted answer (or,
+/// with the history, one event).
 #[derive(Debug, Clone, Serialize)]
 pub struct ExportedAnswer {
     /// The task's id.
@@ -973,60 +1264,95 @@ pub struct ExportedAnswer {
     pub questionnaire_version: String,
     /// The case revision the answer was given on.
     pub case_revision: i64,
-    /// 1 for the first submission, more after revisions.
+    /// 0 for a draft before the first submission, 1 for the first submission, more after
+    /// revisions.
     pub answer_revision: i64,
-    /// When it was submitted or last revised.
-    pub submitted_at: String,
-    /// The reason of the last revision.
+    /// The event: `draft`, `submit` or `revise` (history only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<EventKind>,
+    /// When it was saved (history only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_at: Option<String>,
+    /// When it was submitted or last revised (latest answers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitted_at: Option<String>,
+    /// The reason of the revision.
     pub revision_reason: Option<String>,
-    /// Every answer.
+    /// Every answer, each in its question's canonical type.
     pub answers: Map<String, Value>,
 }
 
-/// Writes one JSON line per case and rater with a submitted answer; returns the count.
-pub fn export_jsonl(project: &Project, out: &mut dyn Write, out_path: &Path) -> Result<usize> {
+/// Writes one JSON line per case and rater with a submitted answer (their latest revision),
+/// or with `history` one line per answer event, drafts and revisions included, in the order
+/// they were saved; returns the count.
+pub fn export_jsonl(
+    project: &Project,
+    history: bool,
+    out: &mut dyn Write,
+    out_path: &Path,
+) -> Result<usize> {
     let raters: HashMap<i64, String> = project
         .store
         .list_raters()?
         .into_iter()
         .map(|r| (r.id, r.name))
         .collect();
-    let mut names: HashMap<i64, String> = HashMap::new();
+    let mut revisions: HashMap<i64, (String, i64)> = HashMap::new();
     let mut questionnaires: HashMap<i64, (String, String)> = HashMap::new();
+    let events = if history {
+        project.store.all_answer_events()?
+    } else {
+        project.store.latest_submissions()?
+    };
     let mut rows = Vec::new();
-    for event in project.store.latest_submissions()? {
-        let revision = project.store.case_revision(event.case_revision_id)?;
-        names.insert(event.case_id, revision.case.instance_id.clone());
+    for event in events {
+        if let std::collections::hash_map::Entry::Vacant(e) =
+            revisions.entry(event.case_revision_id)
+        {
+            let revision = project.store.case_revision(event.case_revision_id)?;
+            e.insert((revision.case.instance_id, revision.revision));
+        }
         if let std::collections::hash_map::Entry::Vacant(e) =
             questionnaires.entry(event.questionnaire_id)
         {
             let (id, version, _) = project.store.questionnaire_source(event.questionnaire_id)?;
             e.insert((id, version));
         }
+        let (instance_id, case_revision) = revisions
+            .get(&event.case_revision_id)
+            .cloned()
+            .unwrap_or_default();
         let (qid, qversion) = questionnaires
             .get(&event.questionnaire_id)
             .cloned()
             .unwrap_or_default();
         rows.push(ExportedAnswer {
-            instance_id: revision.case.instance_id,
+            instance_id,
             rater: raters.get(&event.rater_id).cloned().unwrap_or_default(),
             questionnaire: qid,
             questionnaire_version: qversion,
-            case_revision: revision.revision,
+            case_revision,
             answer_revision: event.answer_revision,
-            submitted_at: event.at,
+            event: history.then_some(event.kind),
+            saved_at: history.then(|| event.at.clone()),
+            submitted_at: (!history).then(|| event.at.clone()),
             revision_reason: event.reason,
-            answers: event.answer,
+            answers: project.questionnaire.decode_answer(&event.answer),
         });
     }
-    rows.sort_by(|a, b| (&a.instance_id, &a.rater).cmp(&(&b.instance_id, &b.rater)));
+    if !history {
+        rows.sort_by(|a, b| {
+            natural_cmp(&a.instance_id, &b.instance_id)
+                .then_with(|| natural_cmp(&a.rater, &b.rater))
+        });
+    }
     let write_err = |source| Error::Write {
         path: out_path.to_path_buf(),
         source,
     };
     for row in &rows {
-        let line = serde_json::to_string(row).map_err(|e| Error::Rule(e.to_string()))?;
-        writeln!(out, "{line}").map_err(write_err)?;
+        serde_json::to_writer(&mut *out, row).map_err(|e| write_err(e.into()))?;
+        writeln!(out).map_err(write_err)?;
     }
     out.flush().map_err(write_err)?;
     Ok(rows.len())
@@ -1088,7 +1414,7 @@ pub fn open_demo_project(data_dir: &Path, now: OffsetDateTime) -> Result<Project
         for name in crate::demo::DEMO_RATERS {
             add_rater(&mut project, name, now)?;
         }
-        assign(&mut project, 2, 0, now)?;
+        assign(&mut project, 2, 0, &CaseSelection::All, now)?;
     }
     std::fs::rename(&partial, &path).map_err(write)?;
     open_project(&path)

@@ -68,13 +68,10 @@ fn value_text(value: &Value) -> String {
     }
 }
 
-/// The index of an answer among the question's options, comparing numbers by value (an
-/// imported `1` and a typed `1` are the same option).
+/// The index of an answer among the question's options, through the questionnaire's one
+/// decoder (an imported `1.0`, a typed `1` and an older Verity's `"1"` are the same option).
 fn option_index(question: &Question, value: &Value) -> Option<usize> {
-    question.options.iter().position(|o| {
-        o.value == *value
-            || matches!((o.value.as_f64(), value.as_f64()), (Some(a), Some(b)) if a == b)
-    })
+    question.option_index(value)
 }
 
 fn rated_questions(questionnaire: &Questionnaire) -> Vec<&Question> {
@@ -151,12 +148,18 @@ impl Panel {
             .into_iter()
             .map(|c| (c.case_id, c.instance_id))
             .collect();
-        let first = store.first_submissions()?;
+        let decode = |mut events: Vec<AnswerEvent>| {
+            for event in &mut events {
+                event.answer = project.questionnaire.decode_answer(&event.answer);
+            }
+            events
+        };
+        let first = decode(store.first_submissions()?);
         let order: HashMap<(i64, i64), i64> = first
             .iter()
             .map(|e| ((e.case_id, e.rater_id), e.id))
             .collect();
-        let latest = store.latest_submissions()?;
+        let latest = decode(store.latest_submissions()?);
         let adjudications = store
             .latest_adjudications()?
             .into_iter()
@@ -332,7 +335,11 @@ fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTa
     let mut raters: Vec<String> = cases
         .iter()
         .flat_map(|c| c.answers.iter())
-        .filter(|(_, e)| e.answer.contains_key(&question.id))
+        .filter(|(_, e)| {
+            e.answer
+                .get(&question.id)
+                .is_some_and(|v| option_index(question, v).is_some())
+        })
         .map(|(r, _)| r.clone())
         .collect::<HashSet<_>>()
         .into_iter()
@@ -547,11 +554,16 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         Some(id) => {
             let q = questionnaire
                 .questions()
-                .find(|q| q.id == *id)
+                .find(|q| q.id == *id || q.number == *id)
                 .ok_or_else(|| {
                     Error::NotFound(format!(
-                        "questionnaire {} has no question {id:?}",
-                        questionnaire.id
+                        "questionnaire {} has no question {id:?}; its rated questions are {}",
+                        questionnaire.id,
+                        rated_questions(questionnaire)
+                            .iter()
+                            .map(|q| format!("{} ({})", q.id, q.number))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ))
                 })?;
             if q.kind == QuestionKind::Text {
@@ -984,13 +996,17 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
             let mut answers = Vec::new();
             let mut positions = Vec::new();
             for (rater, event) in &case.answers {
-                if let Some(value) = event.answer.get(&question.id) {
-                    answers.push(RaterValue {
-                        rater: rater.clone(),
-                        value: value.clone(),
-                    });
-                    positions.push(option_index(question, value).unwrap_or(usize::MAX));
-                }
+                let Some(value) = event.answer.get(&question.id) else {
+                    continue;
+                };
+                let Some(position) = option_index(question, value) else {
+                    continue;
+                };
+                answers.push(RaterValue {
+                    rater: rater.clone(),
+                    value: value.clone(),
+                });
+                positions.push(position);
             }
             let distinct = positions.iter().collect::<HashSet<_>>().len();
             if distinct < 2 {
@@ -999,12 +1015,8 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
             let spread = if question.level == MeasurementLevel::Nominal {
                 1
             } else {
-                let known: Vec<usize> = positions
-                    .iter()
-                    .copied()
-                    .filter(|&p| p != usize::MAX)
-                    .collect();
-                known.iter().max().copied().unwrap_or(0) - known.iter().min().copied().unwrap_or(0)
+                positions.iter().max().copied().unwrap_or(0)
+                    - positions.iter().min().copied().unwrap_or(0)
             };
             let adjudication = panel
                 .adjudications
@@ -1102,10 +1114,33 @@ pub fn adjudicate(
     if req.rationale.trim().is_empty() {
         return Err(Error::Rule("an adjudication needs its rationale".into()));
     }
-    if req.by.trim().is_empty() {
+    let by = req.by.trim();
+    if by.is_empty() {
         return Err(Error::Rule(
             "an adjudication needs the adjudicator's name".into(),
         ));
+    }
+    let adjudicators = project.store.list_adjudicators()?;
+    if by != COORDINATOR && !adjudicators.iter().any(|a| a == by) {
+        return Err(Error::Rule(format!(
+            "{by:?} may not adjudicate: only the {COORDINATOR} or a named adjudicator ({}) decides; name one with `verity adjudicators add NAME`",
+            if adjudicators.is_empty() {
+                "none named yet".to_string()
+            } else {
+                adjudicators.join(", ")
+            }
+        )));
+    }
+    let rated = project
+        .store
+        .latest_submissions()?
+        .iter()
+        .any(|e| e.case_id == stored.case_id);
+    if !rated {
+        return Err(Error::Rule(format!(
+            "nobody has submitted an answer on case {}; there is nothing to adjudicate yet",
+            stored.case.instance_id
+        )));
     }
     let at = stamp(now);
     project.store.add_adjudication(
@@ -1113,18 +1148,54 @@ pub fn adjudicate(
         &req.question,
         &value,
         req.rationale.trim(),
-        req.by.trim(),
+        by,
         Procedure::Adjudicated.name(),
         &at,
     )?;
     Ok(AdjudicationView {
-        case: req.case.clone(),
+        case: stored.case.instance_id,
         question: req.question.clone(),
         value,
         rationale: req.rationale.trim().to_string(),
-        by: req.by.trim().to_string(),
+        by: by.to_string(),
         at,
     })
+}
+
+/// The name that stands for the project's coordinator, who may always adjudicate.
+pub const COORDINATOR: &str = "coordinator";
+
+/// Names an adjudicator: someone besides the coordinator who may record adjudications.
+pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<()> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(Error::Rule(
+            "an adjudicator's name must not be empty".into(),
+        ));
+    }
+    if name == COORDINATOR {
+        return Err(Error::Rule(format!(
+            "the {COORDINATOR} always adjudicates and needs no naming"
+        )));
+    }
+    project.store.add_adjudicator(name, &stamp(now))?;
+    Ok(())
+}
+
+/// Removes a named adjudicator; their decisions stay.
+pub fn remove_adjudicator(project: &mut Project, name: &str) -> Result<()> {
+    if project.store.remove_adjudicator(name)? {
+        Ok(())
+    } else {
+        Err(Error::NotFound(format!(
+            "{name:?} is not a named adjudicator of this project"
+        )))
+    }
+}
+
+/// The named adjudicators (the coordinator adjudicates without being named).
+pub fn list_adjudicators(project: &Project) -> Result<Vec<String>> {
+    Ok(project.store.list_adjudicators()?)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1360,6 +1431,10 @@ pub struct ExportOptions {
     /// (an empty name picks the project's only set).
     #[serde(default)]
     pub reference: Option<String>,
+    /// For `answers-jsonl`: every event (drafts, the submission, each revision) instead of
+    /// each rater's latest submitted answer.
+    #[serde(default)]
+    pub history: bool,
 }
 
 fn resolve_reference(project: &Project, name: &str) -> Result<String> {
@@ -1579,6 +1654,75 @@ fn annotation_rows(
     Ok(rows)
 }
 
+/// Refuses an OpenAI-format export when the project's questionnaire lacks questions that the
+/// format's columns hold: the file would have empty columns and mean nothing.
+fn check_openai_columns(project: &Project, format: ExportFormat) -> Result<()> {
+    let (name, needed): (&str, Vec<&str>) = match format {
+        ExportFormat::OpenaiAnnotations => {
+            ("openai-annotations", openai_csv::ANSWER_COLUMNS.to_vec())
+        }
+        ExportFormat::OpenaiEnsembled => (
+            "openai-ensembled",
+            openai_csv::ENSEMBLED_COLUMNS
+                .iter()
+                .copied()
+                .filter(|c| {
+                    openai_csv::ENSEMBLED_QUESTIONS
+                        .iter()
+                        .any(|(q, notes)| q == c || *notes == Some(*c))
+                })
+                .collect(),
+        ),
+        _ => return Ok(()),
+    };
+    let missing: Vec<&str> = needed
+        .into_iter()
+        .filter(|id| project.questionnaire.question(id).is_none())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Rule(format!(
+        "the {name} format needs the questions of OpenAI's SWE-bench Verified annotation, and questionnaire {} {} lacks {}; export csv, jsonl or answers-jsonl instead",
+        project.questionnaire.id,
+        project.questionnaire.version,
+        missing.join(", ")
+    )))
+}
+
+/// What [`export_to_file`] wrote.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ExportSummary {
+    /// Rows written.
+    pub rows: usize,
+    /// The file.
+    pub path: String,
+    /// True when it replaced a file that was there.
+    pub replaced: bool,
+}
+
+/// Exports the project in one format into a file, atomically: the file appears whole or not
+/// at all. An existing file is refused unless `overwrite` says to replace it.
+pub fn export_to_file(
+    project: &Project,
+    format: ExportFormat,
+    options: &ExportOptions,
+    path: &Path,
+    overwrite: super::Overwrite,
+) -> Result<ExportSummary> {
+    check_openai_columns(project, format)?;
+    let written = super::write_file(path, overwrite, |out| {
+        export_project(project, format, options, out, path)
+    })?;
+    Ok(ExportSummary {
+        rows: written.value,
+        path: path.display().to_string(),
+        replaced: written.replaced,
+    })
+}
+
 /// Writes the project in one format; returns the rows written. `openai-annotations` writes
 /// each rater's latest submitted answer (times as imported, or from the project's events);
 /// `openai-ensembled` the panel's ensemble, or a reference label set when `options.reference`
@@ -1594,8 +1738,9 @@ pub fn export_project(
         path: out_path.to_path_buf(),
         source,
     };
+    check_openai_columns(project, format)?;
     if format == ExportFormat::AnswersJsonl {
-        return super::export_jsonl(project, out, out_path);
+        return super::export_jsonl(project, options.history, out, out_path);
     }
     let panel = Panel::load(project)?;
     let rule = options.rule.as_deref();
@@ -1642,7 +1787,7 @@ pub fn export_project(
                 table.write_jsonl(out).map_err(write_err)
             }
         }
-        ExportFormat::AnswersJsonl => super::export_jsonl(project, out, out_path),
+        ExportFormat::AnswersJsonl => super::export_jsonl(project, options.history, out, out_path),
     }
 }
 
@@ -1666,12 +1811,14 @@ pub struct ReportSummary {
 
 /// Writes `report.md` and its SVG charts into `dir`: agreement per question with bootstrap
 /// intervals (`bootstrap` resamples from `seed`), the rater-pair matrix, label distributions
-/// and the count the filter keeps.
+/// and the count the filter keeps. Each file is written atomically; a folder that already
+/// holds a report is refused unless `overwrite` says to replace it.
 pub fn write_report(
     project: &Project,
     dir: &Path,
     bootstrap: usize,
     seed: u64,
+    overwrite: super::Overwrite,
 ) -> Result<ReportSummary> {
     let agreement = project_agreement(
         project,
@@ -1683,13 +1830,26 @@ pub fn write_report(
     )?;
     let ensemble = ensemble_labels(project, None)?;
     let write_err = |path: PathBuf| move |source| Error::Write { path, source };
-    std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     let files = export::report::render(&agreement, &ensemble, bootstrap, seed);
+    // The Markdown file stands for the whole report: refuse before writing any chart.
+    if overwrite == super::Overwrite::Refuse
+        && let Some((name, _)) = files.iter().find(|(name, _)| name.ends_with(".md"))
+        && dir.join(name).exists()
+    {
+        return Err(Error::Rule(format!(
+            "{} already holds a report; Verity will not overwrite it (pass --force to replace it)",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     let mut charts = Vec::new();
     let mut markdown = String::new();
     for (name, content) in files {
         let path = dir.join(&name);
-        std::fs::write(&path, content).map_err(write_err(path.clone()))?;
+        super::write_file(&path, super::Overwrite::Replace, |out| {
+            out.write_all(content.as_bytes())
+                .map_err(write_err(path.clone()))
+        })?;
         if name.ends_with(".svg") {
             charts.push(path.display().to_string());
         } else {

@@ -166,6 +166,14 @@ impl Store {
         )
     }
 
+    /// Every event of every case and rater, oldest first.
+    pub fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
+        self.query_events(
+            &format!("SELECT {EVENT_COLUMNS} FROM answer_events ORDER BY id"),
+            [],
+        )
+    }
+
     fn query_events(
         &self,
         sql: &str,

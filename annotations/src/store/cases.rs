@@ -111,6 +111,28 @@ impl Store {
         .transpose()
     }
 
+    /// Up to `limit` instance ids that start with `prefix`, in order.
+    pub fn instance_ids_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        // Every id that starts with the prefix sorts between it and the prefix followed by the
+        // largest code point, so the unique index on instance_id answers the range.
+        let upper = format!("{prefix}\u{10FFFF}");
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT instance_id FROM cases WHERE instance_id >= ?1 AND instance_id < ?2
+                 ORDER BY instance_id LIMIT ?3",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map(params![prefix, upper, limit as i64], |row| row.get(0))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
     /// One revision of a case by its row id.
     pub fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
         let (case_id, revision, content): (i64, i64, String) = self

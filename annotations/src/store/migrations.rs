@@ -119,6 +119,16 @@ CREATE TABLE answer_event_fields (
 );
 CREATE INDEX adjudications_by_case_question ON adjudications (case_id, question_id, id);
 "#,
+    // 3: a rater who leaves the panel is deactivated, never deleted once they answered: their
+    // answers stay, and they leave every queue and every later assignment. Adjudications are
+    // recorded by the coordinator or by the adjudicators the coordinator names.
+    r#"
+ALTER TABLE raters ADD COLUMN deactivated_at TEXT;
+CREATE TABLE adjudicators (
+    name     TEXT PRIMARY KEY,
+    added_at TEXT NOT NULL
+);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

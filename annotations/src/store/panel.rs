@@ -221,6 +221,38 @@ impl ImportSession<'_> {
 }
 
 impl Store {
+    /// Names an adjudicator; naming one twice changes nothing.
+    pub fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO adjudicators(name, added_at) VALUES (?1, ?2)",
+                params![name, now],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    /// Removes an adjudicator (their decisions stay); false when there was none by that name.
+    pub fn remove_adjudicator(&mut self, name: &str) -> Result<bool, StoreError> {
+        let removed = self
+            .conn
+            .execute("DELETE FROM adjudicators WHERE name = ?1", [name])
+            .map_err(|e| self.sql(e))?;
+        Ok(removed > 0)
+    }
+
+    /// The named adjudicators, by name.
+    pub fn list_adjudicators(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name FROM adjudicators ORDER BY name")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| row.get(0))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
     /// Records an adjudication; earlier ones on the same question stay as history and the
     /// latest applies.
     #[allow(clippy::too_many_arguments)]

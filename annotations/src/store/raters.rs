@@ -12,6 +12,18 @@ pub struct Rater {
     pub id: i64,
     /// The unique name.
     pub name: String,
+    /// False once deactivated: the rater's answers stay, and they leave every queue.
+    pub active: bool,
+}
+
+const RATER_COLUMNS: &str = "id, name, deactivated_at IS NULL";
+
+fn rater_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Rater> {
+    Ok(Rater {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        active: row.get(2)?,
+    })
 }
 
 /// A case given to a rater.
@@ -26,12 +38,23 @@ pub struct Assignment {
 }
 
 impl Store {
-    /// Adds a rater; names are unique.
+    /// Adds a rater. Names are unique regardless of case: `Alice` beside `alice` is refused as
+    /// a likely duplicate.
     pub fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError> {
-        if self.rater_by_name(name)?.is_some() {
-            return Err(StoreError::Rule(format!(
-                "the project already has a rater named {name:?}"
-            )));
+        let folded = name.to_lowercase();
+        if let Some(existing) = self
+            .list_raters()?
+            .into_iter()
+            .find(|r| r.name.to_lowercase() == folded)
+        {
+            return Err(StoreError::Rule(if existing.name == name {
+                format!("the project already has a rater named {name:?}")
+            } else {
+                format!(
+                    "the project already has a rater named {:?}; {name:?} differs only in case and is refused as a likely duplicate",
+                    existing.name
+                )
+            }));
         }
         self.conn
             .execute(
@@ -42,23 +65,17 @@ impl Store {
         Ok(Rater {
             id: self.conn.last_insert_rowid(),
             name: name.to_string(),
+            active: true,
         })
     }
 
-    /// Every rater, by name.
+    /// Every rater, active or not, by name.
     pub fn list_raters(&self) -> Result<Vec<Rater>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, name FROM raters ORDER BY name")
+            .prepare(&format!("SELECT {RATER_COLUMNS} FROM raters ORDER BY name"))
             .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok(Rater {
-                    id: row.get(0)?,
-                    name: row.get(1)?,
-                })
-            })
-            .map_err(|e| self.sql(e))?;
+        let rows = stmt.query_map([], rater_row).map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
@@ -66,17 +83,71 @@ impl Store {
     pub fn rater_by_name(&self, name: &str) -> Result<Option<Rater>, StoreError> {
         self.conn
             .query_row(
-                "SELECT id, name FROM raters WHERE name = ?1",
+                &format!("SELECT {RATER_COLUMNS} FROM raters WHERE name = ?1"),
                 [name],
-                |row| {
-                    Ok(Rater {
-                        id: row.get(0)?,
-                        name: row.get(1)?,
-                    })
-                },
+                rater_row,
             )
             .optional()
             .map_err(|e| self.sql(e))
+    }
+
+    /// Deactivates a rater (or, with `active`, brings them back). Deactivating releases every
+    /// assignment the rater has not submitted, so `assign` can give those cases to others; the
+    /// rater's answer events, drafts included, stay. Returns the released assignments.
+    pub fn set_rater_active(
+        &mut self,
+        rater_id: i64,
+        active: bool,
+        now: &str,
+    ) -> Result<usize, StoreError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| sql_err(&self.path, e))?;
+        tx.execute(
+            "UPDATE raters SET deactivated_at = ?2 WHERE id = ?1",
+            params![rater_id, (!active).then_some(now)],
+        )
+        .map_err(|e| sql_err(&self.path, e))?;
+        let released = if active {
+            0
+        } else {
+            tx.execute(
+                "DELETE FROM assignments WHERE rater_id = ?1 AND NOT EXISTS (
+                   SELECT 1 FROM answer_events e
+                   WHERE e.case_id = assignments.case_id AND e.rater_id = ?1 AND e.kind <> 'draft')",
+                [rater_id],
+            )
+            .map_err(|e| sql_err(&self.path, e))?
+        };
+        tx.commit().map_err(|e| sql_err(&self.path, e))?;
+        Ok(released)
+    }
+
+    /// How many answer events a rater has saved.
+    pub fn rater_event_count(&self, rater_id: i64) -> Result<i64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM answer_events WHERE rater_id = ?1",
+                [rater_id],
+                |row| row.get(0),
+            )
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Removes a rater who never saved an answer, with their assignments. Refused when they
+    /// have answer events: those are never deleted.
+    pub fn remove_rater(&mut self, rater_id: i64) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| sql_err(&self.path, e))?;
+        tx.execute("DELETE FROM assignments WHERE rater_id = ?1", [rater_id])
+            .map_err(|e| sql_err(&self.path, e))?;
+        // The answer events' foreign key refuses this for a rater who answered.
+        tx.execute("DELETE FROM raters WHERE id = ?1", [rater_id])
+            .map_err(|e| sql_err(&self.path, e))?;
+        tx.commit().map_err(|e| sql_err(&self.path, e))
     }
 
     /// Every assignment.
@@ -126,22 +197,33 @@ impl Store {
         Ok(added)
     }
 
-    /// Adds active time to an assignment, creating the assignment when a rater works on a case
-    /// nobody assigned (a rater may pick any case).
+    /// Whether the rater is assigned the case.
+    pub fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM assignments WHERE case_id = ?1 AND rater_id = ?2",
+                params![case_id, rater_id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|row| row.is_some())
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Adds active time to an assignment; false when the rater is not assigned the case.
     pub fn add_active_time(
         &mut self,
         case_id: i64,
         rater_id: i64,
         ms: i64,
-        now: &str,
-    ) -> Result<(), StoreError> {
-        self.conn
+    ) -> Result<bool, StoreError> {
+        let updated = self
+            .conn
             .execute(
-                "INSERT INTO assignments(case_id, rater_id, assigned_at, active_ms) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(case_id, rater_id) DO UPDATE SET active_ms = active_ms + excluded.active_ms",
-                params![case_id, rater_id, now, ms.max(0)],
+                "UPDATE assignments SET active_ms = active_ms + ?3 WHERE case_id = ?1 AND rater_id = ?2",
+                params![case_id, rater_id, ms.max(0)],
             )
             .map_err(|e| self.sql(e))?;
-        Ok(())
+        Ok(updated > 0)
     }
 }

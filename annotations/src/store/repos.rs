@@ -36,6 +36,16 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets the clone registered for a repository (the clone itself is never touched);
+    /// false when none was registered.
+    pub fn remove_repository(&mut self, name: &str) -> Result<bool, StoreError> {
+        let removed = self
+            .conn
+            .execute("DELETE FROM repositories WHERE name = ?1", [name])
+            .map_err(|e| self.sql(e))?;
+        Ok(removed > 0)
+    }
+
     /// Every registered repository, by name.
     pub fn list_repositories(&self) -> Result<Vec<Repository>, StoreError> {
         let mut stmt = self

@@ -79,9 +79,17 @@ impl Harness {
     }
 
     /// Exports in a format and returns the file's text.
+    /// Exports into a file named after the format, replacing an earlier export of it.
     pub fn export(&self, format: &str, extra: &[&str]) -> String {
         let out = self.path(&format!("export.{format}"));
-        let mut args = vec!["export", "--format", format, "--out", out.to_str().unwrap()];
+        let mut args = vec![
+            "export",
+            "--format",
+            format,
+            "--out",
+            out.to_str().unwrap(),
+            "--force",
+        ];
         args.extend_from_slice(extra);
         self.ok(&args);
         std::fs::read_to_string(out).unwrap()

@@ -68,6 +68,13 @@ pub fn agreement(project: Option<&Path>, args: AgreementArgs, out: &mut dyn Writ
     if args.json {
         return print_json(out, &result);
     }
+    if result.cases == 0 {
+        writeln!(
+            out,
+            "no rater has submitted an answer yet: agreement is measured on submitted answers"
+        )?;
+        return Ok(());
+    }
     writeln!(
         out,
         "{}: {} cases, {} raters, first submissions",

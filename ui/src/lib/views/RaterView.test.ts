@@ -26,7 +26,7 @@ function fakeBackend() {
     calls.push({ cmd, args });
     const view = (c: string, status: AnswerView['status'], values: AnswerView['values']): AnswerView => ({
       case: c, rater: 'ana', status, values, answerRevision: status === 'submitted' ? 1 : 0, caseRevision: 1,
-      savedAt: '2026-01-01T10:00:00Z', questionnaire: 'swe-bench-verified 1.0.0', reason: null,
+      savedAt: '2026-01-01T10:00:00Z', questionnaire: 'swe-bench-verified 1.0.0', reason: null, unchanged: false,
     });
     switch (cmd) {
       case 'rater_queue': return queue;

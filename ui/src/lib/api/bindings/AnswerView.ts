@@ -40,4 +40,8 @@ questionnaire: string,
 /**
  * Why it was last revised.
  */
-reason: string | null, };
+reason: string | null, 
+/**
+ * True when a submission or revision repeated the submitted answer, so nothing was saved.
+ */
+unchanged: boolean, };

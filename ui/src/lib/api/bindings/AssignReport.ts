@@ -13,6 +13,6 @@ added: number,
  */
 cases: number, 
 /**
- * Each rater's load after assigning.
+ * Each active rater's load after assigning.
  */
 load: { [key in string]: number }, };

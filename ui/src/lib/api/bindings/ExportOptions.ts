@@ -12,4 +12,9 @@ rule: string | null,
  * For `openai-ensembled`: write this reference label set instead of the panel's ensemble
  * (an empty name picks the project's only set).
  */
-reference: string | null, };
+reference: string | null, 
+/**
+ * For `answers-jsonl`: every event (drafts, the submission, each revision) instead of
+ * each rater's latest submitted answer.
+ */
+history: boolean, };

@@ -9,6 +9,10 @@ export type RaterSummary = {
  */
 name: string, 
 /**
+ * False once deactivated: their answers stay, and they have no queue.
+ */
+active: boolean, 
+/**
  * Cases assigned.
  */
 assigned: number, 

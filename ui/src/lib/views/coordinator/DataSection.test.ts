@@ -19,7 +19,7 @@ describe('DataSection', () => {
     expect(dialog.filters[0].extensions).toEqual(['csv']);
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'csv',
-      options: { rule: 'majority', reference: null },
+      options: { rule: 'majority', reference: null, history: false },
       outPath: '/tmp/out/labels.csv',
     });
   });
@@ -38,7 +38,7 @@ describe('DataSection', () => {
     expect((await findByTestId('export-result')).textContent).toBe('Wrote 1 row to /tmp/answers.jsonl.');
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'answers-jsonl',
-      options: { rule: null, reference: null },
+      options: { rule: null, reference: null, history: false },
       outPath: '/tmp/answers.jsonl',
     });
   });

@@ -6,8 +6,8 @@ import { mockBackend } from './mockBackend';
 import type { AssignReport, CaseListItem, RaterSummary } from '../../api/types';
 
 const raters: RaterSummary[] = [
-  { name: 'Amara', assigned: 2, submitted: 1 },
-  { name: 'Ben', assigned: 1, submitted: 0 },
+  { name: 'Amara', active: true, assigned: 2, submitted: 1 },
+  { name: 'Ben', active: true, assigned: 1, submitted: 0 },
 ];
 
 function item(instanceId: string, assignments: CaseListItem['assignments']): CaseListItem {

@@ -1,0 +1,90 @@
+//! Raters' answers on one case with every revision, for `verity case show`: the coordinator
+//! sees every rater's; a rater sees only their own.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{AnswerStatus, Project, Result, find_case, find_rater, natural_cmp, status_of};
+use crate::store::{AnswerEvent, EventKind};
+
+/// Who is asking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// The panel's coordinator, who sees every rater's answers.
+    Coordinator,
+    /// A rater, by name, who sees only their own.
+    Rater(String),
+}
+
+/// One saved event of an answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerEventView {
+    /// `draft`, `submit` or `revise`.
+    pub event: EventKind,
+    /// 0 for drafts before the first submission, 1 for it, n+1 after each revision.
+    pub answer_revision: i64,
+    /// The case revision the rater saw.
+    pub case_revision: i64,
+    /// When it was saved.
+    pub at: String,
+    /// Why a revision was made.
+    pub reason: Option<String>,
+    /// Question id to value, each in its question's canonical type.
+    pub values: Map<String, Value>,
+}
+
+/// A rater's answer on a case with its history, oldest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct RaterAnswerHistory {
+    /// The rater.
+    pub rater: String,
+    /// How far they are.
+    pub status: AnswerStatus,
+    /// Every event.
+    pub events: Vec<AnswerEventView>,
+}
+
+/// Every rater's answer on a case with its revision history, as far as `actor` may see: the
+/// coordinator sees every rater; a rater only themselves. Raters with no saved event are left
+/// out.
+pub fn answer_history(
+    project: &Project,
+    case: &str,
+    actor: &Actor,
+) -> Result<Vec<RaterAnswerHistory>> {
+    let stored = find_case(project, case)?;
+    let raters = match actor {
+        Actor::Coordinator => project.store.list_raters()?,
+        Actor::Rater(name) => vec![find_rater(project, name)?],
+    };
+    let mut out = Vec::new();
+    for rater in raters {
+        let events = project.store.answer_events(stored.case_id, rater.id)?;
+        if events.is_empty() {
+            continue;
+        }
+        let refs: Vec<&AnswerEvent> = events.iter().collect();
+        let status = status_of(&refs);
+        let mut views = Vec::new();
+        for event in &events {
+            views.push(AnswerEventView {
+                event: event.kind,
+                answer_revision: event.answer_revision,
+                case_revision: project
+                    .store
+                    .case_revision(event.case_revision_id)?
+                    .revision,
+                at: event.at.clone(),
+                reason: event.reason.clone(),
+                values: project.questionnaire.decode_answer(&event.answer),
+            });
+        }
+        out.push(RaterAnswerHistory {
+            rater: rater.name,
+            status,
+            events: views,
+        });
+    }
+    out.sort_by(|a, b| natural_cmp(&a.rater, &b.rater));
+    Ok(out)
+}

@@ -1,0 +1,133 @@
+//! The one way every output file is written, by the command line and the desktop app alike:
+//! into a partial file beside the target, flushed to disk, then renamed over it. A reader never
+//! sees half a file, and a failed or interrupted write leaves the old file as it was.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{Error, Result};
+
+/// What to do when the output file already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    /// Refuse, and change nothing (`init` refuses the same way).
+    Refuse,
+    /// Replace it whole (the command line's `--force`; the app, after its save dialog asked).
+    Replace,
+}
+
+/// Where a file was written, and whether it replaced one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written<T> {
+    /// What the writer returned.
+    pub value: T,
+    /// True when a file was already at the path and has been replaced.
+    pub replaced: bool,
+}
+
+/// Writes `path` atomically through `write`. With [`Overwrite::Refuse`], an existing file is
+/// an error that names it and says how to replace it.
+pub fn write_file<T>(
+    path: &Path,
+    overwrite: Overwrite,
+    write: impl FnOnce(&mut dyn Write) -> Result<T>,
+) -> Result<Written<T>> {
+    let existed = path.exists();
+    if existed && overwrite == Overwrite::Refuse {
+        return Err(Error::Rule(format!(
+            "{} already exists; Verity will not overwrite it (pass --force to replace it)",
+            path.display()
+        )));
+    }
+    let partial = partial_path(path);
+    let write_err = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let result = (|| {
+        let file = std::fs::File::create(&partial).map_err(write_err)?;
+        let mut out = std::io::BufWriter::new(file);
+        let value = write(&mut out)?;
+        let file = out.into_inner().map_err(|e| write_err(e.into_error()))?;
+        file.sync_all().map_err(write_err)?;
+        std::fs::rename(&partial, path).map_err(write_err)?;
+        Ok(value)
+    })();
+    match result {
+        Ok(value) => Ok(Written {
+            value,
+            replaced: existed,
+        }),
+        Err(err) => {
+            // The partial file is ours and incomplete; the error says what went wrong.
+            if let Err(cleanup) = std::fs::remove_file(&partial)
+                && cleanup.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(path = %partial.display(), %cleanup, "cannot remove a partial output file");
+            }
+            Err(err)
+        }
+    }
+}
+
+/// `dir/.name.partial`: in the target's folder, so the rename stays on one file system.
+fn partial_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    path.with_file_name(format!(".{name}.partial"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_existing_file_is_refused_unless_replacing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        std::fs::write(&path, "old").unwrap();
+        let err = write_file(&path, Overwrite::Refuse, |w| {
+            w.write_all(b"new").map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("--force"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        let written = write_file(&path, Overwrite::Replace, |w| {
+            w.write_all(b"new").map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })
+        })
+        .unwrap();
+        assert!(written.replaced);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_partial() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.jsonl");
+        std::fs::write(&path, "old").unwrap();
+        let err = write_file(&path, Overwrite::Replace, |w| {
+            w.write_all(b"half").map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })?;
+            Err::<(), _>(Error::Rule("the writer failed".into()))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "the writer failed");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [std::ffi::OsString::from("out.jsonl")]);
+    }
+}
