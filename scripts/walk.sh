@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# A walk through the embedded demo project with the `verity` command line: the same data the
-# desktop app opens on first start. Usage: scripts/walk.sh [DATA_DIR]
+# A walk through the embedded demo project with the `verity` command line: the same project
+# file the desktop app opens on first start (`verity demo` defaults to the app's data folder).
+# Usage: scripts/walk.sh [DATA_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-core.sh
 cargo build --quiet --release --bin verity
 verity=$PWD/target/release/verity
-dir=${1:-${XDG_DATA_HOME:-$HOME/.local/share}/verity/demo}
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 
-project=$("$verity" demo --dir "$dir")
+if [ $# -gt 0 ]; then
+  project=$("$verity" demo --dir "$1")
+else
+  project=$("$verity" demo)
+fi
 export VERITY_PROJECT=$project
 echo "The demo project is $project"
 step "$verity" raters list

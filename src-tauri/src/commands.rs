@@ -80,16 +80,27 @@ pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
     if let Role::Rater { name } = &role {
         let wanted = name.clone();
         let known = with_project(app.clone(), move |p| {
-            Ok(ops::list_raters(p)?
-                .iter()
-                .any(|r| r.name == wanted && r.active))
+            Ok(ops::list_raters(p)?.into_iter().find(|r| r.name == wanted))
         })
         .await?;
-        if !known {
-            return Err(CommandError::new(
-                "not_found",
-                format!("The project has no rater named {name:?}; the coordinator adds raters."),
-            ));
+        match known {
+            Some(rater) if rater.active => {}
+            Some(_) => {
+                return Err(CommandError::new(
+                    "rule",
+                    format!(
+                        "{name} was deactivated and has no queue; the coordinator can reactivate them."
+                    ),
+                ));
+            }
+            None => {
+                return Err(CommandError::new(
+                    "not_found",
+                    format!(
+                        "The project has no rater named {name:?}; the coordinator adds raters."
+                    ),
+                ));
+            }
         }
     }
     let state = app.state::<AppState>();

@@ -2,10 +2,20 @@
 // Without this a console window opens next to the app on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-fn main() {
+fn main() -> std::process::ExitCode {
     #[cfg(target_os = "linux")]
-    paint_on_the_cpu();
+    {
+        if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+            // GTK would panic deep in its start-up; say what to do instead.
+            eprintln!(
+                "verity-desktop: there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); run it in a virtual one with `xvfb-run verity-desktop`, or use the `verity` command line"
+            );
+            return std::process::ExitCode::from(2);
+        }
+        paint_on_the_cpu();
+    }
     verity_desktop::run();
+    std::process::ExitCode::SUCCESS
 }
 
 /// WebKitGTK paints pages with Skia on the GPU by default. Verity's pages are text, tables and

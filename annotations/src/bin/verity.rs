@@ -195,9 +195,11 @@ enum Command {
     /// Create (on first use) and open the embedded demo project: twelve tasks on a small
     /// git repository, three raters, two raters per task. Prints the project file's path.
     Demo {
-        /// The folder to keep the demo project and its repository in.
+        /// The folder to keep the demo project and its repository in; by default the desktop
+        /// app's own (`~/.local/share/dev.verity.desktop/demo` on Linux), so both open the
+        /// same project.
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
     },
     /// Export answers and labels. The file is written whole or not at all; an existing file is
     /// refused unless --force.
@@ -935,6 +937,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Demo { dir } => {
+            let dir = match dir {
+                Some(dir) => dir,
+                None => ops::default_demo_dir()
+                    .context("no home folder is set (HOME): pass --dir DIR for the demo project")?,
+            };
             let p = ops::open_demo_project(&dir, now)?;
             writeln!(out, "{}", p.path().display())?;
         }

@@ -1364,6 +1364,29 @@ pub fn export_jsonl(
 /// Where the demo project lives inside a data folder.
 pub const DEMO_PROJECT_FILE: &str = "demo.verity";
 
+/// The desktop app's identifier (`tauri.conf.json`), which names its data folder.
+pub const APP_IDENTIFIER: &str = "dev.verity.desktop";
+
+/// The folder the desktop app keeps its demo project in, so that `verity demo` opens the same
+/// one: `$XDG_DATA_HOME/dev.verity.desktop/demo` (`~/.local/share/…` by default) on Linux,
+/// `~/Library/Application Support/dev.verity.desktop/demo` on macOS, `%APPDATA%\…` on
+/// Windows. `None` when the environment names no home folder.
+pub fn default_demo_dir() -> Option<PathBuf> {
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(target_os = "macos") {
+        var("HOME").map(|home| home.join("Library/Application Support"))
+    } else if cfg!(windows) {
+        var("APPDATA")
+    } else {
+        var("XDG_DATA_HOME").or_else(|| var("HOME").map(|home| home.join(".local/share")))
+    };
+    base.map(|b| b.join(APP_IDENTIFIER).join("demo"))
+}
+
 /// Opens the embedded demo project in `data_dir`, creating it on first use: the demo git
 /// repository, a project with the SWE-bench Verified questionnaire, the twelve demo tasks, the
 /// demo raters and two raters per task.
