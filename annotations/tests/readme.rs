@@ -1,0 +1,139 @@
+//! The README's command-line block and `verity --help` agree: every subcommand and flag the
+//! binary has is in the README, on a line of its command, and every flag the README gives a
+//! command exists.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+/// Flags every command takes, documented once in the README's prose.
+const GLOBAL: [&str; 4] = ["--project", "--verbose", "--help", "--version"];
+
+fn help(path: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(path)
+        .arg("-h")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "verity {path:?} --help failed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The lines of a help section (`Commands:` or `Options:`).
+fn section<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
+    text.lines()
+        .skip_while(|l| l.trim() != title)
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// The names in a `Commands:` section: lines indented by exactly two spaces.
+fn subcommands(help: &str) -> Vec<String> {
+    section(help, "Commands:")
+        .iter()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+fn long_flags(help: &str) -> BTreeSet<String> {
+    section(help, "Options:")
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| l.starts_with('-'))
+        .filter_map(|l| {
+            l.split([' ', ','])
+                .find(|w| w.starts_with("--"))
+                .map(|w| w.trim_end_matches('.').to_string())
+        })
+        .filter(|f| !GLOBAL.contains(&f.as_str()))
+        .collect()
+}
+
+/// Every command path with its help text, subcommands first-level and second-level.
+fn commands() -> Vec<(Vec<String>, String)> {
+    let mut out = Vec::new();
+    for name in subcommands(&help(&[])) {
+        let text = help(&[&name]);
+        let subs = subcommands(&text);
+        if subs.is_empty() {
+            out.push((vec![name], text));
+            continue;
+        }
+        for sub in subs {
+            let text = help(&[&name, &sub]);
+            out.push((vec![name.clone(), sub], text));
+        }
+    }
+    out
+}
+
+fn readme_lines() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let block = readme
+        .split("## The command line")
+        .nth(1)
+        .unwrap()
+        .split("```sh")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap()
+        .to_string();
+    block.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn every_subcommand_and_flag_is_in_the_readme_and_every_readme_flag_exists() {
+    let lines = readme_lines();
+    let commands = commands();
+    assert!(commands.len() > 20, "{commands:?}");
+    for (path, text) in &commands {
+        let invocation = format!("verity {}", path.join(" "));
+        // A command's part of a line runs from its invocation to the next command or the comment.
+        let parts: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| {
+                l.match_indices(invocation.as_str())
+                    .map(|(at, _)| &l[at + invocation.len()..])
+                    .filter(|rest| rest.is_empty() || rest.starts_with(' '))
+                    .map(|rest| {
+                        let end = [
+                            rest.find("; verity "),
+                            rest.find(" | verity "),
+                            rest.find('#'),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .min()
+                        .unwrap_or(rest.len());
+                        &rest[..end]
+                    })
+            })
+            .collect();
+        assert!(!parts.is_empty(), "the README does not show `{invocation}`");
+        let flags = long_flags(text);
+        for flag in &flags {
+            assert!(
+                parts.iter().any(|p| p.contains(flag.as_str())),
+                "the README shows `{invocation}` without its flag {flag}"
+            );
+        }
+        for part in parts {
+            for word in part.split(|c: char| c.is_whitespace() || "[]|;".contains(c)) {
+                let flag = word.split('=').next().unwrap_or(word);
+                if flag.starts_with("--") && !GLOBAL.contains(&flag) {
+                    assert!(
+                        flags.contains(flag),
+                        "the README gives `{invocation}` the flag {flag}, which it does not have"
+                    );
+                }
+            }
+        }
+    }
+}
