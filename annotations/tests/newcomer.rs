@@ -139,8 +139,7 @@ fn a_rater_answers_only_assigned_cases_unless_the_coordinator_assigns_one() {
         "carol",
     ]);
     let file = h.write("a.json", answer(json!(1), 1).to_string());
-    let before = h.json(&["cases", "--json"]);
-    let err = h.fails(&[
+    let bob_answers = [
         "answer",
         "--rater",
         "bob",
@@ -148,22 +147,16 @@ fn a_rater_answers_only_assigned_cases_unless_the_coordinator_assigns_one() {
         "acme__calc-101",
         "--file",
         &file,
-    ]);
+    ];
+    let before = h.json(&["cases", "--json"]);
+    let err = h.fails(&bob_answers);
     assert!(
         err.contains("not assigned to bob") && err.contains("verity assign --case"),
         "{err}"
     );
     assert_eq!(h.json(&["cases", "--json"]), before, "nothing was added");
     h.ok(&["assign", "--case", "acme__calc-101", "--rater", "bob"]);
-    h.ok(&[
-        "answer",
-        "--rater",
-        "bob",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-    ]);
+    h.ok(&bob_answers);
 }
 
 #[test]

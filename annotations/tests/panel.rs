@@ -370,8 +370,8 @@ fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
         "lead",
     ]);
     assert!(err.contains("not an option"), "{err}");
-    let adjudicate_as = |by: &str| {
-        h.fails(&[
+    let decide = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut args = vec![
             "adjudicate",
             "--case",
             "astropy__astropy-12825",
@@ -382,29 +382,18 @@ fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
             "--rationale",
             "The fix spans the reader and the masking layer.",
             "--by",
-            by,
-        ])
+            "lead",
+        ];
+        args.extend_from_slice(extra);
+        args
     };
-    let err = adjudicate_as("lead");
+    let err = h.fails(&decide(&[]));
     assert!(
         err.contains("\"lead\" may not adjudicate") && err.contains("adjudicators add"),
         "only the coordinator or a named adjudicator decides: {err}"
     );
     h.ok(&["adjudicators", "add", "lead"]);
-    let view = h.json(&[
-        "adjudicate",
-        "--case",
-        "astropy__astropy-12825",
-        "--question",
-        "difficulty",
-        "--value",
-        ">4 hours",
-        "--rationale",
-        "The fix spans the reader and the masking layer.",
-        "--by",
-        "lead",
-        "--json",
-    ]);
+    let view = h.json(&decide(&["--json"]));
     assert_eq!(view["value"], ">4 hours");
     let report = h.json(&["ensemble", "--json"]);
     let case = report["cases"]
