@@ -357,6 +357,58 @@ mod tests {
     }
 
     #[test]
+    fn a_file_written_by_the_first_schema_opens_and_upgrades_with_its_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.verity");
+        {
+            // The file exactly as the first Verity wrote it: schema 1 and its rows.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(migrations::MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute_batch(
+                r#"INSERT INTO questionnaires VALUES (1, 'q', '1', 'source');
+                INSERT INTO cases VALUES (1, 'a', 't');
+                INSERT INTO case_revisions VALUES
+                  (1, 1, 1, '{"instance_id":"a"}', 'h', 'o/r', NULL, 'A', 1, 't');
+                INSERT INTO raters VALUES (1, 'ana', 't');
+                INSERT INTO assignments VALUES (1, 1, 't', 0);
+                INSERT INTO answer_events VALUES
+                  (1, 1, 1, 1, 1, 'submit', 1, '{"underspecified":"2"}', NULL, 't');"#,
+            )
+            .unwrap();
+        }
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.schema_version().unwrap(),
+            migrations::MIGRATIONS.len() as i64
+        );
+        let raters = store.list_raters().unwrap();
+        assert_eq!((raters[0].name.as_str(), raters[0].active), ("ana", true));
+        let events = store.first_submissions().unwrap();
+        assert_eq!(events[0].answer["underspecified"], "2");
+        assert_eq!(store.list_cases().unwrap()[0].instance_id, "a");
+        assert!(store.list_adjudicators().unwrap().is_empty());
+        assert!(store.reference_sets().unwrap().is_empty());
+        // The new schema's parts work on the upgraded file, and its rules still hold.
+        assert_eq!(store.set_rater_active(1, false, "t2").unwrap(), 0);
+        assert!(!store.list_raters().unwrap()[0].active);
+        assert!(
+            store
+                .conn
+                .execute("UPDATE answer_events SET answer = '{}'", [])
+                .is_err()
+        );
+        drop(store);
+        assert_eq!(
+            Store::open(&path).unwrap().schema_version().unwrap(),
+            migrations::MIGRATIONS.len() as i64,
+            "reopening an upgraded file changes nothing"
+        );
+    }
+
+    #[test]
     fn reopening_keeps_the_schema_version() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.verity");
