@@ -25,11 +25,13 @@ test('issue text with scripts, handlers, javascript: links and SVG renders inert
     await openDemoAsCoordinator(browser);
     const imported = await invoke(browser, 'import_paths', { paths: [fixture] });
     assert.equal(imported.err, undefined, JSON.stringify(imported.err));
+    // Every rater of the demo (three) on every task: the hostile task is in Lena Vogt's queue.
+    const assigned = await invoke(browser, 'assign_raters', { perCase: 3, seed: 0 });
+    assert.equal(assigned.err, undefined, JSON.stringify(assigned.err));
     await signOut(browser);
     await signInAs(browser, 'Lena Vogt');
     const refused = await invoke(browser, 'import_paths', { paths: [fixture] });
     assert.equal(refused.err?.code, 'coordinator_only');
-    // A draft puts the imported task in this rater's queue.
     const draft = await invoke(browser, 'save_draft', { req: { rater: 'Lena Vogt', case: 'evil__payloads-1', values: {}, caseRevision: null, reason: null } });
     assert.equal(draft.err, undefined, JSON.stringify(draft.err));
     await browser.refresh();

@@ -715,8 +715,9 @@ pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
     let events = project.store.rater_event_count(rater.id)?;
     if events > 0 {
         return Err(Error::Rule(format!(
-            "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {name}`)",
-            if events == 1 { "" } else { "s" }
+            "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {}`)",
+            if events == 1 { "" } else { "s" },
+            shell_word(name)
         )));
     }
     let released = project
@@ -924,7 +925,8 @@ pub fn assign_to(
         let rater = find_rater(project, name)?;
         if !rater.active {
             return Err(Error::Rule(format!(
-                "rater {name:?} is deactivated; reactivate them first (`verity raters activate {name}`)"
+                "rater {name:?} is deactivated; reactivate them first (`verity raters activate {}`)",
+                shell_word(name)
             )));
         }
         chosen.push(rater);
@@ -1014,8 +1016,23 @@ pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i6
 
 fn not_assigned(rater: &str, case: &str) -> Error {
     Error::Rule(format!(
-        "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {case} --rater {rater}`)"
+        "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
+        shell_word(case),
+        shell_word(rater)
     ))
+}
+
+/// A word as a shell reads it back: quoted when it holds anything but plain characters.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@+=".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1441,4 +1458,17 @@ pub fn open_demo_project(data_dir: &Path, now: OffsetDateTime) -> Result<Project
     }
     std::fs::rename(&partial, &path).map_err(write)?;
     open_project(&path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn command_hints_quote_words_a_shell_would_split() {
+        assert_eq!(shell_word("acme__calc-101"), "acme__calc-101");
+        assert_eq!(shell_word("Lena Vogt"), "'Lena Vogt'");
+        assert_eq!(shell_word("O'Neil"), "'O'\\''Neil'");
+        assert_eq!(shell_word(""), "''");
+    }
 }
