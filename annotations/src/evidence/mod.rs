@@ -45,6 +45,7 @@ mod blobs;
 mod candidates;
 mod classify;
 mod grep;
+mod noise;
 mod paths;
 mod precedents;
 mod receipt;
