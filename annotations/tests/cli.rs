@@ -462,6 +462,58 @@ fn a_project_from_a_newer_verity_is_refused() {
     );
 }
 
+/// `{:#}` printed a library error's OS message twice: the message ends with it and it is the
+/// error's source as well.
+#[test]
+fn a_missing_file_is_reported_once_with_the_right_verb() {
+    let h = Harness::new();
+    let os = std::io::Error::from_raw_os_error(2).to_string();
+    let reason = os.split(" (os error").next().unwrap();
+    let nowhere = h.path("nothere");
+    let nowhere = nowhere.to_str().unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (&["import", "missing.jsonl"], "cannot read missing.jsonl"),
+        (
+            &[
+                "agreement",
+                "--ratings",
+                "missing.csv",
+                "--level",
+                "nominal",
+            ],
+            "missing.csv",
+        ),
+        (
+            &[
+                "init",
+                "--project",
+                "q.verity",
+                "--questionnaire",
+                "missing.toml",
+            ],
+            "missing.toml",
+        ),
+    ];
+    for (args, names) in cases {
+        let err = h.fails(args);
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert_eq!(
+            err.matches(reason).count(),
+            1,
+            "{args:?} gives the system's reason once: {err}"
+        );
+    }
+    let err = h.fails(&["repo", "add", "x/y", nowhere]);
+    assert!(
+        err.contains(&format!("no repository exists at {nowhere}")),
+        "registering a clone only reads it: {err}"
+    );
+    assert!(
+        !err.contains("write") && err.matches(reason).count() <= 1,
+        "{err}"
+    );
+}
+
 #[test]
 fn errors_name_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();

@@ -338,10 +338,28 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("verity: {err:#}");
+            eprintln!("verity: {}", error_sentence(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes as one sentence. Library messages already end with their source's
+/// message (the desktop app shows them alone), so a cause is added only when the text so far
+/// does not hold it; anyhow's `{:#}` would print the OS error twice.
+fn error_sentence(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let message = cause.to_string();
+        if text.contains(&message) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&message);
+    }
+    text
 }
 
 fn init_logging(verbose: u8) {

@@ -44,11 +44,17 @@ pub fn add_repository(
     path: &Path,
     now: OffsetDateTime,
 ) -> Result<RepositoryStatus> {
-    let path = path.canonicalize().map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    evidence::held_commits::<&str>(&path, &CaseContext::repository(name), &[])?;
+    // Opening the clone first says what is wrong with the path ("no repository exists at"),
+    // where a failed canonicalize would only give the system's error.
+    let context = CaseContext::repository(name);
+    evidence::held_commits::<&str>(path, &context, &[])?;
+    let path = path
+        .canonicalize()
+        .map_err(|err| EvidenceError::RepositoryUnreadable {
+            context: Box::new(context),
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        })?;
     project
         .store
         .put_repository(name, &path.display().to_string(), &stamp(now))?;
