@@ -402,6 +402,38 @@ fn malformed_inputs_are_refused_whole_with_their_line() {
     assert_eq!(h.json(&["cases", "--json"]), json!([]));
 }
 
+/// A pretty-printed object was read as JSON lines and refused as "line 1: ... truncated".
+#[test]
+fn a_pretty_printed_task_object_imports_and_a_truncated_one_names_its_line() {
+    let h = Harness::new();
+    let good = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let row: Value = serde_json::from_str(good.lines().next().unwrap()).unwrap();
+    let pretty = serde_json::to_string_pretty(&row).unwrap();
+    assert!(pretty.lines().count() > 5);
+    let path = h.write("task.json", format!("\n{pretty}\n"));
+    let report = h.json(&["import", "--json", &path]);
+    assert_eq!(report["added"], 1, "{report}");
+    let cases = h.json(&["cases", "--json"]);
+    assert_eq!(cases[0]["instanceId"], row["instance_id"]);
+
+    let fresh = Harness::new();
+    let before = fresh.project_bytes();
+    let cut = format!("\n{}", &pretty[..pretty.len() - 20]);
+    let line = cut.matches('\n').count() + 1;
+    let path = fresh.write("cut.json", &cut);
+    let err = fresh.fails(&["import", &fixture("swebench.json"), &path]);
+    assert!(
+        err.contains(&format!("cut.json, line {line}: not valid JSON"))
+            && err.contains("truncated"),
+        "{err}"
+    );
+    assert_eq!(
+        fresh.project_bytes(),
+        before,
+        "a refused import stores nothing"
+    );
+}
+
 #[test]
 fn duplicate_identical_rows_in_one_file_are_one_case() {
     let h = Harness::new();
