@@ -747,6 +747,24 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
     assert_eq!(absent.status.code(), Some(1));
 }
 
+/// grep-regex reported its own wrapping of the pattern, `(?:()`, which the user never typed.
+#[test]
+fn an_invalid_regex_is_reported_as_typed_with_the_parsers_reason() {
+    let (_dir, project) = demo();
+    let out = run_on(&project, &["grep", "demo__tinylib-3", "(", "--regex"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the search pattern '(' is not a valid regular expression: unclosed group (at character 1)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("(?:"),
+        "the internal wrapper stays internal: {err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+}
+
 #[test]
 fn evidence_names_the_case_when_no_clone_is_registered() {
     let h = Harness::new();
