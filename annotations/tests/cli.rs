@@ -765,6 +765,42 @@ fn an_invalid_regex_is_reported_as_typed_with_the_parsers_reason() {
     assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
 }
 
+/// On the real data, `evidence --all` printed 687 lines, one per skipped task.
+#[test]
+fn evidence_all_summarises_skipped_cases_by_reason_and_lists_them_with_verbose() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl"), &fixture("audit")]);
+    let out = h.ok(&["evidence", "--all"]);
+    assert_eq!(
+        out,
+        "computed 0, already cached 0, skipped 4\n\
+         skipped 4: 2 without a base commit from a dataset row (acme/widgets 2), \
+         2 without a registered clone of their repository (acme/calc 2)\n"
+    );
+    let verbose = h.ok(&["evidence", "--all", "-v"]);
+    assert_eq!(verbose.lines().count(), 2 + 4, "{verbose}");
+    assert!(
+        verbose.contains("skipped acme__calc-101: no clone is registered for acme/calc"),
+        "{verbose}"
+    );
+    let json = h.json(&["evidence", "--all", "--json"]);
+    let kinds: Vec<(&str, &str)> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["repo"].as_str().unwrap(), s["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("acme/calc", "no_clone"),
+            ("acme/calc", "no_clone"),
+            ("acme/widgets", "no_base_commit"),
+            ("acme/widgets", "no_base_commit")
+        ]
+    );
+}
+
 #[test]
 fn evidence_names_the_case_when_no_clone_is_registered() {
     let h = Harness::new();

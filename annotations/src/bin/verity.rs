@@ -697,8 +697,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         report.cached,
                         report.skipped.len()
                     )?;
-                    for s in &report.skipped {
-                        writeln!(out, "skipped {}: {}", s.case, s.reason)?;
+                    // Hundreds of tasks share a handful of reasons: one line unless asked.
+                    if let Some(summary) = report.skipped_summary() {
+                        writeln!(out, "{summary}")?;
+                    }
+                    if cli.verbose > 0 {
+                        for s in &report.skipped {
+                            writeln!(out, "skipped {}: {}", s.case, s.reason)?;
+                        }
                     }
                 }
             } else {
