@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+mod title;
+
+pub use title::TITLE_RULE;
+
 /// Which kind of source contributed a [`CaseRecord`]. A case holds at most one record per kind;
 /// a later import of the same kind replaces the earlier record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -184,19 +188,10 @@ impl Case {
         !self.problem_statement.is_empty() && !self.gold_patch.is_empty()
     }
 
-    /// The first line of the issue text, trimmed of markdown heading marks, for lists.
+    /// The title for lists: the issue's first heading or first sentence, without template
+    /// labels and markup, at most about 100 characters (see [`TITLE_RULE`]).
     pub fn title(&self) -> String {
-        let line = self
-            .problem_statement
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or("");
-        let line = line.trim_start_matches('#').trim();
-        let line = line.trim_matches('*').trim();
-        let line = line.strip_prefix("Title:").unwrap_or(line).trim();
-        let line = line.trim_matches('*').trim();
-        line.chars().take(120).collect()
+        title::derive_title(&self.problem_statement)
     }
 }
 

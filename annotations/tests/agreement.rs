@@ -677,6 +677,60 @@ fn a_ratings_file_reads_into_a_table() {
     );
 }
 
+/// Exports of a wide table write a missing rating as an empty cell; it was refused, and must
+/// not become a category "" either. Expected values: the `krippendorff` package 0.9.0 on the
+/// same data with NaN for the empty cells (`krippendorff.alpha(reliability_data=[[1, 2, 3, 1,
+/// nan], [1, 2, nan, 2, 3], [nan, 3, 3, 1, 3]], level_of_measurement=...)`). By hand, nominal:
+/// 12 pairable values, o11 = 3, o22 = 1, o33 = 4, o12 = o21 = o23 = o32 = 1, n = (4, 3, 5), so
+/// alpha = 1 - (4/12) / (2 * (12 + 15 + 20) / 132) = 25/47.
+#[test]
+fn an_empty_value_cell_is_a_missing_rating() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = "u1,a,1\nu1,b,1\nu1,c,\nu2,a,2\nu2,b,2\nu2,c,3\nu3,a,3\nu3,b, \nu3,c,3\n\
+                u4,a,1\nu4,b,2\nu4,c,1\nu5,a,\nu5,b,3\nu5,c,3\n";
+    let path = write(&dir, "r.csv", &format!("unit,rater,value\n{rows}"));
+    let t = read_ratings(&path, None, None).unwrap();
+    assert_eq!(
+        t.ratings_count(),
+        12,
+        "three empty cells are three missing ratings"
+    );
+    let labels: Vec<&str> = t.categories().iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["1", "2", "3"], "an empty cell is no category");
+    assert_eq!(t.rating(0, 2), None);
+    for (level, expected) in [
+        (Level::Nominal, 0.5319148936170213),
+        (Level::Ordinal, 0.7944775132275133),
+        (Level::Interval, 0.794392523364486),
+    ] {
+        let got = agreement::krippendorff_alpha(&t, level).value().unwrap();
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{level:?}: {got} vs {expected}"
+        );
+    }
+    assert!(
+        (agreement::krippendorff_alpha(&t, Level::Nominal)
+            .value()
+            .unwrap()
+            - 25.0 / 47.0)
+            .abs()
+            < 1e-12
+    );
+    let without: String = rows
+        .lines()
+        .filter(|l| !l.trim_end().ends_with(','))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = write(&dir, "s.csv", &format!("unit,rater,value\n{without}"));
+    let absent = read_ratings(&path, None, None).unwrap();
+    assert_eq!(
+        agreement::krippendorff_alpha(&absent, Level::Ordinal).value(),
+        agreement::krippendorff_alpha(&t, Level::Ordinal).value(),
+        "an empty cell reads as a row left out"
+    );
+}
+
 #[test]
 fn each_ratings_file_error_names_the_file_and_line() {
     assert_eq!(
@@ -696,8 +750,16 @@ fn each_ratings_file_error_names_the_file_and_line() {
         "FILE, line 3: expected 3 fields (unit,rater,value), found 2"
     );
     assert_eq!(
+        read_err("unit,rater,value\na,,1\n", None, None),
+        "FILE, line 2: the rater is empty; every rating names its unit and its rater"
+    );
+    assert_eq!(
+        read_err("unit,rater,value\n,x,\n", None, None),
+        "FILE, line 2: the unit is empty; every rating names its unit and its rater"
+    );
+    assert_eq!(
         read_err("unit,rater,value\na,x,\n", None, None),
-        "FILE, line 2: the value is empty; leave a missing rating out instead of writing an empty row"
+        "FILE has a header but no ratings"
     );
     assert_eq!(
         read_err("unit,rater,value\na,x,1\nb,x,2\na,x,2\n", None, None),

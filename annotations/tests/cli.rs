@@ -442,6 +442,38 @@ fn malformed_inputs_are_refused_whole_with_their_line() {
     assert_eq!(h.json(&["cases", "--json"]), json!([]));
 }
 
+/// A pretty-printed object was read as JSON lines and refused as "line 1: ... truncated".
+#[test]
+fn a_pretty_printed_task_object_imports_and_a_truncated_one_names_its_line() {
+    let h = Harness::new();
+    let good = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let row: Value = serde_json::from_str(good.lines().next().unwrap()).unwrap();
+    let pretty = serde_json::to_string_pretty(&row).unwrap();
+    assert!(pretty.lines().count() > 5);
+    let path = h.write("task.json", format!("\n{pretty}\n"));
+    let report = h.json(&["import", "--json", &path]);
+    assert_eq!(report["added"], 1, "{report}");
+    let cases = h.json(&["cases", "--json"]);
+    assert_eq!(cases[0]["instanceId"], row["instance_id"]);
+
+    let fresh = Harness::new();
+    let before = fresh.project_bytes();
+    let cut = format!("\n{}", &pretty[..pretty.len() - 20]);
+    let line = cut.matches('\n').count() + 1;
+    let path = fresh.write("cut.json", &cut);
+    let err = fresh.fails(&["import", &fixture("swebench.json"), &path]);
+    assert!(
+        err.contains(&format!("cut.json, line {line}: not valid JSON"))
+            && err.contains("truncated"),
+        "{err}"
+    );
+    assert_eq!(
+        fresh.project_bytes(),
+        before,
+        "a refused import stores nothing"
+    );
+}
+
 #[test]
 fn duplicate_identical_rows_in_one_file_are_one_case() {
     let h = Harness::new();
@@ -499,6 +531,58 @@ fn a_project_from_a_newer_verity_is_refused() {
         std::fs::read(&conn_path).unwrap(),
         bytes,
         "the newer file is not modified"
+    );
+}
+
+/// `{:#}` printed a library error's OS message twice: the message ends with it and it is the
+/// error's source as well.
+#[test]
+fn a_missing_file_is_reported_once_with_the_right_verb() {
+    let h = Harness::new();
+    let os = std::io::Error::from_raw_os_error(2).to_string();
+    let reason = os.split(" (os error").next().unwrap();
+    let nowhere = h.path("nothere");
+    let nowhere = nowhere.to_str().unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (&["import", "missing.jsonl"], "cannot read missing.jsonl"),
+        (
+            &[
+                "agreement",
+                "--ratings",
+                "missing.csv",
+                "--level",
+                "nominal",
+            ],
+            "missing.csv",
+        ),
+        (
+            &[
+                "init",
+                "--project",
+                "q.verity",
+                "--questionnaire",
+                "missing.toml",
+            ],
+            "missing.toml",
+        ),
+    ];
+    for (args, names) in cases {
+        let err = h.fails(args);
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert_eq!(
+            err.matches(reason).count(),
+            1,
+            "{args:?} gives the system's reason once: {err}"
+        );
+    }
+    let err = h.fails(&["repo", "add", "x/y", nowhere]);
+    assert!(
+        err.contains(&format!("no repository exists at {nowhere}")),
+        "registering a clone only reads it: {err}"
+    );
+    assert!(
+        !err.contains("write") && err.matches(reason).count() <= 1,
+        "{err}"
     );
 }
 
@@ -701,6 +785,60 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
         &["precedent", "demo__tinylib-3", "def nowhere_at_all():"],
     );
     assert_eq!(absent.status.code(), Some(1));
+}
+
+/// grep-regex reported its own wrapping of the pattern, `(?:()`, which the user never typed.
+#[test]
+fn an_invalid_regex_is_reported_as_typed_with_the_parsers_reason() {
+    let (_dir, project) = demo();
+    let out = run_on(&project, &["grep", "demo__tinylib-3", "(", "--regex"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the search pattern '(' is not a valid regular expression: unclosed group (at character 1)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("(?:"),
+        "the internal wrapper stays internal: {err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+}
+
+/// On the real data, `evidence --all` printed 687 lines, one per skipped task.
+#[test]
+fn evidence_all_summarises_skipped_cases_by_reason_and_lists_them_with_verbose() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl"), &fixture("audit")]);
+    let out = h.ok(&["evidence", "--all"]);
+    assert_eq!(
+        out,
+        "computed 0, already cached 0, skipped 4\n\
+         skipped 4: 2 without a base commit from a dataset row (acme/widgets 2), \
+         2 without a registered clone of their repository (acme/calc 2)\n"
+    );
+    let verbose = h.ok(&["evidence", "--all", "-v"]);
+    assert_eq!(verbose.lines().count(), 2 + 4, "{verbose}");
+    assert!(
+        verbose.contains("skipped acme__calc-101: no clone is registered for acme/calc"),
+        "{verbose}"
+    );
+    let json = h.json(&["evidence", "--all", "--json"]);
+    let kinds: Vec<(&str, &str)> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["repo"].as_str().unwrap(), s["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("acme/calc", "no_clone"),
+            ("acme/calc", "no_clone"),
+            ("acme/widgets", "no_base_commit"),
+            ("acme/widgets", "no_base_commit")
+        ]
+    );
 }
 
 #[test]

@@ -97,3 +97,61 @@ fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
     }
     assert_eq!(theirs.status, AnswerStatus::ToDo);
 }
+
+/// Titles are what a coordinator scans the case list by: a template word such as "Title" or
+/// an empty title says nothing about the task.
+#[test]
+fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    if !data.is_dir() {
+        eprintln!("skipped: ../shared/data is not present");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    ops::import_paths(
+        &mut p,
+        &[
+            data.join("swebench-pro/instances.jsonl"),
+            data.join("swebench-verified/instances_complete.jsonl"),
+        ],
+        OffsetDateTime::UNIX_EPOCH,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    let cases = ops::list_cases(&p).unwrap();
+    assert_eq!(cases.len(), 731 + 130);
+    let templates = [
+        "title",
+        "issue title",
+        "description",
+        "bug report",
+        "bug description",
+        "feature request",
+        "summary",
+        "problem",
+        "problem statement",
+    ];
+    for case in &cases {
+        let title = &case.title;
+        let id = &case.instance_id;
+        assert!(!title.is_empty(), "{id} has no title");
+        let lower = title.trim_end_matches(':').to_lowercase();
+        assert!(
+            !templates.contains(&lower.as_str()),
+            "{id}: {title:?} is a template word"
+        );
+        assert!(
+            !lower.starts_with("title"),
+            "{id}: {title:?} keeps its label"
+        );
+        for markup in ["**", "##", "<!--", "[ ]", "`"] {
+            assert!(
+                !title.contains(markup),
+                "{id}: {title:?} keeps markup {markup}"
+            );
+        }
+        assert!(title.chars().count() <= 101, "{id}: {title:?} is too long");
+    }
+}

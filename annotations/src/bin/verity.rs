@@ -435,10 +435,28 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("verity: {err:#}");
+            eprintln!("verity: {}", error_sentence(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes as one sentence. Library messages already end with their source's
+/// message (the desktop app shows them alone), so a cause is added only when the text so far
+/// does not hold it; anyhow's `{:#}` would print the OS error twice.
+fn error_sentence(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let message = cause.to_string();
+        if text.contains(&message) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&message);
+    }
+    text
 }
 
 fn init_logging(verbose: u8) {
@@ -823,8 +841,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         report.cached,
                         report.skipped.len()
                     )?;
-                    for s in &report.skipped {
-                        writeln!(out, "skipped {}: {}", s.case, s.reason)?;
+                    // Hundreds of tasks share a handful of reasons: one line unless asked.
+                    if let Some(summary) = report.skipped_summary() {
+                        writeln!(out, "{summary}")?;
+                    }
+                    if cli.verbose > 0 {
+                        for s in &report.skipped {
+                            writeln!(out, "skipped {}: {}", s.case, s.reason)?;
+                        }
                     }
                 }
             } else {

@@ -162,6 +162,24 @@ fn grep_receipt(query: &GrepQuery, commit: &str) -> String {
     command
 }
 
+/// Why a pattern is not a valid regular expression, in the parser's words with where. grep-regex
+/// reports the pattern it built around the user's (`(?:(`), so the user's own is parsed again
+/// with the same settings; `None` when the problem is not one of syntax.
+fn pattern_problem(pattern: &str, case_insensitive: bool) -> Option<String> {
+    let err = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+        .err()?;
+    let (kind, span) = match &err {
+        regex_syntax::Error::Parse(e) => (e.kind().to_string(), *e.span()),
+        regex_syntax::Error::Translate(e) => (e.kind().to_string(), *e.span()),
+        _ => return None,
+    };
+    Some(format!("{kind} (at character {})", span.start.column))
+}
+
 pub(crate) fn search(
     engine: &Engine,
     repo_path: &Path,
@@ -182,7 +200,8 @@ pub(crate) fn search(
         .map_err(|err| EvidenceError::InvalidPattern {
             context: Box::new(context.clone()),
             pattern: query.pattern.clone(),
-            message: err.to_string(),
+            message: pattern_problem(&query.pattern, query.case_insensitive)
+                .unwrap_or_else(|| err.to_string()),
         })?;
     let repo = RepoAccess::open(repo_path, context)?;
     let resolved = repo.resolve_commit(commit)?;

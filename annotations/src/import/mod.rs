@@ -128,9 +128,9 @@ pub struct SourcedRecord {
 /// The formats Verity reads tasks from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// SWE-bench, Lite, Verified: JSON array or JSON lines.
+    /// SWE-bench, Lite, Verified: a JSON array, JSON lines or one JSON object.
     SweBench,
-    /// SWE-bench Pro: JSON array or JSON lines.
+    /// SWE-bench Pro: a JSON array, JSON lines or one JSON object.
     SweBenchPro,
     /// One determinacy-audit case folder.
     AuditFolder,
@@ -226,8 +226,8 @@ fn detect_dataset(path: &Path) -> Result<Format, ImportError> {
     })
 }
 
-/// Streams the objects of a JSON array or a JSON-lines file, each with `line N` (JSON lines)
-/// or `record N` (array) for messages.
+/// Streams the objects of a JSON array, a JSON-lines file or a file of JSON objects in any
+/// layout (one pretty-printed task), each with `line N` (JSON lines) or `record N` for messages.
 fn read_json_rows(
     path: &Path,
     on_row: &mut dyn FnMut(String, Map<String, Value>) -> Result<(), ImportError>,
@@ -258,7 +258,12 @@ fn read_json_rows(
             reason: "the file is empty".into(),
         }),
         Some(b'[') => read_json_array(path, reader, on_row),
-        Some(b'{') => read_json_lines(path, reader, on_row),
+        Some(b'{') => match read_json_lines(path, reader, on_row)? {
+            Lines::Read => Ok(()),
+            // A first record that runs past its line is a pretty-printed document, not JSON
+            // lines: read the file again as a sequence of JSON values.
+            Lines::NotLines => read_json_document(path, on_row),
+        },
         Some(_) => Err(ImportError::UnknownFormat {
             path: path.to_path_buf(),
             reason: "not a JSON array or JSON-lines file of tasks, nor a case folder".into(),
@@ -266,13 +271,22 @@ fn read_json_rows(
     }
 }
 
+/// How reading a file as JSON lines ended.
+enum Lines {
+    /// Every line was a record.
+    Read,
+    /// The first record does not end on its line; nothing was handed on.
+    NotLines,
+}
+
 fn read_json_lines(
     path: &Path,
     mut reader: impl BufRead,
     on_row: &mut dyn FnMut(String, Map<String, Value>) -> Result<(), ImportError>,
-) -> Result<(), ImportError> {
+) -> Result<Lines, ImportError> {
     let mut buf = Vec::new();
     let mut line = 0;
+    let mut records = 0;
     loop {
         buf.clear();
         let n = reader
@@ -282,7 +296,7 @@ fn read_json_lines(
                 source,
             })?;
         if n == 0 {
-            return Ok(());
+            return Ok(Lines::Read);
         }
         line += 1;
         let text = std::str::from_utf8(&buf).map_err(|_| ImportError::NotUtf8 {
@@ -293,15 +307,48 @@ fn read_json_lines(
             continue;
         }
         let at = format!("line {line}");
-        let value: Value = serde_json::from_str(text).map_err(|e| ImportError::Json {
-            path: path.to_path_buf(),
-            at: at.clone(),
-            reason: if e.is_eof() {
-                "the line ends before its record does: it is truncated".into()
-            } else {
-                e.to_string()
-            },
-        })?;
+        let value: Value = match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(e) if e.is_eof() && records == 0 => return Ok(Lines::NotLines),
+            Err(e) => {
+                return Err(ImportError::Json {
+                    path: path.to_path_buf(),
+                    at,
+                    reason: if e.is_eof() {
+                        "the line ends before its record does: it is truncated".into()
+                    } else {
+                        e.to_string()
+                    },
+                });
+            }
+        };
+        let Value::Object(row) = value else {
+            return Err(ImportError::Json {
+                path: path.to_path_buf(),
+                at,
+                reason: "expected an object".into(),
+            });
+        };
+        records += 1;
+        on_row(at, row)?;
+    }
+}
+
+/// Reads a file of JSON objects in any layout (one pretty-printed task, or several one after
+/// another), each located as `record N`; a parse error names its line.
+fn read_json_document(
+    path: &Path,
+    on_row: &mut dyn FnMut(String, Map<String, Value>) -> Result<(), ImportError>,
+) -> Result<(), ImportError> {
+    let file = File::open(path).map_err(|source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let values = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 16, file))
+        .into_iter::<Value>();
+    for (index, value) in values.enumerate() {
+        let at = format!("record {}", index + 1);
+        let value = value.map_err(|e| json_error(path, &e, "the record"))?;
         let Value::Object(row) = value else {
             return Err(ImportError::Json {
                 path: path.to_path_buf(),
@@ -310,6 +357,30 @@ fn read_json_lines(
             });
         };
         on_row(at, row)?;
+    }
+    Ok(())
+}
+
+/// A parse error of a whole-file reader, located at its line. `what` is what the file ended
+/// inside of when it is truncated.
+fn json_error(path: &Path, e: &serde_json::Error, what: &str) -> ImportError {
+    let line = e.line();
+    let text = e.to_string();
+    if text.contains("invalid unicode") || text.contains("UTF-8") {
+        ImportError::NotUtf8 {
+            path: path.to_path_buf(),
+            line,
+        }
+    } else {
+        ImportError::Json {
+            path: path.to_path_buf(),
+            at: format!("line {line}"),
+            reason: if e.is_eof() {
+                format!("the file ends before {what} does: it is truncated")
+            } else {
+                text
+            },
+        }
     }
 }
 
@@ -352,25 +423,7 @@ fn read_json_array(
     if let Some(err) = failed {
         return Err(err);
     }
-    result.map_err(|e| {
-        let line = e.line();
-        if e.to_string().contains("invalid unicode") || e.to_string().contains("UTF-8") {
-            ImportError::NotUtf8 {
-                path: path.to_path_buf(),
-                line,
-            }
-        } else {
-            ImportError::Json {
-                path: path.to_path_buf(),
-                at: format!("line {line}"),
-                reason: if e.is_eof() {
-                    "the file ends before the array does: it is truncated".into()
-                } else {
-                    e.to_string()
-                },
-            }
-        }
-    })
+    result.map_err(|e| json_error(path, &e, "the array"))
 }
 
 /// Fields shared by the dataset formats.

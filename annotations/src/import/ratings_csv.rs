@@ -1,7 +1,8 @@
 //! Reading a long-format ratings CSV (`unit,rater,value`, one row per rating) into a
 //! [`RatingTable`].
 //!
-//! A missing rating is a missing row. Values are integers, decimals or category labels. A
+//! A missing rating is a missing row, or a row whose value cell is empty (as exports of a wide
+//! table write it, and as the `krippendorff` package's NaN means it). Values are integers, decimals or category labels. A
 //! declared category list gives the scale and its order; without one, numbers are ordered
 //! numerically and labels form a nominal scale.
 
@@ -63,14 +64,14 @@ pub enum RatingsError {
         /// Fields found.
         found: usize,
     },
-    /// An empty unit, rater or value.
-    #[error("{}, line {line}: the {field} is empty; leave a missing rating out instead of writing an empty row", path.display())]
+    /// An empty unit or rater.
+    #[error("{}, line {line}: the {field} is empty; every rating names its unit and its rater", path.display())]
     EmptyField {
         /// The file.
         path: PathBuf,
         /// The line.
         line: u64,
-        /// `unit`, `rater` or `value`.
+        /// `unit` or `rater`.
         field: &'static str,
     },
     /// A field that is not UTF-8 text.
@@ -223,8 +224,8 @@ fn parse_number(s: &str) -> Option<f64> {
 /// `level` defaults to ordinal when the values are numbers or `categories` are declared, and to
 /// nominal for labels. `categories` declares the scale in order; a value matches a category by
 /// its text, or by its number when both are numbers (`1.0` matches `1`). Refuses, naming the
-/// file and line: a wrong header, an empty file, a row without three fields, an empty field,
-/// a duplicate (unit, rater), a value outside the declared categories, a non-number at the
+/// file and line: a wrong header, an empty file, a row without three fields, an empty unit or
+/// rater, a duplicate (unit, rater), a value outside the declared categories, a non-number at the
 /// interval or ratio level, a negative number at the ratio level.
 pub fn read_ratings(
     path: &Path,
@@ -300,6 +301,20 @@ pub fn read_ratings(
                 line,
                 found: record.len(),
             });
+        }
+        if record[2].is_empty() {
+            // A missing rating: the same as leaving the row out, so it adds no unit, rater or
+            // category "" and cannot clash with the pair's real rating.
+            for (i, field) in [(0, "unit"), (1, "rater")] {
+                if record[i].is_empty() {
+                    return Err(RatingsError::EmptyField {
+                        path: path.to_owned(),
+                        line,
+                        field,
+                    });
+                }
+            }
+            continue;
         }
         let u = units.intern(&record[0], line, path, "unit")?;
         let r = raters.intern(&record[1], line, path, "rater")?;

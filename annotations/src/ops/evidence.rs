@@ -1,6 +1,7 @@
 //! Evidence use cases: registering clones, computing and caching a case's evidence, searching
 //! and showing files at a case's base commit.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -85,11 +86,17 @@ pub fn add_repository(
     now: OffsetDateTime,
 ) -> Result<RepositoryStatus> {
     check_repository_name(project, name)?;
-    let path = path.canonicalize().map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    evidence::held_commits::<&str>(&path, &CaseContext::repository(name), &[])?;
+    // Opening the clone first says what is wrong with the path ("no repository exists at"),
+    // where a failed canonicalize would only give the system's error.
+    let context = CaseContext::repository(name);
+    evidence::held_commits::<&str>(path, &context, &[])?;
+    let path = path
+        .canonicalize()
+        .map_err(|err| EvidenceError::RepositoryUnreadable {
+            context: Box::new(context),
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        })?;
     project
         .store
         .put_repository(name, &path.display().to_string(), &stamp(now))?;
@@ -289,8 +296,55 @@ pub struct EvidenceProgress {
 pub struct SkippedCase {
     /// The case.
     pub case: String,
-    /// Why.
+    /// Its repository (`owner/name`).
+    pub repo: String,
+    /// The kind of reason, to group skipped cases by; `reason` names the case and may not.
+    pub kind: SkipKind,
+    /// Why, in full.
     pub reason: String,
+}
+
+/// Why `evidence --all` skipped a case, as a stable kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum SkipKind {
+    /// The case has no base commit (only its audit folder was imported).
+    NoBaseCommit,
+    /// No clone of the case's repository is registered.
+    NoClone,
+    /// The registered clone is gone or cannot be opened.
+    CloneUnreadable,
+    /// The registered clone does not hold the case's base commit.
+    CommitMissing,
+    /// Computing the evidence failed for another reason (a corrupt object, a bad snippet).
+    Failed,
+}
+
+impl SkipKind {
+    fn of(err: &Error) -> SkipKind {
+        match err {
+            Error::NotFound(_) => SkipKind::NoClone,
+            Error::Evidence(e) => match **e {
+                EvidenceError::RepositoryMissing { .. }
+                | EvidenceError::RepositoryUnreadable { .. } => SkipKind::CloneUnreadable,
+                EvidenceError::CommitMissing { .. } => SkipKind::CommitMissing,
+                _ => SkipKind::Failed,
+            },
+            _ => SkipKind::Failed,
+        }
+    }
+
+    /// What the cases of this kind have in common, after their number.
+    fn describe(self) -> &'static str {
+        match self {
+            SkipKind::NoBaseCommit => "without a base commit from a dataset row",
+            SkipKind::NoClone => "without a registered clone of their repository",
+            SkipKind::CloneUnreadable => "whose registered clone cannot be opened",
+            SkipKind::CommitMissing => "whose clone lacks their base commit",
+            SkipKind::Failed => "whose evidence failed",
+        }
+    }
 }
 
 /// What `evidence --all` did.
@@ -303,6 +357,55 @@ pub struct EvidenceAllReport {
     pub cached: usize,
     /// Cases without a base commit, a clone, or whose clone lacks the commit.
     pub skipped: Vec<SkippedCase>,
+}
+
+/// Repositories named in a group of skipped cases before the rest are only counted.
+const SUMMARY_REPOS: usize = 5;
+
+impl EvidenceAllReport {
+    /// The skipped cases in one line, grouped by kind with the repositories most concerned:
+    /// `skipped 687: 650 without a registered clone of their repository (NodeBB/NodeBB 44, ...),
+    /// 37 whose clone lacks their base commit (...)`. `None` when nothing was skipped.
+    pub fn skipped_summary(&self) -> Option<String> {
+        if self.skipped.is_empty() {
+            return None;
+        }
+        let mut groups: BTreeMap<SkipKind, BTreeMap<&str, usize>> = BTreeMap::new();
+        for s in &self.skipped {
+            let repo = if s.repo.is_empty() {
+                "no repository"
+            } else {
+                s.repo.as_str()
+            };
+            *groups.entry(s.kind).or_default().entry(repo).or_default() += 1;
+        }
+        let parts: Vec<String> = groups
+            .into_iter()
+            .map(|(kind, repos)| {
+                let total: usize = repos.values().sum();
+                let mut repos: Vec<(&str, usize)> = repos.into_iter().collect();
+                repos.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                let mut named: Vec<String> = repos
+                    .iter()
+                    .take(SUMMARY_REPOS)
+                    .map(|(repo, n)| format!("{repo} {n}"))
+                    .collect();
+                if repos.len() > SUMMARY_REPOS {
+                    let rest: usize = repos[SUMMARY_REPOS..].iter().map(|(_, n)| n).sum();
+                    named.push(format!(
+                        "{rest} in {} more repositories",
+                        repos.len() - SUMMARY_REPOS
+                    ));
+                }
+                format!("{total} {} ({})", kind.describe(), named.join(", "))
+            })
+            .collect();
+        Some(format!(
+            "skipped {}: {}",
+            self.skipped.len(),
+            parts.join(", ")
+        ))
+    }
 }
 
 /// Computes and caches evidence for every case, resuming where a previous run stopped (cached
@@ -326,6 +429,12 @@ pub fn evidence_all(
             Err(err @ (Error::Evidence(_) | Error::NotFound(_) | Error::Rule(_))) => {
                 report.skipped.push(SkippedCase {
                     case: row.instance_id.clone(),
+                    repo: row.repo.clone(),
+                    kind: if row.base_commit.is_none() {
+                        SkipKind::NoBaseCommit
+                    } else {
+                        SkipKind::of(&err)
+                    },
                     reason: err.to_string(),
                 })
             }
@@ -371,4 +480,39 @@ pub fn grep_case(
 pub fn show_file(project: &Project, engine: &Engine, case: &str, path: &str) -> Result<ShownFile> {
     let t = target(project, case)?;
     Ok(engine.show_file(Path::new(&t.repo_path), &t.context, &t.base_commit, path)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped(repo: &str, kind: SkipKind) -> SkippedCase {
+        SkippedCase {
+            case: format!("{repo}-case"),
+            repo: repo.into(),
+            kind,
+            reason: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_summary_names_the_largest_repositories_and_counts_the_rest() {
+        let mut report = EvidenceAllReport::default();
+        assert_eq!(report.skipped_summary(), None, "nothing skipped, no line");
+        for (i, repo) in ["a/a", "b/b", "c/c", "d/d", "e/e", "f/f", "g/g"]
+            .iter()
+            .enumerate()
+        {
+            for _ in 0..=i {
+                report.skipped.push(skipped(repo, SkipKind::NoClone));
+            }
+        }
+        report.skipped.push(skipped("g/g", SkipKind::CommitMissing));
+        assert_eq!(
+            report.skipped_summary().as_deref(),
+            Some(
+                "skipped 29: 28 without a registered clone of their repository (g/g 7, f/f 6, e/e 5, d/d 4, c/c 3, 3 in 2 more repositories), 1 whose clone lacks their base commit (g/g 1)"
+            )
+        );
+    }
 }

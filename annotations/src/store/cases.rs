@@ -7,7 +7,10 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
 use super::{Store, StoreError, sql_err};
-use crate::case::{Case, CaseRecord, SourceKind, content_hash};
+use crate::case::{Case, CaseRecord, SourceKind, TITLE_RULE, content_hash};
+
+/// The meta key holding the version of the title rule the stored titles were made with.
+const TITLE_RULE_KEY: &str = "title_rule";
 
 /// A case's current content with where it is stored.
 #[derive(Debug, Clone)]
@@ -33,7 +36,7 @@ pub struct CaseRow {
     pub repo: String,
     /// The base commit, when known.
     pub base_commit: Option<String>,
-    /// The issue's first line.
+    /// The title derived from the issue text ([`Case::title`]).
     pub title: String,
     /// The current revision number.
     pub revision: i64,
@@ -78,6 +81,60 @@ impl Store {
             added: BTreeSet::new(),
             changed: BTreeSet::new(),
         })
+    }
+
+    /// Recomputes every revision's stored title when the file's titles were made by an older
+    /// title rule than this Verity's ([`TITLE_RULE`]), in one transaction. A file without the
+    /// key predates the versioned rule; a file from a newer rule is left alone.
+    pub(super) fn refresh_titles(&mut self) -> Result<(), StoreError> {
+        let stored = self
+            .meta(TITLE_RULE_KEY)?
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(1);
+        if stored >= TITLE_RULE {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let sql = |e| sql_err(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        {
+            let mut read = tx
+                .prepare("SELECT id, content FROM case_revisions")
+                .map_err(sql)?;
+            let mut write = tx
+                .prepare("UPDATE case_revisions SET title = ?2 WHERE id = ?1 AND title <> ?2")
+                .map_err(sql)?;
+            let rows = read
+                .query_map([], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })
+                .map_err(sql)?;
+            for row in rows {
+                let (id, content) = row.map_err(sql)?;
+                // A damaged revision keeps its old title: refusing to open the whole project
+                // over a list label would be worse, and reading that case reports the damage.
+                match serde_json::from_str::<Case>(&content) {
+                    Ok(case) => {
+                        write.execute(params![id, case.title()]).map_err(sql)?;
+                    }
+                    Err(err) => {
+                        tracing::warn!(
+                            "case revision {id} is not valid JSON ({err}); its title was kept"
+                        );
+                    }
+                }
+            }
+        }
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![TITLE_RULE_KEY, TITLE_RULE.to_string()],
+        )
+        .map_err(sql)?;
+        tx.commit().map_err(sql)
     }
 
     /// The current revision of a case.
@@ -398,6 +455,40 @@ mod tests {
             session.put_record(SourceKind::Dataset, "f", r).unwrap();
         }
         session.finish().unwrap()
+    }
+
+    #[test]
+    fn titles_made_by_an_older_rule_are_recomputed_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.verity");
+        let mut store = Store::create(&path).unwrap();
+        assert_eq!(
+            store.meta(TITLE_RULE_KEY).unwrap(),
+            Some(TITLE_RULE.to_string()),
+            "a new project records the title rule it was made with"
+        );
+        import(
+            &mut store,
+            &[record("a", "## Title\n\nHost blocking ignores subdomains")],
+        );
+        // What a project written before the versioned rule holds.
+        store
+            .conn
+            .execute_batch(
+                "UPDATE case_revisions SET title = 'Title'; DELETE FROM meta WHERE key = 'title_rule';",
+            )
+            .unwrap();
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.list_cases().unwrap()[0].title,
+            "Host blocking ignores subdomains",
+            "an old project's titles follow the current rule once opened"
+        );
+        assert_eq!(
+            store.meta(TITLE_RULE_KEY).unwrap(),
+            Some(TITLE_RULE.to_string())
+        );
     }
 
     #[test]

@@ -187,10 +187,12 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sql)?;
         migrations::migrate(&mut conn, version, APPLICATION_ID).map_err(sql)?;
-        Ok(Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
-        })
+        };
+        store.refresh_titles()?;
+        Ok(store)
     }
 
     /// The project file's path.

@@ -72,6 +72,7 @@ export type { RepositoryStatus } from './bindings/RepositoryStatus';
 export type { EvidenceProgress } from './bindings/EvidenceProgress';
 export type { EvidenceAllReport } from './bindings/EvidenceAllReport';
 export type { SkippedCase } from './bindings/SkippedCase';
+export type { SkipKind } from './bindings/SkipKind';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
