@@ -575,7 +575,8 @@ fn a_missing_file_is_reported_once_with_the_right_verb() {
             "{args:?} gives the system's reason once: {err}"
         );
     }
-    let err = h.fails(&["repo", "add", "x/y", nowhere]);
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    let err = h.fails(&["repo", "add", "acme/calc", nowhere]);
     assert!(
         err.contains(&format!("no repository exists at {nowhere}")),
         "registering a clone only reads it: {err}"

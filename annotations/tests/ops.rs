@@ -120,7 +120,7 @@ fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
         &AtomicBool::new(false),
     )
     .unwrap();
-    let cases = ops::list_cases(&p).unwrap();
+    let cases = ops::list_cases(&p, &ops::CaseFilter::default()).unwrap();
     assert_eq!(cases.len(), 731 + 130);
     let templates = [
         "title",
