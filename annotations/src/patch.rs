@@ -188,41 +188,57 @@ pub enum PatchError {
 /// file status and otherwise skipped. An empty text is an empty patch.
 pub fn parse_patch(text: &str) -> Result<PatchView, PatchError> {
     let mut files: Vec<FileDiff> = Vec::new();
-    let mut open: Option<OpenHunk> = None;
-
-    // `lines` drops the final line break and any `\r`, so a trailing newline is not read as
-    // an empty context line.
-    for (index, line) in text.lines().enumerate() {
-        let number = index + 1;
-
-        if let Some(state) = open.as_mut() {
-            if state.old_left > 0 || state.new_left > 0 {
+    for scanned in DiffScanner::new(text) {
+        let line = match scanned {
+            Scanned::Line {
+                number,
+                kind,
+                text,
+                old_line,
+                new_line,
+            } => {
                 let hunk =
                     current_hunk(&mut files).ok_or(PatchError::HunkOutsideFile { line: number })?;
-                let (kind, rest) = match line.as_bytes().first() {
-                    Some(b'+') => (LineKind::Added, &line[1..]),
-                    Some(b'-') => (LineKind::Removed, &line[1..]),
-                    Some(b' ') => (LineKind::Context, &line[1..]),
-                    Some(b'\\') => (LineKind::NoNewline, line),
-                    // Some tools strip the space of empty context lines.
-                    None => (LineKind::Context, ""),
-                    Some(_) => {
-                        return Err(short_hunk(state, hunk));
-                    }
-                };
-                let (old_line, new_line) = state.advance(kind);
                 hunk.lines.push(DiffLine {
                     kind,
                     old_line,
                     new_line,
-                    text: rest.to_string(),
+                    text: text.to_string(),
                     highlights: Vec::new(),
                 });
                 continue;
             }
-            open = None;
-        }
-
+            Scanned::Cut {
+                header_line,
+                old_left,
+                new_left,
+            } => {
+                let hunk = current_hunk(&mut files)
+                    .ok_or(PatchError::HunkOutsideFile { line: header_line })?;
+                return Err(PatchError::ShortHunk {
+                    line: header_line,
+                    expected_old: hunk.old_count,
+                    expected_new: hunk.new_count,
+                    found_old: hunk.old_count - old_left.min(hunk.old_count),
+                    found_new: hunk.new_count - new_left.min(hunk.new_count),
+                });
+            }
+            Scanned::BadHunkHeader { number, line } => {
+                return Err(PatchError::BadHunkHeader {
+                    line: number,
+                    text: line.to_string(),
+                });
+            }
+            Scanned::HunkStart { number, hunk } => {
+                files
+                    .last_mut()
+                    .ok_or(PatchError::HunkOutsideFile { line: number })?
+                    .hunks
+                    .push(hunk);
+                continue;
+            }
+            Scanned::Header { line, .. } => line,
+        };
         if let Some(rest) = line.strip_prefix("diff --git ") {
             let (old_path, new_path) = split_git_paths(rest);
             files.push(FileDiff {
@@ -279,34 +295,11 @@ pub fn parse_patch(text: &str) -> Result<PatchView, PatchError> {
                 file.status = FileStatus::Renamed;
                 file.new_path = Some(path.to_string());
             }
-        } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
-            if let Some(file) = files.last_mut() {
-                file.binary = true;
-            }
-        } else if line.starts_with("@@") {
-            let header = parse_hunk_header(line).ok_or_else(|| PatchError::BadHunkHeader {
-                line: number,
-                text: line.to_string(),
-            })?;
-            let file = files
-                .last_mut()
-                .ok_or(PatchError::HunkOutsideFile { line: number })?;
-            open = Some(OpenHunk {
-                header_line: number,
-                old_left: header.old_count,
-                new_left: header.new_count,
-                old_next: header.old_start,
-                new_next: header.new_start,
-            });
-            file.hunks.push(header);
+        } else if (line.starts_with("Binary files ") || line == "GIT binary patch")
+            && let Some(file) = files.last_mut()
+        {
+            file.binary = true;
         }
-    }
-
-    if let Some(state) = open
-        && (state.old_left > 0 || state.new_left > 0)
-        && let Some(hunk) = current_hunk(&mut files)
-    {
-        return Err(short_hunk(&state, hunk));
     }
 
     let mut view = PatchView {
@@ -356,6 +349,66 @@ fn file_for_header(files: &mut Vec<FileDiff>) -> &mut FileDiff {
     &mut files[last]
 }
 
+/// One line of a unified diff, as [`DiffScanner`] classifies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Scanned<'a> {
+    /// A line outside any hunk: a file header or git's metadata.
+    Header {
+        /// 1-based line number in the patch text.
+        number: usize,
+        /// The line.
+        line: &'a str,
+    },
+    /// A valid `@@` line: the hunk it opens, with no lines yet.
+    HunkStart {
+        /// 1-based line number in the patch text.
+        number: usize,
+        /// The hunk.
+        hunk: Hunk,
+    },
+    /// An `@@` line that is not a valid hunk header.
+    BadHunkHeader {
+        /// 1-based line number in the patch text.
+        number: usize,
+        /// The line.
+        line: &'a str,
+    },
+    /// A line of the open hunk.
+    Line {
+        /// 1-based line number in the patch text.
+        number: usize,
+        /// What the line does.
+        kind: LineKind,
+        /// The line without its marker.
+        text: &'a str,
+        /// Its number in the old file.
+        old_line: Option<u32>,
+        /// Its number in the new file.
+        new_line: Option<u32>,
+    },
+    /// The open hunk ends (at a line that cannot be a hunk line, or at the end of the text)
+    /// before it has the lines its header promised. A line that cut it is scanned next.
+    Cut {
+        /// 1-based line number of the hunk's header.
+        header_line: usize,
+        /// Old lines still expected.
+        old_left: u32,
+        /// New lines still expected.
+        new_left: u32,
+    },
+}
+
+/// Reads a unified diff line by line, following each hunk's line counts, so that an added line
+/// that itself begins with `++` or `--` is never taken for a header. The one reader of diffs:
+/// [`parse_patch`] builds the diff view from it, and [`added_lines`] gives the evidence engine
+/// what a patch adds.
+struct DiffScanner<'a> {
+    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    open: Option<OpenHunk>,
+    /// A line that cut a hunk short, to scan as a header next.
+    pending: Option<(usize, &'a str)>,
+}
+
 /// The hunk being filled: how many old/new lines it still expects and the next line numbers.
 struct OpenHunk {
     header_line: usize,
@@ -366,6 +419,10 @@ struct OpenHunk {
 }
 
 impl OpenHunk {
+    fn is_full(&self) -> bool {
+        self.old_left == 0 && self.new_left == 0
+    }
+
     /// Counts one line of `kind` and returns its old and new line numbers.
     fn advance(&mut self, kind: LineKind) -> (Option<u32>, Option<u32>) {
         let (old, new) = match kind {
@@ -384,16 +441,138 @@ impl OpenHunk {
         }
         (old, new)
     }
+
+    fn cut(&self) -> Scanned<'static> {
+        Scanned::Cut {
+            header_line: self.header_line,
+            old_left: self.old_left,
+            new_left: self.new_left,
+        }
+    }
 }
 
-fn short_hunk(state: &OpenHunk, hunk: &Hunk) -> PatchError {
-    PatchError::ShortHunk {
-        line: state.header_line,
-        expected_old: hunk.old_count,
-        expected_new: hunk.new_count,
-        found_old: hunk.old_count - state.old_left.min(hunk.old_count),
-        found_new: hunk.new_count - state.new_left.min(hunk.new_count),
+impl<'a> DiffScanner<'a> {
+    /// `lines` drops the final line break and any `\r`, so a trailing newline is not read as an
+    /// empty context line.
+    fn new(text: &'a str) -> DiffScanner<'a> {
+        DiffScanner {
+            lines: text.lines().enumerate(),
+            open: None,
+            pending: None,
+        }
     }
+
+    fn outside(&mut self, number: usize, line: &'a str) -> Scanned<'a> {
+        if !line.starts_with("@@") {
+            return Scanned::Header { number, line };
+        }
+        match parse_hunk_header(line) {
+            Some(hunk) => {
+                self.open = Some(OpenHunk {
+                    header_line: number,
+                    old_left: hunk.old_count,
+                    new_left: hunk.new_count,
+                    old_next: hunk.old_start,
+                    new_next: hunk.new_start,
+                });
+                Scanned::HunkStart { number, hunk }
+            }
+            None => Scanned::BadHunkHeader { number, line },
+        }
+    }
+}
+
+impl<'a> Iterator for DiffScanner<'a> {
+    type Item = Scanned<'a>;
+
+    fn next(&mut self) -> Option<Scanned<'a>> {
+        if let Some((number, line)) = self.pending.take() {
+            return Some(self.outside(number, line));
+        }
+        let Some((index, line)) = self.lines.next() else {
+            let open = self.open.take()?;
+            return (!open.is_full()).then(|| open.cut());
+        };
+        let number = index + 1;
+        if let Some(state) = self.open.as_mut()
+            && !state.is_full()
+        {
+            let (kind, rest) = match line.as_bytes().first() {
+                Some(b'+') => (LineKind::Added, &line[1..]),
+                Some(b'-') => (LineKind::Removed, &line[1..]),
+                Some(b' ') => (LineKind::Context, &line[1..]),
+                Some(b'\\') => (LineKind::NoNewline, line),
+                // Some tools strip the space of empty context lines.
+                None => (LineKind::Context, ""),
+                Some(_) => {
+                    let cut = state.cut();
+                    self.open = None;
+                    self.pending = Some((number, line));
+                    return Some(cut);
+                }
+            };
+            let (old_line, new_line) = state.advance(kind);
+            return Some(Scanned::Line {
+                number,
+                kind,
+                text: rest,
+                old_line,
+                new_line,
+            });
+        }
+        self.open = None;
+        Some(self.outside(number, line))
+    }
+}
+
+/// An added line of a unified diff, with its file and line numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AddedLine<'a> {
+    /// The file the line is added to.
+    pub(crate) file: &'a str,
+    /// 1-based line number within the patch text.
+    pub(crate) patch_line: usize,
+    /// 1-based line number within the patched file.
+    pub(crate) file_line: usize,
+    /// The line without its `+`.
+    pub(crate) text: &'a str,
+}
+
+/// The added lines of a unified diff, read as leniently as a diff from the internet needs: a
+/// malformed hunk ends where it stops making sense, and reading goes on.
+pub(crate) fn added_lines(patch: &str) -> Vec<AddedLine<'_>> {
+    let mut out = Vec::new();
+    let mut file: Option<&str> = None;
+    for scanned in DiffScanner::new(patch) {
+        match scanned {
+            Scanned::Line {
+                number,
+                kind: LineKind::Added,
+                text,
+                new_line,
+                ..
+            } => {
+                if let Some(path) = file {
+                    out.push(AddedLine {
+                        file: path,
+                        patch_line: number,
+                        file_line: new_line.map_or(0, |n| n as usize),
+                        text,
+                    });
+                }
+            }
+            Scanned::Header { line, .. } => {
+                if let Some(rest) = line.strip_prefix("diff --git ") {
+                    file = rest.rfind(" b/").map(|at| &rest[at + 3..]);
+                } else if let Some(rest) = line.strip_prefix("+++ ") {
+                    let rest = rest.split('\t').next().unwrap_or(rest).trim_end();
+                    file = (rest != "/dev/null").then(|| rest.strip_prefix("b/").unwrap_or(rest));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// `@@ -a[,b] +c[,d] @@ section` to an empty hunk.
@@ -769,6 +948,34 @@ fn contains_word(text: &str, name: &str) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn added_lines_follow_hunk_counts_and_file_lines() {
+        let patch = "diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,3 @@\n ctx\n+++x = 1\n-old\n+new\n";
+        let lines = added_lines(patch);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[0].text, "++x = 1",
+            "an added line starting with ++ is content"
+        );
+        assert_eq!((lines[0].patch_line, lines[0].file_line), (6, 2));
+        assert_eq!((lines[1].patch_line, lines[1].file_line), (8, 3));
+    }
+
+    #[test]
+    fn added_lines_read_on_past_a_hunk_cut_short() {
+        // The first hunk promises three lines and has one; the second file is still read.
+        let patch = "diff --git a/a.py b/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n+x\ndiff --git a/b.py b/b.py\n+++ b/b.py\n@@ -0,0 +1,1 @@\n+y\n";
+        let lines: Vec<(&str, &str)> = added_lines(patch)
+            .iter()
+            .map(|l| (l.file, l.text))
+            .collect();
+        assert_eq!(lines, [("a.py", "x"), ("b.py", "y")]);
+        assert!(
+            parse_patch(patch).is_err(),
+            "the diff view refuses the same text"
+        );
+    }
 
     const TWO_FILES: &str = "diff --git a/src/calc.py b/src/calc.py
 index 1111111..2222222 100644

@@ -61,7 +61,7 @@ pub(crate) fn text_contains(haystack: &str, term: &str, kind: TermKind) -> bool 
 
 /// The added lines of a patch joined by newlines: what "the gold patch adds" means.
 pub(crate) fn added_text(patch: &str) -> String {
-    super::terms::added_lines(patch)
+    crate::patch::added_lines(patch)
         .iter()
         .map(|line| line.text)
         .collect::<Vec<_>>()

@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use super::noise;
+use crate::patch::added_lines;
 
 /// What kind of token a term is.
 #[derive(
@@ -57,93 +58,6 @@ pub struct Term {
     pub origin: TermOrigin,
     /// How many times the added lines contain it as a term.
     pub occurrences: usize,
-}
-
-/// An added line of a unified diff.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct AddedLine<'a> {
-    pub(crate) file: &'a str,
-    pub(crate) patch_line: usize,
-    pub(crate) file_line: usize,
-    pub(crate) text: &'a str,
-}
-
-/// Reads hunk counts from `@@ -a,b +c,d @@`: returns (old count, new start, new count).
-fn parse_hunk_header(line: &str) -> Option<(usize, usize, usize)> {
-    let mut parts = line.split_whitespace().skip(1);
-    let old = parts.next()?.strip_prefix('-')?;
-    let new = parts.next()?.strip_prefix('+')?;
-    let range = |r: &str| -> Option<(usize, usize)> {
-        match r.split_once(',') {
-            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
-            None => Some((r.parse().ok()?, 1)),
-        }
-    };
-    let (_, old_count) = range(old)?;
-    let (new_start, new_count) = range(new)?;
-    Some((old_count, new_start, new_count))
-}
-
-/// The added lines of a unified diff, with their file and line numbers. Hunk line counts are
-/// followed, so an added line that itself begins with `++` is never taken for a header.
-pub(crate) fn added_lines(patch: &str) -> Vec<AddedLine<'_>> {
-    let mut out = Vec::new();
-    let mut file: Option<&str> = None;
-    let (mut old_left, mut new_left, mut new_line) = (0usize, 0usize, 0usize);
-    for (index, raw) in patch.split('\n').enumerate() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        if old_left > 0 || new_left > 0 {
-            match line.as_bytes().first() {
-                Some(b'+') => {
-                    if let Some(path) = file {
-                        out.push(AddedLine {
-                            file: path,
-                            patch_line: index + 1,
-                            file_line: new_line,
-                            text: &line[1..],
-                        });
-                    }
-                    new_line += 1;
-                    new_left = new_left.saturating_sub(1);
-                    continue;
-                }
-                Some(b'-') => {
-                    old_left = old_left.saturating_sub(1);
-                    continue;
-                }
-                Some(b' ') | None => {
-                    old_left = old_left.saturating_sub(1);
-                    new_left = new_left.saturating_sub(1);
-                    new_line += 1;
-                    continue;
-                }
-                Some(b'\\') => continue,
-                Some(_) => {
-                    old_left = 0;
-                    new_left = 0;
-                }
-            }
-        }
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            file = rest.rfind(" b/").map(|at| &rest[at + 3..]);
-        } else if let Some(rest) = line.strip_prefix("+++ ") {
-            let rest = rest.split('\t').next().unwrap_or(rest);
-            file = if rest == "/dev/null" {
-                None
-            } else {
-                Some(rest.strip_prefix("b/").unwrap_or(rest))
-            };
-        } else if let Some((old, start, new)) = line
-            .starts_with("@@ ")
-            .then(|| parse_hunk_header(line))
-            .flatten()
-        {
-            old_left = old;
-            new_left = new;
-            new_line = start;
-        }
-    }
-    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -441,19 +355,6 @@ mod tests {
     }
     fn n(text: &str) -> (String, TermKind) {
         (text.to_string(), TermKind::Number)
-    }
-
-    #[test]
-    fn added_lines_follow_hunk_counts_and_file_lines() {
-        let patch = "diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,3 @@\n ctx\n+++x = 1\n-old\n+new\n";
-        let lines = added_lines(patch);
-        assert_eq!(lines.len(), 2);
-        assert_eq!(
-            lines[0].text, "++x = 1",
-            "an added line starting with ++ is content"
-        );
-        assert_eq!((lines[0].patch_line, lines[0].file_line), (6, 2));
-        assert_eq!((lines[1].patch_line, lines[1].file_line), (8, 3));
     }
 
     #[test]
