@@ -36,7 +36,8 @@ cat >"$answers" <<'JSON'
   "annotator_confidence": 4
 }
 JSON
-rater=$("$verity" raters list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')
+# A rater answers only the cases assigned to them: take the first rater of this one.
+rater=$("$verity" case show demo__tinylib-3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["assignments"][0]["rater"])')
 step "$verity" answer --rater "$rater" --case demo__tinylib-3 --file "$answers" --submit
 step "$verity" case show demo__tinylib-3
 echo
