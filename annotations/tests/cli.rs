@@ -53,16 +53,16 @@ fn import_detects_every_format_and_merges_folder_with_dataset_row() {
 
     let pro_id = format!("instance_acme__widgets-1111aaaa{}-vnan", "0".repeat(32));
     let case = h.json(&["case", "show", &pro_id, "--json"]);
-    assert_eq!(case["baseCommit"], format!("1111aaaa{}", "0".repeat(32)));
+    assert_eq!(case["base_commit"], format!("1111aaaa{}", "0".repeat(32)));
     assert_eq!(
-        case["problemStatement"],
+        case["problem_statement"],
         "# Widgets lose their color\n\nA widget's `color` is reset on save.",
         "JSON-encoded text is decoded"
     );
     assert_eq!(case["requirements"], "- `Widget.save()` must keep `color`.");
     assert_eq!(case["sources"], json!(["dataset", "audit_folder"]));
-    assert_eq!(case["auditStatus"], "proven");
-    assert_eq!(case["auditClass"], "airtight");
+    assert_eq!(case["audit_status"], "proven");
+    assert_eq!(case["audit_class"], "airtight");
     assert_eq!(
         case["extra"]["image_name"], "img:1",
         "unknown fields are kept"
@@ -75,17 +75,17 @@ fn import_detects_every_format_and_merges_folder_with_dataset_row() {
         "--json",
     ]);
     assert_eq!(
-        plain["problemStatement"], "Plain \"quoted\" statement",
+        plain["problem_statement"], "Plain \"quoted\" statement",
         "plain text is left alone"
     );
 
     let swe = h.json(&["case", "show", "acme__calc-101", "--json"]);
-    assert_eq!(swe["failToPass"], json!(["tests/test_calc.py::test_div"]));
-    assert_eq!(swe["passToPass"], json!(["tests/test_calc.py::test_add"]));
-    assert_eq!(swe["prUrl"], "https://github.com/acme/calc/pull/101");
+    assert_eq!(swe["fail_to_pass"], json!(["tests/test_calc.py::test_div"]));
+    assert_eq!(swe["pass_to_pass"], json!(["tests/test_calc.py::test_add"]));
+    assert_eq!(swe["pr_url"], "https://github.com/acme/calc/pull/101");
     assert_eq!(swe["extra"]["difficulty"], "<15 min fix");
     let arr = h.json(&["case", "show", "acme__calc-103", "--json"]);
-    assert_eq!(arr["failToPass"], json!(["tests/test_calc.py::test_div"]));
+    assert_eq!(arr["fail_to_pass"], json!(["tests/test_calc.py::test_div"]));
 }
 
 #[test]
@@ -234,7 +234,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "--json",
     ]);
     assert_eq!(view["status"], "submitted");
-    assert_eq!(view["answerRevision"], 1);
+    assert_eq!(view["answer_revision"], 1);
 
     let err = h.fails(&[
         "answer",
@@ -277,7 +277,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "Discussed with the panel",
         "--json",
     ]);
-    assert_eq!(view["answerRevision"], 2);
+    assert_eq!(view["answer_revision"], 2);
     assert_eq!(view["reason"], "Discussed with the panel");
     let case = h.json(&["case", "show", "acme__calc-101", "--json"]);
     assert_eq!(case["assignments"][0]["status"], "submitted");
@@ -319,7 +319,7 @@ fn assign_gives_distinct_raters_and_an_even_load_reproducibly() {
                 .collect();
             assert_eq!(raters.len(), 2, "each case gets 2 distinct raters");
             assert_ne!(raters[0], raters[1]);
-            pairs.push(format!("{}={}", case["instanceId"], raters.join(",")));
+            pairs.push(format!("{}={}", case["instance_id"], raters.join(",")));
         }
         let again = h.json(&["assign", "--per-case", "2", "--seed", seed, "--json"]);
         assert_eq!(again["added"], 0, "assigning again adds nothing");
@@ -503,15 +503,15 @@ fn shared_data_imports_whole() {
     assert!(
         listed
             .iter()
-            .all(|c| c["baseCommit"].as_str().is_some_and(|b| b.len() == 40))
+            .all(|c| c["base_commit"].as_str().is_some_and(|b| b.len() == 40))
     );
-    assert!(listed.iter().all(|c| c["hasMaterials"] == true));
+    assert!(listed.iter().all(|c| c["has_materials"] == true));
     let case = h.json(&["case", "show", "instance_ansible__ansible-eea46a0d1b99a6dadedbb6a3502d599235fa7ec3-v390e508d27db7a51eece36bb6d9698b63a5b638a", "--json"]);
-    assert!(!case["goldPatch"].as_str().unwrap().is_empty());
-    assert!(!case["testPatch"].as_str().unwrap().is_empty());
-    assert_eq!(case["auditClass"], "misdetermined");
+    assert!(!case["gold_patch"].as_str().unwrap().is_empty());
+    assert!(!case["test_patch"].as_str().unwrap().is_empty());
+    assert_eq!(case["audit_class"], "misdetermined");
     assert!(
-        !case["problemStatement"].as_str().unwrap().starts_with('"'),
+        !case["problem_statement"].as_str().unwrap().starts_with('"'),
         "Pro text is decoded"
     );
 
@@ -520,7 +520,7 @@ fn shared_data_imports_whole() {
     assert_eq!(report["added"], 130);
     let case = h.json(&["case", "show", "astropy__astropy-14995", "--json"]);
     assert!(
-        !case["failToPass"].as_array().unwrap().is_empty(),
+        !case["fail_to_pass"].as_array().unwrap().is_empty(),
         "test lists decoded from JSON strings"
     );
 }
@@ -565,7 +565,7 @@ fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
     let repos: Value =
         serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
     assert_eq!(repos[0]["name"], "verity-demo/tinylib");
-    assert_eq!(repos[0]["held"], repos[0]["baseCommits"]);
+    assert_eq!(repos[0]["held"], repos[0]["base_commits"]);
     let again = Command::new(env!("CARGO_BIN_EXE_verity"))
         .args(["demo", "--dir"])
         .arg(project.parent().unwrap())

@@ -23,7 +23,6 @@ use crate::state::{AppState, Role, replace_project, with_project};
 
 /// The open project, for the window's header.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct ProjectInfo {
     /// The project file.
     pub path: String,

@@ -1,8 +1,9 @@
 //! The use cases: the one API the `verity` command line and the desktop app call.
 //!
 //! Every function takes the open [`Project`], its arguments and, where it writes, the current
-//! time as `now`: there are no hidden clocks. Requests and responses are plain serde types
-//! (camelCase on the wire) with TypeScript bindings generated for the desktop app.
+//! time as `now`: there are no hidden clocks. Requests and responses are plain serde types with
+//! TypeScript bindings generated for the desktop app. Their keys are snake_case on the wire, like
+//! the field's files (OpenAI's CSV columns, SWE-bench's fields), in `--json` and over IPC alike.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -199,7 +200,6 @@ impl Project {
 
 /// How far an import has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ImportProgress {
     /// The path being read.
@@ -214,7 +214,6 @@ pub struct ImportProgress {
 
 /// What one input path held.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ImportedPath {
     /// The path.
@@ -227,7 +226,6 @@ pub struct ImportedPath {
 
 /// The result of an import.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ImportReport {
     /// Cases that did not exist before.
@@ -344,7 +342,6 @@ pub enum AnswerStatus {
 
 /// A rater's assignment on a case, without the answer (raters stay blind to each other).
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AssignmentStatus {
     /// The rater.
@@ -358,7 +355,6 @@ pub struct AssignmentStatus {
 
 /// A line of the case list.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseListItem {
     /// The task's id.
@@ -380,7 +376,6 @@ pub struct CaseListItem {
 
 /// Everything about one case a rater reads.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseDetail {
     /// The task's id.
@@ -557,7 +552,6 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
 
 /// A rater as the app shows it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct RaterSummary {
     /// The name.
@@ -614,7 +608,6 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
 
 /// What `assign` did.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AssignReport {
     /// New assignments made.
@@ -692,7 +685,6 @@ pub fn assign(
 
 /// A line of a rater's queue.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct QueueItem {
     /// The task's id.
@@ -754,7 +746,6 @@ pub fn record_time(
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AnswerView {
     /// The task's id.
@@ -782,7 +773,6 @@ pub struct AnswerView {
 
 /// What a rater saves or submits.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AnswerRequest {
     /// The rater.

@@ -67,7 +67,7 @@ describe('DataSection', () => {
     const { getByTestId, findByTestId, findByRole, container } = render(DataSection);
     await fireEvent.click(getByTestId('import'));
     await findByTestId('cancel-import');
-    channel!.onmessage({ path: '/data/b.jsonl', pathsDone: 1, pathsTotal: 2, records: 40 });
+    channel!.onmessage({ path: '/data/b.jsonl', paths_done: 1, paths_total: 2, records: 40 });
     await Promise.resolve();
     expect(container.querySelector('.job')!.textContent).toContain('40 records · file 2 of 2');
     await fireEvent.click(getByTestId('cancel-import'));
