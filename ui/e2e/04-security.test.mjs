@@ -12,7 +12,7 @@ async function invoke(browser, cmd, args) {
     const internals = window.__TAURI_INTERNALS__;
     if (cmd === 'import_paths') {
       const id = internals.transformCallback(() => {});
-      args = { ...args, onProgress: `__CHANNEL__:${id}` };
+      args = { ...args, on_progress: `__CHANNEL__:${id}` };
     }
     internals.invoke(cmd, args).then((v) => done({ ok: v }), (e) => done({ err: e }));
   }, cmd, args);

@@ -9,7 +9,7 @@ const dir = process.env.VERITY_BENCH_DIR;
 async function invoke(browser, cmd, args) {
   const r = await browser.executeAsync((cmd, args, done) => {
     const internals = window.__TAURI_INTERNALS__;
-    if (cmd === 'import_paths') args = { ...args, onProgress: `__CHANNEL__:${internals.transformCallback(() => {})}` };
+    if (cmd === 'import_paths') args = { ...args, on_progress: `__CHANNEL__:${internals.transformCallback(() => {})}` };
     internals.invoke(cmd, args).then((v) => done({ ok: v }), (e) => done({ err: e }));
   }, cmd, args);
   if (r.err) throw new Error(`${cmd}: ${JSON.stringify(r.err)}`);
@@ -168,7 +168,7 @@ try {
   await signOut(browser);
   await openDemoAsCoordinator(browser);
   await invoke(browser, 'import_paths', { paths: [path.join(dir, 'many.jsonl')] });
-  await invoke(browser, 'assign_raters', { perCase: 2, seed: 1 });
+  await invoke(browser, 'assign_raters', { per_case: 2, seed: 1 });
 } finally {
   await browser.deleteSession();
 }

@@ -88,7 +88,7 @@ describe('EvidencePane', () => {
     await fireEvent.input(getByTestId('grep-pattern'), { target: { value: 'supported' } });
     await fireEvent.submit(getByTestId('grep-pattern').closest('form')!);
     await waitFor(() => expect(getByTestId('grep-summary').textContent).toContain('1 matching line in 1 file'));
-    expect(calls.at(-1)).toEqual(['grep_case', { instanceId: 'demo__tinylib-3', query: grep.query }]);
+    expect(calls.at(-1)).toEqual(['grep_case', { instance_id: 'demo__tinylib-3', query: grep.query }]);
     expect(container.querySelector('.lines .match')?.textContent).toContain('only minutes are supported');
   });
 });

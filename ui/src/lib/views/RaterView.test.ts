@@ -31,7 +31,7 @@ function fakeBackend() {
     switch (cmd) {
       case 'rater_queue': return queue;
       case 'project_questionnaire': return questionnaire;
-      case 'case_view': return caseView(args.instanceId as string);
+      case 'case_view': return caseView(args.instance_id as string);
       case 'current_answer': return answers.get(args.case as string) ?? { ...view(args.case as string, 'to_do', {}), saved_at: null };
       case 'save_draft': {
         const req = args.req as { case: string; values: AnswerView['values'] };

@@ -20,7 +20,7 @@ describe('DataSection', () => {
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'csv',
       options: { rule: 'majority', reference: null },
-      outPath: '/tmp/out/labels.csv',
+      out_path: '/tmp/out/labels.csv',
     });
   });
 
@@ -39,7 +39,7 @@ describe('DataSection', () => {
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'answers-jsonl',
       options: { rule: null, reference: null },
-      outPath: '/tmp/answers.jsonl',
+      out_path: '/tmp/answers.jsonl',
     });
   });
 
@@ -59,7 +59,7 @@ describe('DataSection', () => {
     const calls = mockBackend({
       'plugin:dialog|open': () => ['/data/a.jsonl', '/data/b.jsonl'],
       import_paths: (args) => {
-        channel = args.onProgress as typeof channel;
+        channel = args.on_progress as typeof channel;
         return new Promise((_, no) => (reject = no));
       },
       cancel_job: () => null,

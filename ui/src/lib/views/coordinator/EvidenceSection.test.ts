@@ -41,7 +41,7 @@ describe('EvidenceSection', () => {
     mockBackend({
       list_repositories: () => [django],
       evidence_all: (args) => {
-        channel = args.onProgress as typeof channel;
+        channel = args.on_progress as typeof channel;
         return new Promise((resolve) => (finish = resolve));
       },
     });

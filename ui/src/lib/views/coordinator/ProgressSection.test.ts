@@ -43,7 +43,7 @@ describe('ProgressSection', () => {
     await fireEvent.input(getByTestId('seed'), { target: { value: '7' } });
     await fireEvent.click(getByTestId('assign'));
     expect((await findByTestId('assign-report')).textContent).toBe('Made 3 new assignments over 2 tasks.');
-    expect(calls.find((c) => c.cmd === 'assign_raters')!.args).toEqual({ perCase: 3, seed: 7 });
+    expect(calls.find((c) => c.cmd === 'assign_raters')!.args).toEqual({ per_case: 3, seed: 7 });
     const load = [...getByTestId('assign-report').nextElementSibling!.querySelectorAll('tbody tr')].map((tr) => tr.textContent);
     expect(load).toEqual(['Amara2', 'Ben2']);
     await waitFor(() => expect(calls.filter((c) => c.cmd === 'list_cases')).toHaveLength(2));
