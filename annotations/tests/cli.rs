@@ -694,3 +694,151 @@ fn a_malformed_questionnaire_is_refused_with_its_line() {
     assert!(err.contains("q.toml, line 4:"), "{err}");
     assert!(!dir.path().join("p.verity").exists(), "nothing is created");
 }
+
+/// Fields whose keys are data, not field names: question ids (`values`, `answers`), rater names
+/// (`load`, the `"A|B"` pairs of `cohen_kappa`), levels of measurement and the key paths of
+/// `reasons`. Their keys are not checked; their values are walked.
+const DATA_KEYED: &[&str] = &[
+    "values",
+    "answers",
+    "load",
+    "reasons",
+    "cohen_kappa",
+    "krippendorff_alpha",
+];
+
+/// Fields that hold an imported file's other fields as they came: not walked at all.
+const AS_IMPORTED: &[&str] = &["extra"];
+
+/// Collects the path of every field name, recursively, with an uppercase ASCII letter.
+fn non_snake_keys(value: &Value, path: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                if AS_IMPORTED.contains(&key.as_str()) {
+                    continue;
+                }
+                let here = format!("{path}.{key}");
+                if key.bytes().any(|b| b.is_ascii_uppercase()) {
+                    found.push(here.clone());
+                }
+                match field {
+                    Value::Object(entries) if DATA_KEYED.contains(&key.as_str()) => {
+                        for (name, entry) in entries {
+                            non_snake_keys(entry, &format!("{here}.{name}"), found);
+                        }
+                    }
+                    _ => non_snake_keys(field, &here, found),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                non_snake_keys(item, &format!("{path}[{i}]"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_json_output_uses_snake_case_keys() {
+    let h = Harness::new();
+    let mut outputs = vec![
+        (
+            "import",
+            h.json(&["import", &fixture("swebench.jsonl"), "--json"]),
+        ),
+        (
+            "import openai",
+            h.json(&[
+                "import",
+                &fixture("openai/annotations_sample.csv"),
+                "--json",
+            ]),
+        ),
+    ];
+    // Capitalised rater names show that data keys (`load`, rater pairs) are told apart from
+    // field names.
+    for name in ["Ana", "Bo"] {
+        h.ok(&["raters", "add", name]);
+    }
+    outputs.push((
+        "assign",
+        h.json(&["assign", "--per-case", "2", "--seed", "1", "--json"]),
+    ));
+    let first = h.write("first.json", full_answer().to_string());
+    let mut other = full_answer();
+    other["false_negative"] = json!(0);
+    let second = h.write("second.json", other.to_string());
+    for (rater, file) in [("Ana", &first), ("Bo", &second)] {
+        outputs.push((
+            "answer",
+            h.json(&[
+                "answer",
+                "--rater",
+                rater,
+                "--case",
+                "acme__calc-101",
+                "--file",
+                file,
+                "--submit",
+                "--json",
+            ]),
+        ));
+    }
+    outputs.push((
+        "adjudicate",
+        h.json(&[
+            "adjudicate",
+            "--case",
+            "acme__calc-101",
+            "--question",
+            "false_negative",
+            "--value",
+            "2",
+            "--rationale",
+            "The test pins a message the issue never gives.",
+            "--by",
+            "lead",
+            "--json",
+        ]),
+    ));
+    let ratings = h.write(
+        "r.csv",
+        "unit,rater,value\nu1,Ana,yes\nu1,Bo,no\nu2,Ana,no\nu2,Bo,no\n",
+    );
+    for (what, args) in [
+        ("cases", vec!["cases", "--json"]),
+        (
+            "case show",
+            vec!["case", "show", "acme__calc-101", "--json"],
+        ),
+        ("raters list", vec!["raters", "list", "--json"]),
+        (
+            "agreement",
+            vec!["agreement", "--bootstrap", "20", "--json"],
+        ),
+        (
+            "agreement --ratings",
+            vec!["agreement", "--ratings", &ratings, "--json"],
+        ),
+        ("ensemble", vec!["ensemble", "--json"]),
+        ("disagreements", vec!["disagreements", "--json"]),
+    ] {
+        outputs.push((what, h.json(&args)));
+    }
+    let mut found = Vec::new();
+    for (what, output) in &outputs {
+        non_snake_keys(output, what, &mut found);
+    }
+    assert!(
+        found.is_empty(),
+        "every --json key is snake_case, like the field's files: {found:?}"
+    );
+    let cases = &outputs.iter().find(|(what, _)| *what == "cases").unwrap().1;
+    assert!(
+        cases[0].get("instance_id").is_some(),
+        "the walk saw the cases' fields: {cases}"
+    );
+}
