@@ -25,7 +25,6 @@ const MAX_WORD_DIFF_LINE: usize = 2_000;
 
 /// A parsed unified diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct PatchView {
     /// The files the diff touches, in the diff's order.
@@ -38,7 +37,7 @@ pub struct PatchView {
 
 /// How a file changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub enum FileStatus {
     /// The file exists before and after.
@@ -53,7 +52,6 @@ pub enum FileStatus {
 
 /// One file's part of a diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct FileDiff {
     /// The path before the change (`None` for an added file).
@@ -84,7 +82,6 @@ impl FileDiff {
 
 /// One `@@ -a,b +c,d @@` block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Hunk {
     /// First line in the old file.
@@ -103,7 +100,7 @@ pub struct Hunk {
 
 /// What a diff line does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub enum LineKind {
     /// Unchanged line shown for context.
@@ -129,7 +126,6 @@ pub struct Span {
 
 /// One line of a hunk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct DiffLine {
     /// What the line does.
@@ -776,7 +772,6 @@ fn tokenize(line: &str) -> Vec<Token<'_>> {
 
 /// Where a test can be found in a test patch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct TestLocation {
     /// Index into [`PatchView::files`].

@@ -286,7 +286,6 @@ pub enum RuleKind {
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Violation {
     /// The question's id.

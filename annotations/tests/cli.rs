@@ -53,16 +53,16 @@ fn import_detects_every_format_and_merges_folder_with_dataset_row() {
 
     let pro_id = format!("instance_acme__widgets-1111aaaa{}-vnan", "0".repeat(32));
     let case = h.json(&["case", "show", &pro_id, "--json"]);
-    assert_eq!(case["baseCommit"], format!("1111aaaa{}", "0".repeat(32)));
+    assert_eq!(case["base_commit"], format!("1111aaaa{}", "0".repeat(32)));
     assert_eq!(
-        case["problemStatement"],
+        case["problem_statement"],
         "# Widgets lose their color\n\nA widget's `color` is reset on save.",
         "JSON-encoded text is decoded"
     );
     assert_eq!(case["requirements"], "- `Widget.save()` must keep `color`.");
     assert_eq!(case["sources"], json!(["dataset", "audit_folder"]));
-    assert_eq!(case["auditStatus"], "proven");
-    assert_eq!(case["auditClass"], "airtight");
+    assert_eq!(case["audit_status"], "proven");
+    assert_eq!(case["audit_class"], "airtight");
     assert_eq!(
         case["extra"]["image_name"], "img:1",
         "unknown fields are kept"
@@ -75,17 +75,17 @@ fn import_detects_every_format_and_merges_folder_with_dataset_row() {
         "--json",
     ]);
     assert_eq!(
-        plain["problemStatement"], "Plain \"quoted\" statement",
+        plain["problem_statement"], "Plain \"quoted\" statement",
         "plain text is left alone"
     );
 
     let swe = h.json(&["case", "show", "acme__calc-101", "--json"]);
-    assert_eq!(swe["failToPass"], json!(["tests/test_calc.py::test_div"]));
-    assert_eq!(swe["passToPass"], json!(["tests/test_calc.py::test_add"]));
-    assert_eq!(swe["prUrl"], "https://github.com/acme/calc/pull/101");
+    assert_eq!(swe["fail_to_pass"], json!(["tests/test_calc.py::test_div"]));
+    assert_eq!(swe["pass_to_pass"], json!(["tests/test_calc.py::test_add"]));
+    assert_eq!(swe["pr_url"], "https://github.com/acme/calc/pull/101");
     assert_eq!(swe["extra"]["difficulty"], "<15 min fix");
     let arr = h.json(&["case", "show", "acme__calc-103", "--json"]);
-    assert_eq!(arr["failToPass"], json!(["tests/test_calc.py::test_div"]));
+    assert_eq!(arr["fail_to_pass"], json!(["tests/test_calc.py::test_div"]));
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "--json",
     ]);
     assert_eq!(view["status"], "submitted");
-    assert_eq!(view["answerRevision"], 1);
+    assert_eq!(view["answer_revision"], 1);
 
     // Submitting the same answer again (a retry) saves nothing and is no revision.
     let again = h.json(&[
@@ -251,7 +251,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "--json",
     ]);
     assert_eq!(
-        (again["answerRevision"].clone(), again["unchanged"].clone()),
+        (again["answer_revision"].clone(), again["unchanged"].clone()),
         (json!(1), json!(true))
     );
     let mut other = full_answer();
@@ -298,7 +298,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "Discussed with the panel",
         "--json",
     ]);
-    assert_eq!(view["answerRevision"], 2);
+    assert_eq!(view["answer_revision"], 2);
     assert_eq!(view["reason"], "Discussed with the panel");
     // Revising to the same answer makes no new revision.
     let same = h.json(&[
@@ -315,7 +315,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
         "--json",
     ]);
     assert_eq!(
-        (same["answerRevision"].clone(), same["unchanged"].clone()),
+        (same["answer_revision"].clone(), same["unchanged"].clone()),
         (json!(2), json!(true))
     );
     assert_eq!(same["reason"], "Discussed with the panel");
@@ -359,7 +359,7 @@ fn assign_gives_distinct_raters_and_an_even_load_reproducibly() {
                 .collect();
             assert_eq!(raters.len(), 2, "each case gets 2 distinct raters");
             assert_ne!(raters[0], raters[1]);
-            pairs.push(format!("{}={}", case["instanceId"], raters.join(",")));
+            pairs.push(format!("{}={}", case["instance_id"], raters.join(",")));
         }
         let again = h.json(&["assign", "--per-case", "2", "--seed", seed, "--json"]);
         assert_eq!(again["added"], 0, "assigning again adds nothing");
@@ -454,7 +454,7 @@ fn a_pretty_printed_task_object_imports_and_a_truncated_one_names_its_line() {
     let report = h.json(&["import", "--json", &path]);
     assert_eq!(report["added"], 1, "{report}");
     let cases = h.json(&["cases", "--json"]);
-    assert_eq!(cases[0]["instanceId"], row["instance_id"]);
+    assert_eq!(cases[0]["instance_id"], row["instance_id"]);
 
     let fresh = Harness::new();
     let before = fresh.project_bytes();
@@ -628,15 +628,15 @@ fn shared_data_imports_whole() {
     assert!(
         listed
             .iter()
-            .all(|c| c["baseCommit"].as_str().is_some_and(|b| b.len() == 40))
+            .all(|c| c["base_commit"].as_str().is_some_and(|b| b.len() == 40))
     );
-    assert!(listed.iter().all(|c| c["hasMaterials"] == true));
+    assert!(listed.iter().all(|c| c["has_materials"] == true));
     let case = h.json(&["case", "show", "instance_ansible__ansible-eea46a0d1b99a6dadedbb6a3502d599235fa7ec3-v390e508d27db7a51eece36bb6d9698b63a5b638a", "--json"]);
-    assert!(!case["goldPatch"].as_str().unwrap().is_empty());
-    assert!(!case["testPatch"].as_str().unwrap().is_empty());
-    assert_eq!(case["auditClass"], "misdetermined");
+    assert!(!case["gold_patch"].as_str().unwrap().is_empty());
+    assert!(!case["test_patch"].as_str().unwrap().is_empty());
+    assert_eq!(case["audit_class"], "misdetermined");
     assert!(
-        !case["problemStatement"].as_str().unwrap().starts_with('"'),
+        !case["problem_statement"].as_str().unwrap().starts_with('"'),
         "Pro text is decoded"
     );
 
@@ -645,7 +645,7 @@ fn shared_data_imports_whole() {
     assert_eq!(report["added"], 130);
     let case = h.json(&["case", "show", "astropy__astropy-14995", "--json"]);
     assert!(
-        !case["failToPass"].as_array().unwrap().is_empty(),
+        !case["fail_to_pass"].as_array().unwrap().is_empty(),
         "test lists decoded from JSON strings"
     );
 }
@@ -690,7 +690,7 @@ fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
     let repos: Value =
         serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
     assert_eq!(repos[0]["name"], "verity-demo/tinylib");
-    assert_eq!(repos[0]["held"], repos[0]["baseCommits"]);
+    assert_eq!(repos[0]["held"], repos[0]["base_commits"]);
     let again = Command::new(env!("CARGO_BIN_EXE_verity"))
         .args(["demo", "--dir"])
         .arg(project.parent().unwrap())
@@ -872,4 +872,166 @@ fn a_malformed_questionnaire_is_refused_with_its_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("q.toml, line 4:"), "{err}");
     assert!(!dir.path().join("p.verity").exists(), "nothing is created");
+}
+
+/// Fields whose keys are data, not field names: question ids (`values`, `answers`), rater names
+/// (`load`, the `"A|B"` pairs of `cohen_kappa`), levels of measurement and the key paths of
+/// `reasons`. Their keys are not checked; their values are walked.
+const DATA_KEYED: &[&str] = &[
+    "values",
+    "answers",
+    "load",
+    "reasons",
+    "cohen_kappa",
+    "krippendorff_alpha",
+];
+
+/// Fields that hold an imported file's other fields as they came: not walked at all.
+const AS_IMPORTED: &[&str] = &["extra"];
+
+/// Collects the path of every field name, recursively, with an uppercase ASCII letter.
+fn non_snake_keys(value: &Value, path: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                if AS_IMPORTED.contains(&key.as_str()) {
+                    continue;
+                }
+                let here = format!("{path}.{key}");
+                if key.bytes().any(|b| b.is_ascii_uppercase()) {
+                    found.push(here.clone());
+                }
+                match field {
+                    Value::Object(entries) if DATA_KEYED.contains(&key.as_str()) => {
+                        for (name, entry) in entries {
+                            non_snake_keys(entry, &format!("{here}.{name}"), found);
+                        }
+                    }
+                    _ => non_snake_keys(field, &here, found),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                non_snake_keys(item, &format!("{path}[{i}]"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_json_output_uses_snake_case_keys() {
+    let h = Harness::new();
+    let mut outputs = vec![
+        (
+            "import",
+            h.json(&["import", &fixture("swebench.jsonl"), "--json"]),
+        ),
+        (
+            "import openai",
+            h.json(&[
+                "import",
+                &fixture("openai/annotations_sample.csv"),
+                "--json",
+            ]),
+        ),
+    ];
+    // Capitalised rater names show that data keys (`load`, rater pairs) are told apart from
+    // field names.
+    for name in ["Ana", "Bo"] {
+        h.ok(&["raters", "add", name]);
+    }
+    outputs.push((
+        "assign",
+        h.json(&["assign", "--per-case", "2", "--seed", "1", "--json"]),
+    ));
+    outputs.push((
+        "assign --rater",
+        h.json(&[
+            "assign",
+            "--case",
+            "acme__calc-101",
+            "--rater",
+            "Ana",
+            "--rater",
+            "Bo",
+            "--json",
+        ]),
+    ));
+    h.ok(&["adjudicators", "add", "lead"]);
+    let first = h.write("first.json", full_answer().to_string());
+    let mut other = full_answer();
+    other["false_negative"] = json!(0);
+    let second = h.write("second.json", other.to_string());
+    for (rater, file) in [("Ana", &first), ("Bo", &second)] {
+        outputs.push((
+            "answer",
+            h.json(&[
+                "answer",
+                "--rater",
+                rater,
+                "--case",
+                "acme__calc-101",
+                "--file",
+                file,
+                "--submit",
+                "--json",
+            ]),
+        ));
+    }
+    outputs.push((
+        "adjudicate",
+        h.json(&[
+            "adjudicate",
+            "--case",
+            "acme__calc-101",
+            "--question",
+            "false_negative",
+            "--value",
+            "2",
+            "--rationale",
+            "The test pins a message the issue never gives.",
+            "--by",
+            "lead",
+            "--json",
+        ]),
+    ));
+    let ratings = h.write(
+        "r.csv",
+        "unit,rater,value\nu1,Ana,yes\nu1,Bo,no\nu2,Ana,no\nu2,Bo,no\n",
+    );
+    for (what, args) in [
+        ("cases", vec!["cases", "--json"]),
+        (
+            "case show",
+            vec!["case", "show", "acme__calc-101", "--json"],
+        ),
+        ("raters list", vec!["raters", "list", "--json"]),
+        (
+            "agreement",
+            vec!["agreement", "--bootstrap", "20", "--json"],
+        ),
+        (
+            "agreement --ratings",
+            vec!["agreement", "--ratings", &ratings, "--json"],
+        ),
+        ("ensemble", vec!["ensemble", "--json"]),
+        ("disagreements", vec!["disagreements", "--json"]),
+    ] {
+        outputs.push((what, h.json(&args)));
+    }
+    let mut found = Vec::new();
+    for (what, output) in &outputs {
+        non_snake_keys(output, what, &mut found);
+    }
+    assert!(
+        found.is_empty(),
+        "every --json key is snake_case, like the field's files: {found:?}"
+    );
+    let cases = &outputs.iter().find(|(what, _)| *what == "cases").unwrap().1;
+    assert!(
+        cases[0].get("instance_id").is_some(),
+        "the walk saw the cases' fields: {cases}"
+    );
 }

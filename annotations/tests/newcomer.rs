@@ -214,13 +214,7 @@ fn a_deactivated_rater_keeps_answers_leaves_queues_and_their_cases_go_to_others_
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| {
-            c["instance_id"]
-                .as_str()
-                .or(c["instanceId"].as_str())
-                .unwrap()
-                .to_string()
-        })
+        .map(|c| c["instance_id"].as_str().unwrap().to_string())
         .collect();
     assert!(mine.len() >= 3, "{mine:?}");
     submit(&h, "dee", &mine[0], &answer(json!(1), 0));

@@ -134,7 +134,7 @@ fn the_per_annotator_file_round_trips_and_reproduces_published_ensembled_rows() 
             .as_array()
             .unwrap()
             .iter()
-            .all(|c| c["hasMaterials"] == false),
+            .all(|c| c["has_materials"] == false),
         "tasks known only by id are stubs lacking materials"
     );
     let raters = h.json(&["raters", "list", "--json"]);
@@ -192,7 +192,7 @@ fn importing_the_tasks_later_fills_in_the_stubs_and_keeps_the_answers() {
     let report = h.json(&["import", "--json", &file]);
     assert_eq!(report["updated"], 1, "{report}");
     let case = h.json(&["case", "show", "astropy__astropy-12825", "--json"]);
-    assert_eq!(case["hasMaterials"], true);
+    assert_eq!(case["has_materials"], true);
     assert_eq!(case["revision"], 2);
     let lines = h.export("answers-jsonl", &[]);
     let on_case: Vec<Value> = lines
@@ -287,7 +287,10 @@ fn project_agreement_covers_each_rated_question_with_pairs_and_confusion() {
     );
     assert_eq!(difficulty["report"]["level"], "ordinal");
     assert_eq!(
-        difficulty["pairMatrix"]["raters"].as_array().unwrap().len(),
+        difficulty["pair_matrix"]["raters"]
+            .as_array()
+            .unwrap()
+            .len(),
         11
     );
     // 4 cases x 3 co-rating pairs.
@@ -400,7 +403,7 @@ fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["instanceId"] == "astropy__astropy-12825")
+        .find(|c| c["instance_id"] == "astropy__astropy-12825")
         .unwrap();
     let label = case["labels"]
         .as_array()
@@ -412,7 +415,7 @@ fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
         (
             label["value"].clone(),
             label["procedure"].clone(),
-            label["decidedBy"].clone()
+            label["decided_by"].clone()
         ),
         (json!(">4 hours"), json!("adjudicated"), json!(["lead"]))
     );
@@ -457,12 +460,12 @@ fn majority_and_median_rules_and_the_kept_count() {
     let report = h.json(&["ensemble", "--json"]);
     assert_eq!(report["rule"], "max-severity");
     assert_eq!(
-        (report["kept"].clone(), report["filteredOut"].clone()),
+        (report["kept"].clone(), report["filtered_out"].clone()),
         (json!(0), json!(4))
     );
     let majority = h.json(&["ensemble", "--rule", "majority", "--json"]);
     let case = &majority["cases"][2];
-    assert_eq!(case["instanceId"], "astropy__astropy-12825");
+    assert_eq!(case["instance_id"], "astropy__astropy-12825");
     let difficulty = case["labels"]
         .as_array()
         .unwrap()

@@ -1,5 +1,9 @@
 //! Tauri commands. Each has the name of the `ops` function it wraps: it unpacks state, calls
 //! that one function on a blocking thread and maps the error to `{code, message}`.
+//!
+//! Every command takes its arguments by their snake_case Rust names (`rename_all =
+//! "snake_case"`) instead of Tauri's camelCase default, so the IPC spells keys the way every
+//! `--json` output and the generated bindings do.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -23,7 +27,6 @@ use crate::state::{AppState, Role, replace_project, with_project};
 
 /// The open project, for the window's header.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct ProjectInfo {
     /// The project file.
     pub path: String,
@@ -39,7 +42,7 @@ fn info(project: &ops::Project) -> ProjectInfo {
 }
 
 /// Opens (creating on first use) the demo project in the app's data folder.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_demo_project(app: AppHandle) -> Result<ProjectInfo, CommandError> {
     replace_project(app, |state: &AppState| {
         let project =
@@ -52,7 +55,7 @@ pub async fn open_demo_project(app: AppHandle) -> Result<ProjectInfo, CommandErr
 }
 
 /// Opens a project file.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_project(app: AppHandle, path: PathBuf) -> Result<ProjectInfo, CommandError> {
     replace_project(app, move |state| {
         let project = ops::open_project(&path)?;
@@ -65,7 +68,7 @@ pub async fn open_project(app: AppHandle, path: PathBuf) -> Result<ProjectInfo, 
 
 /// The project to show at start: the one open when Verity last closed, or the demo project on
 /// the first start.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_startup_project(app: AppHandle) -> Result<ProjectInfo, CommandError> {
     let last = app.state::<AppState>().last_project();
     match last {
@@ -75,7 +78,7 @@ pub async fn open_startup_project(app: AppHandle) -> Result<ProjectInfo, Command
 }
 
 /// Signs in as a rater of the project or as the coordinator; opening a project signs out.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
     if let Role::Rater { name } = &role {
         let wanted = name.clone();
@@ -111,13 +114,13 @@ pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
 }
 
 /// The project's raters.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_raters(app: AppHandle) -> Result<Vec<RaterSummary>, CommandError> {
     with_project(app, |p| ops::list_raters(p)).await
 }
 
 /// Adds a rater.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn add_rater(app: AppHandle, name: String) -> Result<RaterSummary, CommandError> {
     app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
@@ -127,7 +130,7 @@ pub async fn add_rater(app: AppHandle, name: String) -> Result<RaterSummary, Com
 }
 
 /// Assigns `per_case` distinct raters to every case that has fewer, evenly, reproducibly.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn assign_raters(
     app: AppHandle,
     per_case: usize,
@@ -147,33 +150,33 @@ pub async fn assign_raters(
 }
 
 /// A rater's queue.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn rater_queue(app: AppHandle, rater: String) -> Result<Vec<QueueItem>, CommandError> {
     app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| ops::rater_queue(p, &rater)).await
 }
 
 /// Every case with the status of its assignments (no answers), for the coordinator.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_cases(app: AppHandle) -> Result<Vec<CaseListItem>, CommandError> {
     app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_cases(p, &ops::CaseFilter::default())).await
 }
 
 /// A case prepared for reading: sanitized issue HTML, parsed patches, linked tests.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn case_view(app: AppHandle, instance_id: String) -> Result<CaseView, CommandError> {
     with_project(app, move |p| ops::case_view(p, &instance_id)).await
 }
 
 /// The project's questionnaire.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn project_questionnaire(app: AppHandle) -> Result<Questionnaire, CommandError> {
     with_project(app, |p| Ok(p.questionnaire().clone())).await
 }
 
 /// The rater's own current answer on a case.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn current_answer(
     app: AppHandle,
     rater: String,
@@ -184,7 +187,7 @@ pub async fn current_answer(
 }
 
 /// Saves a draft.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn save_draft(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
     app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
@@ -194,7 +197,7 @@ pub async fn save_draft(app: AppHandle, req: AnswerRequest) -> Result<AnswerView
 }
 
 /// Submits an answer.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn submit_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
     app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
@@ -204,7 +207,7 @@ pub async fn submit_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerV
 }
 
 /// Revises a submitted answer, with its reason.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn revise_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
     app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
@@ -214,7 +217,7 @@ pub async fn revise_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerV
 }
 
 /// Adds active time on a case.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn record_time(
     app: AppHandle,
     rater: String,
@@ -227,7 +230,7 @@ pub async fn record_time(
 
 /// Imports task files, reporting progress on `on_progress`; `cancel_job` stops it and
 /// nothing is stored. Refused while an evidence run or another import is running.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn import_paths(
     app: AppHandle,
     paths: Vec<PathBuf>,
@@ -255,7 +258,7 @@ pub async fn import_paths(
 
 /// Asks the running import or evidence run to stop; what it did is rolled back (an import) or
 /// kept (evidence already computed stays cached, and a new run resumes after it).
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn cancel_job(app: AppHandle) {
     app.state::<AppState>()
         .cancel
@@ -264,7 +267,7 @@ pub fn cancel_job(app: AppHandle) {
 
 /// Writes the project in one format to `out_path`; returns the rows written. The file appears
 /// whole or not at all; a file already there is replaced, since the save dialog asked.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn export_project(
     app: AppHandle,
     format: ExportFormat,
@@ -280,7 +283,7 @@ pub async fn export_project(
 }
 
 /// Agreement per question over raters' first submissions.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn project_agreement(
     app: AppHandle,
     req: AgreementRequest,
@@ -290,7 +293,7 @@ pub async fn project_agreement(
 }
 
 /// Every case's labels under an ensemble rule (the questionnaire's default when `null`).
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn ensemble_labels(
     app: AppHandle,
     rule: Option<String>,
@@ -300,14 +303,14 @@ pub async fn ensemble_labels(
 }
 
 /// Cases and questions where raters' answers differ, worst first.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_disagreements(app: AppHandle) -> Result<Vec<Disagreement>, CommandError> {
     app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_disagreements(p)).await
 }
 
 /// Records an adjudicator's decision.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn adjudicate(
     app: AppHandle,
     req: AdjudicationRequest,
@@ -320,7 +323,7 @@ pub async fn adjudicate(
 }
 
 /// A case's evidence from its repository at the base commit (cached per revision and commit).
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn case_evidence(
     app: AppHandle,
     instance_id: String,
@@ -334,7 +337,7 @@ pub async fn case_evidence(
 }
 
 /// Every hit of a search at the case's base commit.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn grep_case(
     app: AppHandle,
     instance_id: String,
@@ -348,7 +351,7 @@ pub async fn grep_case(
 }
 
 /// One file at the case's base commit.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn show_file(
     app: AppHandle,
     instance_id: String,
@@ -362,14 +365,14 @@ pub async fn show_file(
 }
 
 /// The registered clones and how many base commits each holds.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_repositories(app: AppHandle) -> Result<Vec<RepositoryStatus>, CommandError> {
     app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_repositories(p)).await
 }
 
 /// Registers a local clone for a repository (read only).
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn add_repository(
     app: AppHandle,
     name: String,
@@ -385,7 +388,7 @@ pub async fn add_repository(
 /// Computes and caches evidence for every case, reporting progress on `on_progress`;
 /// `cancel_job` stops it, keeping what was computed. Refused while an import or another
 /// evidence run is running.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn evidence_all(
     app: AppHandle,
     on_progress: Channel<EvidenceProgress>,
@@ -412,7 +415,7 @@ pub async fn evidence_all(
 
 /// Opens a link from a task in the system browser, only for `http`, `https` and `mailto`:
 /// the page never navigates itself, and nothing else is handed to the desktop.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
     let allowed = ["https://", "http://", "mailto:"].iter().any(|scheme| {
         url.get(..scheme.len())

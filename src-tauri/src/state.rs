@@ -37,7 +37,7 @@ pub struct AppState {
 /// the commands that show raters' answers (agreement, ensemble, disagreements, exports) and
 /// the ones that change the panel (import, raters, adjudication) need the coordinator.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Role {
     /// A rater of the project, by name.
     Rater {

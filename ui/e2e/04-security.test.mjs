@@ -12,7 +12,7 @@ async function invoke(browser, cmd, args) {
     const internals = window.__TAURI_INTERNALS__;
     if (cmd === 'import_paths') {
       const id = internals.transformCallback(() => {});
-      args = { ...args, onProgress: `__CHANNEL__:${id}` };
+      args = { ...args, on_progress: `__CHANNEL__:${id}` };
     }
     internals.invoke(cmd, args).then((v) => done({ ok: v }), (e) => done({ err: e }));
   }, cmd, args);
@@ -26,13 +26,13 @@ test('issue text with scripts, handlers, javascript: links and SVG renders inert
     const imported = await invoke(browser, 'import_paths', { paths: [fixture] });
     assert.equal(imported.err, undefined, JSON.stringify(imported.err));
     // Every rater of the demo (three) on every task: the hostile task is in Lena Vogt's queue.
-    const assigned = await invoke(browser, 'assign_raters', { perCase: 3, seed: 0 });
+    const assigned = await invoke(browser, 'assign_raters', { per_case: 3, seed: 0 });
     assert.equal(assigned.err, undefined, JSON.stringify(assigned.err));
     await signOut(browser);
     await signInAs(browser, 'Lena Vogt');
     const refused = await invoke(browser, 'import_paths', { paths: [fixture] });
     assert.equal(refused.err?.code, 'coordinator_only');
-    const draft = await invoke(browser, 'save_draft', { req: { rater: 'Lena Vogt', case: 'evil__payloads-1', values: {}, caseRevision: null, reason: null } });
+    const draft = await invoke(browser, 'save_draft', { req: { rater: 'Lena Vogt', case: 'evil__payloads-1', values: {}, case_revision: null, reason: null } });
     assert.equal(draft.err, undefined, JSON.stringify(draft.err));
     await browser.refresh();
     await openDemoAs(browser, 'Lena Vogt');

@@ -9,7 +9,7 @@ const dir = process.env.VERITY_BENCH_DIR;
 async function invoke(browser, cmd, args) {
   const r = await browser.executeAsync((cmd, args, done) => {
     const internals = window.__TAURI_INTERNALS__;
-    if (cmd === 'import_paths') args = { ...args, onProgress: `__CHANNEL__:${internals.transformCallback(() => {})}` };
+    if (cmd === 'import_paths') args = { ...args, on_progress: `__CHANNEL__:${internals.transformCallback(() => {})}` };
     internals.invoke(cmd, args).then((v) => done({ ok: v }), (e) => done({ err: e }));
   }, cmd, args);
   if (r.err) throw new Error(`${cmd}: ${JSON.stringify(r.err)}`);
@@ -94,7 +94,7 @@ try {
   await invoke(browser, 'import_paths', { paths: [path.join(dir, 'big.jsonl')] });
   await signOut(browser);
   await openDemoAs(browser, 'Amara Nwosu');
-  await invoke(browser, 'save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: {}, caseRevision: null, reason: null } });
+  await invoke(browser, 'save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: {}, case_revision: null, reason: null } });
   const opens = [];
   const diffs = [];
   const builds = [];
@@ -156,7 +156,7 @@ try {
     const step = (i) => {
       if (i >= 40) return done(out);
       const t0 = performance.now();
-      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', case: 'demo__tinylib-1', values: { underspecified_notes: text.slice(0, 20 + i) }, caseRevision: null, reason: null } })
+      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', case: 'demo__tinylib-1', values: { underspecified_notes: text.slice(0, 20 + i) }, case_revision: null, reason: null } })
         .then(() => { out.push(performance.now() - t0); step(i + 1); }, (e) => done({ err: e }));
     };
     step(0);
@@ -168,7 +168,7 @@ try {
   await signOut(browser);
   await openDemoAsCoordinator(browser);
   await invoke(browser, 'import_paths', { paths: [path.join(dir, 'many.jsonl')] });
-  await invoke(browser, 'assign_raters', { perCase: 2, seed: 1 });
+  await invoke(browser, 'assign_raters', { per_case: 2, seed: 1 });
 } finally {
   await browser.deleteSession();
 }

@@ -9,7 +9,6 @@ use super::{Project, Result, show_case};
 
 /// A test id with where the test patch defines or changes it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct TestLink {
     /// The id as listed in FAIL_TO_PASS or PASS_TO_PASS.
@@ -20,7 +19,6 @@ pub struct TestLink {
 
 /// A patch parsed for the diff view, or why it could not be parsed (then the raw text).
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct PatchDisplay {
     /// The parsed patch (empty when parsing failed).
@@ -34,7 +32,6 @@ pub struct PatchDisplay {
 /// One case ready for the desktop app: issue text rendered and sanitized, patches parsed,
 /// tests linked to their hunks. Holds no answers of any rater.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseView {
     /// The task's id.

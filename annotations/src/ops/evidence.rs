@@ -23,7 +23,6 @@ impl From<EvidenceError> for Error {
 
 /// A registered clone and how many of the project's base commits it holds.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct RepositoryStatus {
     /// `owner/name`.
@@ -162,7 +161,6 @@ pub fn list_repositories(project: &Project) -> Result<Vec<RepositoryStatus>> {
 
 /// A case's evidence and whether it came from the project's cache.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceView {
     /// The report.
@@ -279,7 +277,6 @@ pub fn case_evidence(
 
 /// How far `evidence --all` has got.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceProgress {
     /// Cases done (computed, cached or skipped).

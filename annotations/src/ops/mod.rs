@@ -1,8 +1,9 @@
 //! The use cases: the one API the `verity` command line and the desktop app call.
 //!
 //! Every function takes the open [`Project`], its arguments and, where it writes, the current
-//! time as `now`: there are no hidden clocks. Requests and responses are plain serde types
-//! (camelCase on the wire) with TypeScript bindings generated for the desktop app.
+//! time as `now`: there are no hidden clocks. Requests and responses are plain serde types with
+//! TypeScript bindings generated for the desktop app. Their keys are snake_case on the wire, like
+//! the field's files (OpenAI's CSV columns, SWE-bench's fields), in `--json` and over IPC alike.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -206,7 +207,6 @@ impl Project {
 
 /// How far an import has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ImportProgress {
     /// The path being read.
@@ -221,7 +221,6 @@ pub struct ImportProgress {
 
 /// What one input path held.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ImportedPath {
     /// The path.
@@ -234,7 +233,6 @@ pub struct ImportedPath {
 
 /// The result of an import.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ImportReport {
     /// Cases that did not exist before.
@@ -351,7 +349,6 @@ pub enum AnswerStatus {
 
 /// A rater's assignment on a case, without the answer (raters stay blind to each other).
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AssignmentStatus {
     /// The rater.
@@ -365,7 +362,6 @@ pub struct AssignmentStatus {
 
 /// A line of the case list.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseListItem {
     /// The task's id.
@@ -387,7 +383,6 @@ pub struct CaseListItem {
 
 /// Everything about one case a rater reads.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseDetail {
     /// The task's id.
@@ -620,7 +615,6 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
 
 /// A rater as the app shows it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct RaterSummary {
     /// The name.
@@ -650,7 +644,6 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
 
 /// What happened to a rater who left the panel.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct RaterChange {
     /// The rater.
@@ -769,7 +762,6 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
 
 /// What `assign` did.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AssignReport {
     /// New assignments made.
@@ -946,7 +938,6 @@ pub fn assign_to(
 
 /// A line of a rater's queue.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct QueueItem {
     /// The task's id.
@@ -1040,7 +1031,6 @@ fn shell_word(word: &str) -> String {
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AnswerView {
     /// The task's id.
@@ -1070,7 +1060,6 @@ pub struct AnswerView {
 
 /// What a rater saves or submits.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AnswerRequest {
     /// The rater.

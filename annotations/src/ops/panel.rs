@@ -179,7 +179,6 @@ impl Panel {
 
 /// What [`project_agreement`] computes.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AgreementRequest {
     /// One question only, by id; every scale, choice and yes/no question when absent.
@@ -196,7 +195,6 @@ pub struct AgreementRequest {
 
 /// One coefficient of a question, for the dashboard's table.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CoefficientRow {
     /// The key path in the report (`krippendorff_alpha.ordinal`).
@@ -214,7 +212,6 @@ pub struct CoefficientRow {
 
 /// Cohen's kappa of every rater pair, in the sorted rater order.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct PairMatrix {
     /// Rater names; rows and columns follow this order.
@@ -229,7 +226,6 @@ pub struct PairMatrix {
 
 /// The counts of category pairs of two raters on the units both rated.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct PairConfusion {
     /// Rows.
@@ -244,7 +240,6 @@ pub struct PairConfusion {
 
 /// How often a category was chosen.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CategoryCount {
     /// The category, as the option's value.
@@ -257,7 +252,6 @@ pub struct CategoryCount {
 
 /// How the panel's ensemble compares with a reference label set on one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ReferenceAgreement {
     /// The reference set's name.
@@ -276,7 +270,6 @@ pub struct ReferenceAgreement {
 
 /// Agreement on one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct QuestionAgreement {
     /// The question's id.
@@ -304,7 +297,6 @@ pub struct QuestionAgreement {
 
 /// Agreement per question over the raters' first submissions.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ProjectAgreement {
     /// The questionnaire's id and version.
@@ -672,7 +664,6 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
 
 /// One case's label for one question, and who or what decided it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Label {
     /// The question's id.
@@ -692,7 +683,6 @@ pub struct Label {
 
 /// One case's labels.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseLabels {
     /// The task's id.
@@ -709,7 +699,6 @@ pub struct CaseLabels {
 
 /// Every case's labels under one rule, and what the filter keeps.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EnsembleReport {
     /// The rule.
@@ -930,7 +919,6 @@ pub fn ensemble_labels(project: &Project, rule: Option<&str>) -> Result<Ensemble
 
 /// A rater's answer to one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct RaterValue {
     /// The rater.
@@ -942,7 +930,6 @@ pub struct RaterValue {
 
 /// An adjudicator's decision.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AdjudicationView {
     /// The task's id.
@@ -962,7 +949,6 @@ pub struct AdjudicationView {
 
 /// A case and question on which raters' current answers differ.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Disagreement {
     /// The task's id.
@@ -1056,7 +1042,6 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
 
 /// An adjudicator's decision to record.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AdjudicationRequest {
     /// The task's id.
@@ -1421,7 +1406,6 @@ pub enum ExportFormat {
 
 /// Options of an export.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ExportOptions {
     /// The ensemble rule; the questionnaire's default when absent.
@@ -1692,7 +1676,6 @@ fn check_openai_columns(project: &Project, format: ExportFormat) -> Result<()> {
 
 /// What [`export_to_file`] wrote.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ExportSummary {
     /// Rows written.
@@ -1796,7 +1779,6 @@ pub fn export_project(
 
 /// What `write_report` wrote.
 #[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ReportSummary {
     /// The Markdown file.

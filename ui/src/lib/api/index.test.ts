@@ -9,10 +9,10 @@ describe('api', () => {
     const calls: [string, unknown][] = [];
     mockIPC((cmd, args) => {
       calls.push([cmd, args]);
-      return [{ instanceId: 'a__b-1', repo: 'a/b', title: 't', status: 'to_do', activeMs: 0 }];
+      return [{ instance_id: 'a__b-1', repo: 'a/b', title: 't', status: 'to_do', active_ms: 0 }];
     });
     const q = await api.raterQueue('ana');
-    expect(q[0].instanceId).toBe('a__b-1');
+    expect(q[0].instance_id).toBe('a__b-1');
     expect(calls).toEqual([['rater_queue', { rater: 'ana' }]]);
   });
 
@@ -20,7 +20,7 @@ describe('api', () => {
     mockIPC(() => {
       throw { code: 'invalid_answer', message: 'Question 1.2 (underspecified_notes) needs at least 100 characters; it has 40.' };
     });
-    const err = await api.submitAnswer({ rater: 'ana', case: 'x', values: {}, caseRevision: null, reason: null }).catch((e) => e);
+    const err = await api.submitAnswer({ rater: 'ana', case: 'x', values: {}, case_revision: null, reason: null }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('invalid_answer');
     expect(err.message).toContain('needs at least 100 characters');

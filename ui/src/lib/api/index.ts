@@ -1,6 +1,7 @@
 // The only module that talks to Tauri. Every command is called by the name of the `ops`
 // function it wraps; a rejection becomes an `ApiError` with the `{code, message}` the Rust side
-// sent, so views show a sentence, never a stack trace or "undefined".
+// sent, so views show a sentence, never a stack trace or "undefined". Arguments go by the Rust
+// parameters' snake_case names: the commands are declared `rename_all = "snake_case"`.
 import { Channel, invoke } from '@tauri-apps/api/core';
 import type {
   AdjudicationRequest,
@@ -71,38 +72,38 @@ export const api = {
   signIn: (role: Role) => call<Role>('sign_in', { role }),
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),
-  assignRaters: (perCase: number, seed: number) => call<AssignReport>('assign_raters', { perCase, seed }),
+  assignRaters: (perCase: number, seed: number) => call<AssignReport>('assign_raters', { per_case: perCase, seed }),
   raterQueue: (rater: string) => call<QueueItem[]>('rater_queue', { rater }),
   listCases: () => call<CaseListItem[]>('list_cases'),
-  caseView: (instanceId: string) => call<CaseView>('case_view', { instanceId }),
+  caseView: (instanceId: string) => call<CaseView>('case_view', { instance_id: instanceId }),
   projectQuestionnaire: () => call<Questionnaire>('project_questionnaire'),
   currentAnswer: (rater: string, instanceId: string) => call<AnswerView>('current_answer', { rater, case: instanceId }),
   saveDraft: (req: AnswerRequest) => call<AnswerView>('save_draft', { req }),
   submitAnswer: (req: AnswerRequest) => call<AnswerView>('submit_answer', { req }),
   reviseAnswer: (req: AnswerRequest) => call<AnswerView>('revise_answer', { req }),
   recordTime: (rater: string, instanceId: string, activeMs: number) =>
-    call<void>('record_time', { rater, case: instanceId, activeMs }),
+    call<void>('record_time', { rater, case: instanceId, active_ms: activeMs }),
   importPaths: (paths: string[], onProgress: (p: ImportProgress) => void) => {
     const channel = new Channel<ImportProgress>();
     channel.onmessage = onProgress;
-    return call<ImportReport>('import_paths', { paths, onProgress: channel });
+    return call<ImportReport>('import_paths', { paths, on_progress: channel });
   },
   cancelJob: () => call<void>('cancel_job'),
   exportProject: (format: ExportFormat, options: ExportOptions, outPath: string) =>
-    call<number>('export_project', { format, options, outPath }),
+    call<number>('export_project', { format, options, out_path: outPath }),
   projectAgreement: (req: AgreementRequest) => call<ProjectAgreement>('project_agreement', { req }),
   ensembleLabels: (rule: string | null) => call<EnsembleReport>('ensemble_labels', { rule }),
   listDisagreements: () => call<Disagreement[]>('list_disagreements'),
   adjudicate: (req: AdjudicationRequest) => call<AdjudicationView>('adjudicate', { req }),
-  caseEvidence: (instanceId: string, refresh: boolean) => call<EvidenceView>('case_evidence', { instanceId, refresh }),
-  grepCase: (instanceId: string, query: GrepQuery) => call<GrepReport>('grep_case', { instanceId, query }),
-  showFile: (instanceId: string, path: string) => call<ShownFile>('show_file', { instanceId, path }),
+  caseEvidence: (instanceId: string, refresh: boolean) => call<EvidenceView>('case_evidence', { instance_id: instanceId, refresh }),
+  grepCase: (instanceId: string, query: GrepQuery) => call<GrepReport>('grep_case', { instance_id: instanceId, query }),
+  showFile: (instanceId: string, path: string) => call<ShownFile>('show_file', { instance_id: instanceId, path }),
   listRepositories: () => call<RepositoryStatus[]>('list_repositories'),
   addRepository: (name: string, path: string) => call<RepositoryStatus>('add_repository', { name, path }),
   evidenceAll: (onProgress: (p: EvidenceProgress) => void) => {
     const channel = new Channel<EvidenceProgress>();
     channel.onmessage = onProgress;
-    return call<EvidenceAllReport>('evidence_all', { onProgress: channel });
+    return call<EvidenceAllReport>('evidence_all', { on_progress: channel });
   },
   openExternal: (url: string) => call<void>('open_external', { url }),
 };

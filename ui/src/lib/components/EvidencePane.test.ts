@@ -15,7 +15,7 @@ function term(name: string, cls: TermEvidence['class'], live: string[]): TermEvi
 
 const evidence: EvidenceView = {
   cached: false,
-  computedAt: '2026-11-22T08:00:00Z',
+  computed_at: '2026-11-22T08:00:00Z',
   report: {
     engine_version: 'evidence-1', case_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
     terms: [term('parse_duration', 'stated', ['tinylib/units.py']), term('only seconds are supported', 'gold-introduced', []), term('KB', 'codebase', ['tinylib/size.py'])],
@@ -88,7 +88,7 @@ describe('EvidencePane', () => {
     await fireEvent.input(getByTestId('grep-pattern'), { target: { value: 'supported' } });
     await fireEvent.submit(getByTestId('grep-pattern').closest('form')!);
     await waitFor(() => expect(getByTestId('grep-summary').textContent).toContain('1 matching line in 1 file'));
-    expect(calls.at(-1)).toEqual(['grep_case', { instanceId: 'demo__tinylib-3', query: grep.query }]);
+    expect(calls.at(-1)).toEqual(['grep_case', { instance_id: 'demo__tinylib-3', query: grep.query }]);
     expect(container.querySelector('.lines .match')?.textContent).toContain('only minutes are supported');
   });
 });

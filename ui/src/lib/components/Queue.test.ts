@@ -4,7 +4,7 @@ import Queue from './Queue.svelte';
 import type { QueueItem } from '../api/types';
 
 const items: QueueItem[] = Array.from({ length: 450 }, (_, i) => ({
-  instanceId: `o__r-${i + 1}`, repo: 'o/r', title: `task ${i + 1}`, status: i % 3 === 0 ? 'submitted' : 'to_do', activeMs: 0,
+  instance_id: `o__r-${i + 1}`, repo: 'o/r', title: `task ${i + 1}`, status: i % 3 === 0 ? 'submitted' : 'to_do', active_ms: 0,
 }));
 
 describe('Queue', () => {

@@ -54,21 +54,21 @@ export const patch: PatchView = {
   removed: 1,
   files: [
     {
-      oldPath: 'src/calc.py', newPath: 'src/calc.py', status: 'modified', binary: false, added: 2, removed: 1,
+      old_path: 'src/calc.py', new_path: 'src/calc.py', status: 'modified', binary: false, added: 2, removed: 1,
       hunks: [
         {
-          oldStart: 10, oldCount: 3, newStart: 10, newCount: 4, section: 'def add(a, b):',
+          old_start: 10, old_count: 3, new_start: 10, new_count: 4, section: 'def add(a, b):',
           lines: [
-            { kind: 'context', oldLine: 10, newLine: 10, text: 'def add(a, b):', highlights: [] },
-            { kind: 'removed', oldLine: 11, newLine: null, text: '    return a - b', highlights: [{ start: 13, end: 14 }] },
-            { kind: 'added', oldLine: null, newLine: 11, text: '    return a + b', highlights: [{ start: 13, end: 14 }] },
-            { kind: 'added', oldLine: null, newLine: 12, text: '', highlights: [] },
-            { kind: 'context', oldLine: 12, newLine: 13, text: '', highlights: [] },
+            { kind: 'context', old_line: 10, new_line: 10, text: 'def add(a, b):', highlights: [] },
+            { kind: 'removed', old_line: 11, new_line: null, text: '    return a - b', highlights: [{ start: 13, end: 14 }] },
+            { kind: 'added', old_line: null, new_line: 11, text: '    return a + b', highlights: [{ start: 13, end: 14 }] },
+            { kind: 'added', old_line: null, new_line: 12, text: '', highlights: [] },
+            { kind: 'context', old_line: 12, new_line: 13, text: '', highlights: [] },
           ],
         },
       ],
     },
-    { oldPath: 'logo.png', newPath: 'logo.png', status: 'modified', binary: true, added: 0, removed: 0, hunks: [] },
+    { old_path: 'logo.png', new_path: 'logo.png', status: 'modified', binary: true, added: 0, removed: 0, hunks: [] },
   ],
 };
 
@@ -78,10 +78,10 @@ export function bigPatch(files: number, lines: number): PatchView {
     added: files * lines,
     removed: 0,
     files: Array.from({ length: files }, (_, f) => ({
-      oldPath: null, newPath: `pkg/file_${f}.py`, status: 'added' as const, binary: false, added: lines, removed: 0,
+      old_path: null, new_path: `pkg/file_${f}.py`, status: 'added' as const, binary: false, added: lines, removed: 0,
       hunks: [{
-        oldStart: 0, oldCount: 0, newStart: 1, newCount: lines, section: '',
-        lines: Array.from({ length: lines }, (_, i) => ({ kind: 'added' as const, oldLine: null, newLine: i + 1, text: `line ${i}`, highlights: [] })),
+        old_start: 0, old_count: 0, new_start: 1, new_count: lines, section: '',
+        lines: Array.from({ length: lines }, (_, i) => ({ kind: 'added' as const, old_line: null, new_line: i + 1, text: `line ${i}`, highlights: [] })),
       }],
     })),
   };
@@ -106,14 +106,14 @@ export const agreement: ProjectAgreement = {
         { key: 'gwet_ac1', name: "Gwet's AC1", value: null, ci95: null, reason: 'Gwet’s AC1 is undefined: chance agreement is 1.' },
       ],
       report: {},
-      pairMatrix: {
+      pair_matrix: {
         raters: ['Amara', 'Ben', 'Chen'], weights: 'linear',
         kappa: [[null, 0.5, -0.2], [0.5, null, null], [-0.2, null, null]],
         units: [[0, 4, 3], [4, 0, 0], [3, 0, 0]],
       },
       confusion: [
-        { raterA: 'Amara', raterB: 'Ben', units: 4, counts: [[1, 1, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]] },
-        { raterA: 'Amara', raterB: 'Chen', units: 3, counts: [[0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]] },
+        { rater_a: 'Amara', rater_b: 'Ben', units: 4, counts: [[1, 1, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]] },
+        { rater_a: 'Amara', rater_b: 'Chen', units: 3, counts: [[0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]] },
       ],
       distribution: [
         { category: '0', answers: 3, labels: 1 },
@@ -121,7 +121,7 @@ export const agreement: ProjectAgreement = {
         { category: '2', answers: 2, labels: 1 },
         { category: '3', answers: 1, labels: 1 },
       ],
-      reference: [{ set: 'openai-verified', units: 4, percentAgreement: 0.75, kappa: 0.5, kappaLinear: 0.6, reasons: {} }],
+      reference: [{ set: 'openai-verified', units: 4, percent_agreement: 0.75, kappa: 0.5, kappa_linear: 0.6, reasons: {} }],
     },
     {
       question: 'difficulty', number: '3.1', level: 'ordinal', categories: ['<15 min fix', '15 min - 1 hour'],
@@ -130,7 +130,7 @@ export const agreement: ProjectAgreement = {
         { key: 'krippendorff_alpha.ordinal', name: "Krippendorff's alpha, ordinal", value: null, ci95: null, reason: 'No task was rated by two raters.' },
       ],
       report: {},
-      pairMatrix: { raters: ['Amara', 'Ben'], weights: 'linear', kappa: [[null, null], [null, null]], units: [[0, 0], [0, 0]] },
+      pair_matrix: { raters: ['Amara', 'Ben'], weights: 'linear', kappa: [[null, null], [null, null]], units: [[0, 0], [0, 0]] },
       confusion: [],
       distribution: [
         { category: '<15 min fix', answers: 1, labels: 1 },
@@ -145,8 +145,8 @@ export const agreement: ProjectAgreement = {
         { key: 'krippendorff_alpha.nominal', name: "Krippendorff's alpha, nominal", value: -0.0833, ci95: [-0.4, 0.25], reason: null },
       ],
       report: {},
-      pairMatrix: { raters: ['Amara', 'Ben'], weights: 'unweighted', kappa: [[null, -0.0833], [-0.0833, null]], units: [[0, 5], [5, 0]] },
-      confusion: [{ raterA: 'Amara', raterB: 'Ben', units: 5, counts: [[4, 1], [0, 0]] }],
+      pair_matrix: { raters: ['Amara', 'Ben'], weights: 'unweighted', kappa: [[null, -0.0833], [-0.0833, null]], units: [[0, 5], [5, 0]] },
+      confusion: [{ rater_a: 'Amara', rater_b: 'Ben', units: 5, counts: [[4, 1], [0, 0]] }],
       distribution: [
         { category: '0', answers: 9, labels: 5 },
         { category: '1', answers: 1, labels: 0 },
@@ -182,31 +182,31 @@ export const ensemble: EnsembleReport = {
   rule: 'max-severity',
   filter: 'A task is filtered out when 1.1 is at least 2 or 3.3 is Yes.',
   kept: 1,
-  filteredOut: 1,
+  filtered_out: 1,
   undecided: 1,
   cases: [
     {
-      instanceId: 'django__django-11099', raters: ['Amara', 'Chen'], filterOut: false,
+      instance_id: 'django__django-11099', raters: ['Amara', 'Chen'], filter_out: false,
       labels: [
-        { question: 'underspecified', value: 1, procedure: 'maximum', decidedBy: ['Chen'], rationale: null, reason: null },
-        { question: 'difficulty', value: '<15 min fix', procedure: 'majority', decidedBy: ['Amara', 'Chen'], rationale: null, reason: null },
-        { question: 'other_major_issues', value: 0, procedure: 'adjudicated', decidedBy: ['coordinator'], rationale: 'The test is sound.', reason: null },
+        { question: 'underspecified', value: 1, procedure: 'maximum', decided_by: ['Chen'], rationale: null, reason: null },
+        { question: 'difficulty', value: '<15 min fix', procedure: 'majority', decided_by: ['Amara', 'Chen'], rationale: null, reason: null },
+        { question: 'other_major_issues', value: 0, procedure: 'adjudicated', decided_by: ['coordinator'], rationale: 'The test is sound.', reason: null },
       ],
     },
     {
-      instanceId: 'astropy__astropy-12907', raters: ['Amara', 'Ben'], filterOut: true,
+      instance_id: 'astropy__astropy-12907', raters: ['Amara', 'Ben'], filter_out: true,
       labels: [
-        { question: 'underspecified', value: 3, procedure: 'maximum', decidedBy: ['Ben'], rationale: null, reason: null },
-        { question: 'difficulty', value: '15 min - 1 hour', procedure: 'majority', decidedBy: ['Amara', 'Ben'], rationale: null, reason: null },
-        { question: 'other_major_issues', value: 0, procedure: 'majority', decidedBy: ['Amara', 'Ben'], rationale: null, reason: null },
+        { question: 'underspecified', value: 3, procedure: 'maximum', decided_by: ['Ben'], rationale: null, reason: null },
+        { question: 'difficulty', value: '15 min - 1 hour', procedure: 'majority', decided_by: ['Amara', 'Ben'], rationale: null, reason: null },
+        { question: 'other_major_issues', value: 0, procedure: 'majority', decided_by: ['Amara', 'Ben'], rationale: null, reason: null },
       ],
     },
     {
-      instanceId: 'astropy__astropy-7166', raters: ['Amara'], filterOut: null,
+      instance_id: 'astropy__astropy-7166', raters: ['Amara'], filter_out: null,
       labels: [
-        { question: 'underspecified', value: 0, procedure: 'maximum', decidedBy: ['Amara'], rationale: null, reason: null },
-        { question: 'difficulty', value: null, procedure: null, decidedBy: [], rationale: null, reason: 'No rater answered it.' },
-        { question: 'other_major_issues', value: 0, procedure: 'majority', decidedBy: ['Amara'], rationale: null, reason: null },
+        { question: 'underspecified', value: 0, procedure: 'maximum', decided_by: ['Amara'], rationale: null, reason: null },
+        { question: 'difficulty', value: null, procedure: null, decided_by: [], rationale: null, reason: 'No rater answered it.' },
+        { question: 'other_major_issues', value: 0, procedure: 'majority', decided_by: ['Amara'], rationale: null, reason: null },
       ],
     },
   ],

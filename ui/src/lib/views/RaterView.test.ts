@@ -7,10 +7,10 @@ import type { AnswerView, CaseView, QueueItem } from '../api/types';
 
 function caseView(id: string): CaseView {
   return {
-    instanceId: id, repo: 'o/r', baseCommit: 'abcdef0123456789', revision: 1, title: `Title of ${id}`, prUrl: 'https://github.com/o/r/pull/1',
-    problemHtml: '<p>Issue <a href="https://e.org" rel="noopener noreferrer">link</a></p>', hintsHtml: null, requirementsHtml: null, interfaceHtml: null,
-    goldPatch: { view: patch, error: null, raw: null }, testPatch: { view: patch, error: null, raw: null },
-    failToPass: [{ id: 'tests/test_calc.py::test_add', location: { file: 0, hunk: 0, line: 2 } }], passToPass: [],
+    instance_id: id, repo: 'o/r', base_commit: 'abcdef0123456789', revision: 1, title: `Title of ${id}`, pr_url: 'https://github.com/o/r/pull/1',
+    problem_html: '<p>Issue <a href="https://e.org" rel="noopener noreferrer">link</a></p>', hints_html: null, requirements_html: null, interface_html: null,
+    gold_patch: { view: patch, error: null, raw: null }, test_patch: { view: patch, error: null, raw: null },
+    fail_to_pass: [{ id: 'tests/test_calc.py::test_add', location: { file: 0, hunk: 0, line: 2 } }], pass_to_pass: [],
   };
 }
 
@@ -18,21 +18,21 @@ function fakeBackend() {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   const answers = new Map<string, AnswerView>();
   const queue: QueueItem[] = [
-    { instanceId: 'a-1', repo: 'o/r', title: 'first', status: 'to_do', activeMs: 0 },
-    { instanceId: 'a-2', repo: 'o/r', title: 'second', status: 'to_do', activeMs: 0 },
+    { instance_id: 'a-1', repo: 'o/r', title: 'first', status: 'to_do', active_ms: 0 },
+    { instance_id: 'a-2', repo: 'o/r', title: 'second', status: 'to_do', active_ms: 0 },
   ];
   mockIPC((cmd, raw) => {
     const args = (raw ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
     const view = (c: string, status: AnswerView['status'], values: AnswerView['values']): AnswerView => ({
-      case: c, rater: 'ana', status, values, answerRevision: status === 'submitted' ? 1 : 0, caseRevision: 1,
-      savedAt: '2026-01-01T10:00:00Z', questionnaire: 'swe-bench-verified 1.0.0', reason: null, unchanged: false,
+      case: c, rater: 'ana', status, values, answer_revision: status === 'submitted' ? 1 : 0, case_revision: 1,
+      saved_at: '2026-01-01T10:00:00Z', questionnaire: 'swe-bench-verified 1.0.0', reason: null, unchanged: false,
     });
     switch (cmd) {
       case 'rater_queue': return queue;
       case 'project_questionnaire': return questionnaire;
-      case 'case_view': return caseView(args.instanceId as string);
-      case 'current_answer': return answers.get(args.case as string) ?? { ...view(args.case as string, 'to_do', {}), savedAt: null };
+      case 'case_view': return caseView(args.instance_id as string);
+      case 'current_answer': return answers.get(args.case as string) ?? { ...view(args.case as string, 'to_do', {}), saved_at: null };
       case 'save_draft': {
         const req = args.req as { case: string; values: AnswerView['values'] };
         const v = view(req.case, 'in_progress', req.values);

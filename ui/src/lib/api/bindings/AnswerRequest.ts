@@ -19,7 +19,7 @@ values: Record<string, number | string>,
 /**
  * The case revision the rater saw; the current one when absent.
  */
-caseRevision: number | null, 
+case_revision: number | null, 
 /**
  * Why a submitted answer is revised (revisions only).
  */

@@ -24,15 +24,15 @@ values: Record<string, number | string>,
 /**
  * 0 before the first submission; 1 for it; n+1 after each revision.
  */
-answerRevision: number, 
+answer_revision: number, 
 /**
  * The case revision the answer was given on.
  */
-caseRevision: number | null, 
+case_revision: number | null, 
 /**
  * When it was last saved.
  */
-savedAt: string | null, 
+saved_at: string | null, 
 /**
  * The questionnaire's id and version it was given under.
  */

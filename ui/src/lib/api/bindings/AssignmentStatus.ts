@@ -16,4 +16,4 @@ status: AnswerStatus,
 /**
  * Active time spent, in milliseconds.
  */
-activeMs: number, };
+active_ms: number, };

@@ -8,7 +8,7 @@ export type CaseDetail = {
 /**
  * The task's id.
  */
-instanceId: string, 
+instance_id: string, 
 /**
  * `owner/name`.
  */
@@ -16,7 +16,7 @@ repo: string,
 /**
  * The base commit, when known.
  */
-baseCommit: string | null, 
+base_commit: string | null, 
 /**
  * The current revision.
  */
@@ -28,11 +28,11 @@ title: string,
 /**
  * The issue text, as imported (untrusted).
  */
-problemStatement: string, 
+problem_statement: string, 
 /**
  * Hints (comments before the fix).
  */
-hintsText: string, 
+hints_text: string, 
 /**
  * SWE-bench Pro's requirements.
  */
@@ -44,27 +44,27 @@ interface: string | null,
 /**
  * The gold patch.
  */
-goldPatch: string, 
+gold_patch: string, 
 /**
  * The test patch.
  */
-testPatch: string, 
+test_patch: string, 
 /**
  * FAIL_TO_PASS.
  */
-failToPass: Array<string>, 
+fail_to_pass: Array<string>, 
 /**
  * PASS_TO_PASS.
  */
-passToPass: Array<string>, 
+pass_to_pass: Array<string>, 
 /**
  * The PR's address, when it can be derived.
  */
-prUrl: string | null, 
+pr_url: string | null, 
 /**
  * Whether issue text and patches are present.
  */
-hasMaterials: boolean, 
+has_materials: boolean, 
 /**
  * The sources that contributed.
  */
@@ -72,11 +72,11 @@ sources: Array<string>,
 /**
  * The audit's verdict, status and class, when an audit folder was imported.
  */
-auditStatus: string | null, 
+audit_status: string | null, 
 /**
  * The audit's witness class.
  */
-auditClass: string | null, 
+audit_class: string | null, 
 /**
  * Other fields, as imported.
  */

@@ -8,7 +8,7 @@ export type CaseLabels = {
 /**
  * The task's id.
  */
-instanceId: string, 
+instance_id: string, 
 /**
  * The raters whose latest submitted answers were combined, in the order they first
  * submitted.
@@ -22,4 +22,4 @@ labels: Array<Label>,
  * Whether the questionnaire's filter rule drops the case; `null` when a label it needs is
  * missing or the questionnaire has no filter.
  */
-filterOut: boolean | null, };
+filter_out: boolean | null, };

@@ -8,7 +8,7 @@ export type CaseListItem = {
 /**
  * The task's id.
  */
-instanceId: string, 
+instance_id: string, 
 /**
  * `owner/name`.
  */
@@ -20,7 +20,7 @@ title: string,
 /**
  * The base commit, when known.
  */
-baseCommit: string | null, 
+base_commit: string | null, 
 /**
  * The current revision.
  */
@@ -28,7 +28,7 @@ revision: number,
 /**
  * Whether the issue text and patches are present.
  */
-hasMaterials: boolean, 
+has_materials: boolean, 
 /**
  * Assignments and their status.
  */

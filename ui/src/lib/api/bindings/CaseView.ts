@@ -10,7 +10,7 @@ export type CaseView = {
 /**
  * The task's id.
  */
-instanceId: string, 
+instance_id: string, 
 /**
  * `owner/name`.
  */
@@ -18,7 +18,7 @@ repo: string,
 /**
  * The base commit, when known.
  */
-baseCommit: string | null, 
+base_commit: string | null, 
 /**
  * The current revision.
  */
@@ -30,36 +30,36 @@ title: string,
 /**
  * The PR's address, when it can be derived.
  */
-prUrl: string | null, 
+pr_url: string | null, 
 /**
  * The issue text as sanitized HTML.
  */
-problemHtml: string, 
+problem_html: string, 
 /**
  * The hints as sanitized HTML, when there are any.
  */
-hintsHtml: string | null, 
+hints_html: string | null, 
 /**
  * SWE-bench Pro's requirements as sanitized HTML.
  */
-requirementsHtml: string | null, 
+requirements_html: string | null, 
 /**
  * SWE-bench Pro's interface as sanitized HTML.
  */
-interfaceHtml: string | null, 
+interface_html: string | null, 
 /**
  * The gold patch.
  */
-goldPatch: PatchDisplay, 
+gold_patch: PatchDisplay, 
 /**
  * The test patch.
  */
-testPatch: PatchDisplay, 
+test_patch: PatchDisplay, 
 /**
  * FAIL_TO_PASS, linked to the test patch.
  */
-failToPass: Array<TestLink>, 
+fail_to_pass: Array<TestLink>, 
 /**
  * PASS_TO_PASS, linked to the test patch.
  */
-passToPass: Array<TestLink>, };
+pass_to_pass: Array<TestLink>, };

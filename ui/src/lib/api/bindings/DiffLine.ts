@@ -13,11 +13,11 @@ kind: LineKind,
 /**
  * Line number in the old file (context and removed lines).
  */
-oldLine: number | null, 
+old_line: number | null, 
 /**
  * Line number in the new file (context and added lines).
  */
-newLine: number | null, 
+new_line: number | null, 
 /**
  * The line without its `+`/`-`/` ` marker and without the line break.
  */

@@ -24,7 +24,7 @@ kept: number,
 /**
  * Cases the filter drops.
  */
-filteredOut: number, 
+filtered_out: number, 
 /**
  * Cases the filter cannot decide yet (a label is missing).
  */

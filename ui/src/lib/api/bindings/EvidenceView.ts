@@ -16,4 +16,4 @@ cached: boolean,
 /**
  * When it was computed.
  */
-computedAt: string, };
+computed_at: string, };

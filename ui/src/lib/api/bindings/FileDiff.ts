@@ -9,11 +9,11 @@ export type FileDiff = {
 /**
  * The path before the change (`None` for an added file).
  */
-oldPath: string | null, 
+old_path: string | null, 
 /**
  * The path after the change (`None` for a deleted file).
  */
-newPath: string | null, 
+new_path: string | null, 
 /**
  * How the file changes.
  */

@@ -8,19 +8,19 @@ export type Hunk = {
 /**
  * First line in the old file.
  */
-oldStart: number, 
+old_start: number, 
 /**
  * Number of old lines.
  */
-oldCount: number, 
+old_count: number, 
 /**
  * First line in the new file.
  */
-newStart: number, 
+new_start: number, 
 /**
  * Number of new lines.
  */
-newCount: number, 
+new_count: number, 
 /**
  * The text after the closing `@@` (git puts the enclosing function there).
  */

@@ -11,11 +11,11 @@ path: string,
 /**
  * Paths finished so far.
  */
-pathsDone: number, 
+paths_done: number, 
 /**
  * Paths in all.
  */
-pathsTotal: number, 
+paths_total: number, 
 /**
  * Records read so far.
  */

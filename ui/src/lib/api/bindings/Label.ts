@@ -19,7 +19,7 @@ procedure: string | null,
 /**
  * The raters whose answer was taken, or the adjudicator.
  */
-decidedBy: Array<string>, 
+decided_by: Array<string>, 
 /**
  * The adjudicator's rationale.
  */

@@ -3,4 +3,4 @@
 /**
  * What a diff line does.
  */
-export type LineKind = "context" | "added" | "removed" | "noNewline";
+export type LineKind = "context" | "added" | "removed" | "no_newline";

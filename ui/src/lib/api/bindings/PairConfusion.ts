@@ -7,11 +7,11 @@ export type PairConfusion = {
 /**
  * Rows.
  */
-raterA: string, 
+rater_a: string, 
 /**
  * Columns.
  */
-raterB: string, 
+rater_b: string, 
 /**
  * `counts[i][j]`: units where the first rater chose category `i` and the second `j`.
  */

@@ -37,7 +37,7 @@ report: Record<string, unknown>,
 /**
  * Cohen's kappa per rater pair.
  */
-pairMatrix: PairMatrix, 
+pair_matrix: PairMatrix, 
 /**
  * A confusion matrix per rater pair with at least one shared case.
  */

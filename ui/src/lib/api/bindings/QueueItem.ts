@@ -8,7 +8,7 @@ export type QueueItem = {
 /**
  * The task's id.
  */
-instanceId: string, 
+instance_id: string, 
 /**
  * `owner/name`.
  */
@@ -24,4 +24,4 @@ status: AnswerStatus,
 /**
  * Active time spent, in milliseconds.
  */
-activeMs: number, };
+active_ms: number, };

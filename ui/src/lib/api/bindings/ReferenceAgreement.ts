@@ -15,7 +15,7 @@ units: number,
 /**
  * The share of those cases with the same label.
  */
-percentAgreement: number | null, 
+percent_agreement: number | null, 
 /**
  * Cohen's kappa, unweighted.
  */
@@ -23,7 +23,7 @@ kappa: number | null,
 /**
  * Cohen's kappa, linear weights (ordered questions).
  */
-kappaLinear: number | null, 
+kappa_linear: number | null, 
 /**
  * Why values are undefined.
  */

@@ -19,4 +19,4 @@ kept: number,
 /**
  * Cases the filter drops.
  */
-filteredOut: number, };
+filtered_out: number, };

@@ -15,7 +15,7 @@ path: string,
 /**
  * Distinct base commits of the project's cases in this repository.
  */
-baseCommits: number, 
+base_commits: number, 
 /**
  * How many of them the clone holds.
  */

@@ -20,7 +20,7 @@ describe('DataSection', () => {
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'csv',
       options: { rule: 'majority', reference: null, history: false },
-      outPath: '/tmp/out/labels.csv',
+      out_path: '/tmp/out/labels.csv',
     });
   });
 
@@ -39,7 +39,7 @@ describe('DataSection', () => {
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'answers-jsonl',
       options: { rule: null, reference: null, history: false },
-      outPath: '/tmp/answers.jsonl',
+      out_path: '/tmp/answers.jsonl',
     });
   });
 
@@ -59,7 +59,7 @@ describe('DataSection', () => {
     const calls = mockBackend({
       'plugin:dialog|open': () => ['/data/a.jsonl', '/data/b.jsonl'],
       import_paths: (args) => {
-        channel = args.onProgress as typeof channel;
+        channel = args.on_progress as typeof channel;
         return new Promise((_, no) => (reject = no));
       },
       cancel_job: () => null,
@@ -67,7 +67,7 @@ describe('DataSection', () => {
     const { getByTestId, findByTestId, findByRole, container } = render(DataSection);
     await fireEvent.click(getByTestId('import'));
     await findByTestId('cancel-import');
-    channel!.onmessage({ path: '/data/b.jsonl', pathsDone: 1, pathsTotal: 2, records: 40 });
+    channel!.onmessage({ path: '/data/b.jsonl', paths_done: 1, paths_total: 2, records: 40 });
     await Promise.resolve();
     expect(container.querySelector('.job')!.textContent).toContain('40 records · file 2 of 2');
     await fireEvent.click(getByTestId('cancel-import'));

@@ -5,7 +5,7 @@ import EvidenceSection from './EvidenceSection.svelte';
 import { mockBackend } from './mockBackend';
 import type { EvidenceAllReport, EvidenceProgress, RepositoryStatus } from '../../api/types';
 
-const django: RepositoryStatus = { name: 'django/django', path: '/src/django', baseCommits: 4, held: 3, problem: null };
+const django: RepositoryStatus = { name: 'django/django', path: '/src/django', base_commits: 4, held: 3, problem: null };
 
 describe('EvidenceSection', () => {
   afterEach(() => clearMocks());
@@ -16,7 +16,7 @@ describe('EvidenceSection', () => {
       list_repositories: () => repos,
       'plugin:dialog|open': () => '/src/astropy',
       add_repository: (args) => {
-        const added = { name: args.name as string, path: args.path as string, baseCommits: 2, held: 2, problem: null };
+        const added = { name: args.name as string, path: args.path as string, base_commits: 2, held: 2, problem: null };
         repos = [...repos, added];
         return added;
       },
@@ -41,7 +41,7 @@ describe('EvidenceSection', () => {
     mockBackend({
       list_repositories: () => [django],
       evidence_all: (args) => {
-        channel = args.onProgress as typeof channel;
+        channel = args.on_progress as typeof channel;
         return new Promise((resolve) => (finish = resolve));
       },
     });

@@ -11,12 +11,12 @@ const raters: RaterSummary[] = [
 ];
 
 function item(instanceId: string, assignments: CaseListItem['assignments']): CaseListItem {
-  return { instanceId, repo: 'o/r', title: 't', baseCommit: null, revision: 1, hasMaterials: true, assignments };
+  return { instance_id: instanceId, repo: 'o/r', title: 't', base_commit: null, revision: 1, has_materials: true, assignments };
 }
 
 const cases: CaseListItem[] = [
-  item('o__r-10', [{ rater: 'Amara', status: 'submitted', activeMs: 180000 }]),
-  item('o__r-2', [{ rater: 'Amara', status: 'in_progress', activeMs: 20000 }, { rater: 'Ben', status: 'to_do', activeMs: 0 }]),
+  item('o__r-10', [{ rater: 'Amara', status: 'submitted', active_ms: 180000 }]),
+  item('o__r-2', [{ rater: 'Amara', status: 'in_progress', active_ms: 20000 }, { rater: 'Ben', status: 'to_do', active_ms: 0 }]),
 ];
 
 describe('ProgressSection', () => {
@@ -43,7 +43,7 @@ describe('ProgressSection', () => {
     await fireEvent.input(getByTestId('seed'), { target: { value: '7' } });
     await fireEvent.click(getByTestId('assign'));
     expect((await findByTestId('assign-report')).textContent).toBe('Made 3 new assignments over 2 tasks.');
-    expect(calls.find((c) => c.cmd === 'assign_raters')!.args).toEqual({ perCase: 3, seed: 7 });
+    expect(calls.find((c) => c.cmd === 'assign_raters')!.args).toEqual({ per_case: 3, seed: 7 });
     const load = [...getByTestId('assign-report').nextElementSibling!.querySelectorAll('tbody tr')].map((tr) => tr.textContent);
     expect(load).toEqual(['Amara2', 'Ben2']);
     await waitFor(() => expect(calls.filter((c) => c.cmd === 'list_cases')).toHaveLength(2));
