@@ -4,7 +4,6 @@
 pub mod case_table;
 pub mod openai_annotations;
 pub mod openai_ensembled;
-pub mod report;
 pub mod svg;
 
 /// A CSV writer in the published files' dialect: `\n` line ends, quotes only where needed.

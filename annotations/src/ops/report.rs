@@ -1,10 +1,84 @@
-//! The coordinator's report: Markdown with SVG charts, from the agreement and the ensemble that
-//! `ops` computed. The files are returned as (name, content) for the caller to write.
+//! The coordinator's report: Markdown with SVG charts from the agreement and the ensemble.
 
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::agreement::{AgreementRequest, ProjectAgreement, QuestionAgreement, project_agreement};
+use super::ensemble::{EnsembleReport, ensemble_labels};
+use super::{Error, Project, Result};
+use crate::export::svg::{self, Bar};
 use std::fmt::Write as _;
 
-use super::svg::{self, Bar};
-use crate::ops::{EnsembleReport, ProjectAgreement, QuestionAgreement};
+/// What `write_report` wrote.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ReportSummary {
+    /// The Markdown file.
+    pub markdown: String,
+    /// The SVG charts.
+    pub charts: Vec<String>,
+    /// Cases the filter keeps.
+    pub kept: usize,
+    /// Cases the filter drops.
+    pub filtered_out: usize,
+}
+
+/// Writes `report.md` and its SVG charts into `dir`: agreement per question with bootstrap
+/// intervals (`bootstrap` resamples from `seed`), the rater-pair matrix, label distributions
+/// and the count the filter keeps. Each file is written atomically; a folder that already
+/// holds a report is refused unless `overwrite` says to replace it.
+pub fn write_report(
+    project: &Project,
+    dir: &Path,
+    bootstrap: usize,
+    seed: u64,
+    overwrite: super::Overwrite,
+) -> Result<ReportSummary> {
+    let agreement = project_agreement(
+        project,
+        &AgreementRequest {
+            question: None,
+            bootstrap: (bootstrap > 0).then_some(bootstrap),
+            seed,
+        },
+    )?;
+    let ensemble = ensemble_labels(project, None)?;
+    let write_err = |path: PathBuf| move |source| Error::Write { path, source };
+    let files = render(&agreement, &ensemble, bootstrap, seed);
+    // The Markdown file stands for the whole report: refuse before writing any chart.
+    if overwrite == super::Overwrite::Refuse
+        && let Some((name, _)) = files.iter().find(|(name, _)| name.ends_with(".md"))
+        && dir.join(name).exists()
+    {
+        return Err(Error::Rule(format!(
+            "{} already holds a report; Verity will not overwrite it (pass --force to replace it)",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
+    let mut charts = Vec::new();
+    let mut markdown = String::new();
+    for (name, content) in files {
+        let path = dir.join(&name);
+        super::write_file(&path, super::Overwrite::Replace, |out| {
+            out.write_all(content.as_bytes())
+                .map_err(write_err(path.clone()))
+        })?;
+        if name.ends_with(".svg") {
+            charts.push(path.display().to_string());
+        } else {
+            markdown = path.display().to_string();
+        }
+    }
+    Ok(ReportSummary {
+        markdown,
+        charts,
+        kept: ensemble.kept,
+        filtered_out: ensemble.filtered_out,
+    })
+}
 
 fn fmt(v: Option<f64>) -> String {
     v.map_or_else(|| "undefined".into(), |x| format!("{x:.3}"))

@@ -1,0 +1,280 @@
+//! Disagreements, worst first, and the adjudications that settle them.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use ts_rs::TS;
+
+use super::cases::find_case;
+use super::submitted::{Panel, option_index, rated_questions, value_text};
+use super::{Error, Project, Result, stamp};
+use crate::ensemble::Procedure;
+use crate::questionnaire::{MeasurementLevel, QuestionKind};
+
+/// A rater's answer to one question.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct RaterValue {
+    /// The rater.
+    pub rater: String,
+    /// The answer.
+    #[ts(type = "number | string")]
+    pub value: Value,
+}
+
+/// An adjudicator's decision.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AdjudicationView {
+    /// The task's id.
+    pub case: String,
+    /// The question's id.
+    pub question: String,
+    /// The final value.
+    #[ts(type = "number | string")]
+    pub value: Value,
+    /// Why.
+    pub rationale: String,
+    /// Who decided.
+    pub by: String,
+    /// When.
+    pub at: String,
+}
+
+/// A case and question on which raters' current answers differ.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct Disagreement {
+    /// The task's id.
+    pub case: String,
+    /// The question's id.
+    pub question: String,
+    /// Its number.
+    pub number: String,
+    /// Its level of measurement.
+    pub level: MeasurementLevel,
+    /// For ordered questions, the distance between the lowest and highest answer in scale
+    /// positions; for nominal questions 1.
+    pub spread: usize,
+    /// How many different answers were given.
+    pub distinct: usize,
+    /// Every rater's current answer, in the order they first submitted.
+    pub answers: Vec<RaterValue>,
+    /// The adjudication, when one was recorded.
+    pub adjudication: Option<AdjudicationView>,
+}
+
+/// Every case and question where raters' current (latest submitted) answers differ, worst
+/// first: the widest spread on the scale first, then the most distinct answers, then by case
+/// and question order. A coordinator function: it shows every rater's answers.
+pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
+    let panel = Panel::load(project)?;
+    let questions = rated_questions(&project.questionnaire);
+    let mut out: Vec<(usize, Disagreement)> = Vec::new();
+    for case in &panel.latest {
+        for (qi, question) in questions.iter().enumerate() {
+            let mut answers = Vec::new();
+            let mut positions = Vec::new();
+            for (rater, event) in &case.answers {
+                let Some(value) = event.answer.get(&question.id) else {
+                    continue;
+                };
+                let Some(position) = option_index(question, value) else {
+                    continue;
+                };
+                answers.push(RaterValue {
+                    rater: rater.clone(),
+                    value: value.clone(),
+                });
+                positions.push(position);
+            }
+            let distinct = positions.iter().collect::<HashSet<_>>().len();
+            if distinct < 2 {
+                continue;
+            }
+            let spread = if question.level == MeasurementLevel::Nominal {
+                1
+            } else {
+                positions.iter().max().copied().unwrap_or(0)
+                    - positions.iter().min().copied().unwrap_or(0)
+            };
+            let adjudication = panel
+                .adjudications
+                .get(&(case.case_id, question.id.clone()))
+                .map(|a| AdjudicationView {
+                    case: case.instance_id.clone(),
+                    question: a.question.clone(),
+                    value: a.value.clone(),
+                    rationale: a.rationale.clone(),
+                    by: a.decided_by.clone(),
+                    at: a.at.clone(),
+                });
+            out.push((
+                qi,
+                Disagreement {
+                    case: case.instance_id.clone(),
+                    question: question.id.clone(),
+                    number: question.number.clone(),
+                    level: question.level,
+                    spread,
+                    distinct,
+                    answers,
+                    adjudication,
+                },
+            ));
+        }
+    }
+    out.sort_by(|(qa, a), (qb, b)| {
+        b.spread
+            .cmp(&a.spread)
+            .then(b.distinct.cmp(&a.distinct))
+            .then(a.case.cmp(&b.case))
+            .then(qa.cmp(qb))
+    });
+    Ok(out.into_iter().map(|(_, d)| d).collect())
+}
+
+/// An adjudicator's decision to record.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AdjudicationRequest {
+    /// The task's id.
+    pub case: String,
+    /// The question's id.
+    pub question: String,
+    /// The final value: one of the question's options.
+    #[ts(type = "number | string")]
+    pub value: Value,
+    /// Why.
+    pub rationale: String,
+    /// Who decides.
+    pub by: String,
+}
+
+/// Records an adjudicator's decision on one question of one case; it overrides every ensemble
+/// rule from then on. The value must be one of the question's options; the rationale and the
+/// adjudicator's name must not be empty. Earlier decisions stay in the project as history.
+pub fn adjudicate(
+    project: &mut Project,
+    req: &AdjudicationRequest,
+    now: OffsetDateTime,
+) -> Result<AdjudicationView> {
+    let stored = find_case(project, &req.case)?;
+    let question = project
+        .questionnaire
+        .questions()
+        .find(|q| q.id == req.question)
+        .ok_or_else(|| {
+            Error::NotFound(format!(
+                "questionnaire {} has no question {:?}",
+                project.questionnaire.id, req.question
+            ))
+        })?;
+    if question.kind == QuestionKind::Text {
+        return Err(Error::Rule(format!(
+            "question {:?} takes free text; only scale, choice and yes/no questions are adjudicated",
+            req.question
+        )));
+    }
+    let Some(index) = option_index(question, &req.value) else {
+        let options: Vec<String> = question
+            .options
+            .iter()
+            .map(|o| value_text(&o.value))
+            .collect();
+        return Err(Error::Rule(format!(
+            "{} is not an option of question {:?} (options: {})",
+            value_text(&req.value),
+            req.question,
+            options.join(", ")
+        )));
+    };
+    let value = question.options[index].value.clone();
+    if req.rationale.trim().is_empty() {
+        return Err(Error::Rule("an adjudication needs its rationale".into()));
+    }
+    let by = req.by.trim();
+    if by.is_empty() {
+        return Err(Error::Rule(
+            "an adjudication needs the adjudicator's name".into(),
+        ));
+    }
+    let adjudicators = project.store.list_adjudicators()?;
+    if by != COORDINATOR && !adjudicators.iter().any(|a| a == by) {
+        return Err(Error::Rule(format!(
+            "{by:?} may not adjudicate: only the {COORDINATOR} or a named adjudicator ({}) decides; name one with `verity adjudicators add NAME`",
+            if adjudicators.is_empty() {
+                "none named yet".to_string()
+            } else {
+                adjudicators.join(", ")
+            }
+        )));
+    }
+    let rated = project
+        .store
+        .latest_submissions()?
+        .iter()
+        .any(|e| e.case_id == stored.case_id);
+    if !rated {
+        return Err(Error::Rule(format!(
+            "nobody has submitted an answer on case {}; there is nothing to adjudicate yet",
+            stored.case.instance_id
+        )));
+    }
+    let at = stamp(now);
+    project.store.add_adjudication(
+        stored.case_id,
+        &req.question,
+        &value,
+        req.rationale.trim(),
+        by,
+        Procedure::Adjudicated.name(),
+        &at,
+    )?;
+    Ok(AdjudicationView {
+        case: stored.case.instance_id,
+        question: req.question.clone(),
+        value,
+        rationale: req.rationale.trim().to_string(),
+        by: by.to_string(),
+        at,
+    })
+}
+
+/// The name that stands for the project's coordinator, who may always adjudicate.
+pub const COORDINATOR: &str = "coordinator";
+
+/// Names an adjudicator: someone besides the coordinator who may record adjudications.
+pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<()> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(Error::Rule(
+            "an adjudicator's name must not be empty".into(),
+        ));
+    }
+    if name == COORDINATOR {
+        return Err(Error::Rule(format!(
+            "the {COORDINATOR} always adjudicates and needs no naming"
+        )));
+    }
+    project.store.add_adjudicator(name, &stamp(now))?;
+    Ok(())
+}
+
+/// Removes a named adjudicator; their decisions stay.
+pub fn remove_adjudicator(project: &mut Project, name: &str) -> Result<()> {
+    if project.store.remove_adjudicator(name)? {
+        Ok(())
+    } else {
+        Err(Error::NotFound(format!(
+            "{name:?} is not a named adjudicator of this project"
+        )))
+    }
+}
+
+/// The named adjudicators (the coordinator adjudicates without being named).
+pub fn list_adjudicators(project: &Project) -> Result<Vec<String>> {
+    Ok(project.store.list_adjudicators()?)
+}

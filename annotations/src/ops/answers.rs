@@ -1,0 +1,237 @@
+//! A rater's answers: drafts, the submission and revisions, each checked against the
+//! questionnaire and stored in its questions' canonical types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use ts_rs::TS;
+
+use super::cases::{AnswerStatus, find_case, status_of};
+use super::raters::{find_active_rater, find_rater, not_assigned};
+use super::{Error, Project, Result, stamp};
+use crate::questionnaire::{Stage, Violation};
+use crate::store::{AnswerEvent, EventKind, NewAnswerEvent};
+
+/// A rater's current answer on a case.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AnswerView {
+    /// The task's id.
+    pub case: String,
+    /// The rater.
+    pub rater: String,
+    /// How far the rater is.
+    pub status: AnswerStatus,
+    /// Question id to value.
+    #[ts(type = "Record<string, number | string>")]
+    pub values: Map<String, Value>,
+    /// 0 before the first submission; 1 for it; n+1 after each revision.
+    #[ts(type = "number")]
+    pub answer_revision: i64,
+    /// The case revision the answer was given on.
+    #[ts(type = "number | null")]
+    pub case_revision: Option<i64>,
+    /// When it was last saved.
+    pub saved_at: Option<String>,
+    /// The questionnaire's id and version it was given under.
+    pub questionnaire: String,
+    /// Why it was last revised.
+    pub reason: Option<String>,
+    /// True when a submission or revision repeated the submitted answer, so nothing was saved.
+    pub unchanged: bool,
+}
+
+/// What a rater saves or submits.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AnswerRequest {
+    /// The rater.
+    pub rater: String,
+    /// The task's id.
+    pub case: String,
+    /// Question id to value.
+    #[ts(type = "Record<string, number | string>")]
+    pub values: Map<String, Value>,
+    /// The case revision the rater saw; the current one when absent.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub case_revision: Option<i64>,
+    /// Why a submitted answer is revised (revisions only).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A rater's current answer on a case (their own only).
+pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<AnswerView> {
+    let r = find_rater(project, rater)?;
+    let stored = find_case(project, case)?;
+    let events = project.store.answer_events(stored.case_id, r.id)?;
+    answer_view(project, &r.name, &stored.case.instance_id, &events, false)
+}
+
+fn answer_view(
+    project: &Project,
+    rater: &str,
+    case: &str,
+    events: &[AnswerEvent],
+    unchanged: bool,
+) -> Result<AnswerView> {
+    let refs: Vec<&AnswerEvent> = events.iter().collect();
+    let status = status_of(&refs);
+    let latest = events.last();
+    let case_revision = match latest {
+        Some(e) => Some(project.store.case_revision(e.case_revision_id)?.revision),
+        None => None,
+    };
+    let questionnaire = match latest {
+        Some(e) => {
+            let (id, version, _) = project.store.questionnaire_source(e.questionnaire_id)?;
+            format!("{id} {version}")
+        }
+        None => format!(
+            "{} {}",
+            project.questionnaire.id, project.questionnaire.version
+        ),
+    };
+    Ok(AnswerView {
+        case: case.to_string(),
+        rater: rater.to_string(),
+        status,
+        values: latest
+            .map(|e| project.questionnaire.decode_answer(&e.answer))
+            .unwrap_or_default(),
+        answer_revision: latest.map_or(0, |e| e.answer_revision),
+        case_revision,
+        saved_at: latest.map(|e| e.at.clone()),
+        questionnaire,
+        reason: latest.and_then(|e| e.reason.clone()),
+        unchanged,
+    })
+}
+
+fn write_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    kind: EventKind,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    let rater = find_active_rater(project, &req.rater)?;
+    let stored = find_case(project, &req.case)?;
+    let case = stored.case.instance_id.clone();
+    if !project.store.is_assigned(stored.case_id, rater.id)? {
+        return Err(not_assigned(&rater.name, &case));
+    }
+    let revision_id = match req.case_revision {
+        None => stored.revision_id,
+        Some(n) if n == stored.revision => stored.revision_id,
+        Some(n) => project
+            .store
+            .case_revisions(stored.case_id)?
+            .into_iter()
+            .find(|(_, rev)| *rev == n)
+            .map(|(id, _)| id)
+            .ok_or_else(|| Error::NotFound(format!("case {case:?} has no revision {n}")))?,
+    };
+    let events = project.store.answer_events(stored.case_id, rater.id)?;
+    let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
+    let stage = if kind == EventKind::Draft {
+        Stage::Draft
+    } else {
+        Stage::Submit
+    };
+    let values = project
+        .questionnaire
+        .check_answer(&req.values, stage)
+        .map_err(|violations| Error::Invalid { violations })?;
+    // Submitting again what is already submitted changes nothing, so a retried submission or
+    // a revision that revises nothing makes no new revision.
+    if kind != EventKind::Draft
+        && let Some(last) = submitted
+        && project.questionnaire.decode_answer(&last.answer) == values
+    {
+        return answer_view(project, &rater.name, &case, &events, true);
+    }
+    let answer_revision = match (kind, submitted) {
+        (EventKind::Draft, Some(_)) => {
+            return Err(Error::Rule(format!(
+                "{} already submitted case {case}; a submitted answer is never overwritten: revise it with a reason",
+                rater.name
+            )));
+        }
+        (EventKind::Draft, None) => 0,
+        (EventKind::Submit, Some(_)) => {
+            return Err(Error::Rule(format!(
+                "{} already submitted case {case}; a change after submission is a revision and needs a reason",
+                rater.name
+            )));
+        }
+        (EventKind::Submit, None) => 1,
+        (EventKind::Revise, None) => {
+            return Err(Error::Rule(format!(
+                "{} has not submitted case {case} yet: there is nothing to revise",
+                rater.name
+            )));
+        }
+        (EventKind::Revise, Some(last)) => {
+            if req.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+                return Err(Error::Rule(
+                    "a revision of a submitted answer needs its reason".into(),
+                ));
+            }
+            last.answer_revision + 1
+        }
+    };
+    let at = stamp(now);
+    project.store.append_answer_event(&NewAnswerEvent {
+        case_id: stored.case_id,
+        rater_id: rater.id,
+        case_revision_id: revision_id,
+        questionnaire_id: project.questionnaire_row,
+        kind,
+        answer_revision,
+        answer: &values,
+        reason: req.reason.as_deref().filter(|_| kind == EventKind::Revise),
+        at: &at,
+    })?;
+    let events = project.store.answer_events(stored.case_id, rater.id)?;
+    answer_view(project, &rater.name, &case, &events, false)
+}
+
+/// Saves a draft (values present must be on their scale; nothing is required yet).
+pub fn save_draft(
+    project: &mut Project,
+    req: &AnswerRequest,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    write_answer(project, req, EventKind::Draft, now)
+}
+
+/// Submits an answer, checked against every rule of the questionnaire. Refused when the rater
+/// already submitted: use [`revise_answer`].
+pub fn submit_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    write_answer(project, req, EventKind::Submit, now)
+}
+
+/// Records a new revision of a submitted answer, with its reason; the earlier submission stays.
+pub fn revise_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    write_answer(project, req, EventKind::Revise, now)
+}
+
+/// Checks answers without saving them, for the app to show rules as the rater types.
+pub fn validate_answer(
+    project: &Project,
+    values: &Map<String, Value>,
+    submit: bool,
+) -> Vec<Violation> {
+    project
+        .questionnaire
+        .validate(values, if submit { Stage::Submit } else { Stage::Draft })
+}

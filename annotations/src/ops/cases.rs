@@ -1,0 +1,291 @@
+//! Cases: the list with each assignment's status, one case in full, and how a case is named
+//! (its id, or a unique prefix).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use ts_rs::TS;
+
+use super::raters::find_rater;
+use super::{Error, Project, Result, natural_cmp};
+use crate::case::{AuditNote, Case};
+use crate::store::{AnswerEvent, EventKind};
+
+/// A rater's progress on a case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum AnswerStatus {
+    /// Nothing saved yet.
+    ToDo,
+    /// A draft is saved.
+    InProgress,
+    /// Submitted (perhaps revised since).
+    Submitted,
+}
+
+/// A rater's assignment on a case, without the answer (raters stay blind to each other).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AssignmentStatus {
+    /// The rater.
+    pub rater: String,
+    /// How far they are.
+    pub status: AnswerStatus,
+    /// Active time spent, in milliseconds.
+    #[ts(type = "number")]
+    pub active_ms: i64,
+}
+
+/// A line of the case list.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct CaseListItem {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The issue's first line.
+    pub title: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The current revision.
+    #[ts(type = "number")]
+    pub revision: i64,
+    /// Whether the issue text and patches are present.
+    pub has_materials: bool,
+    /// Assignments and their status.
+    pub assignments: Vec<AssignmentStatus>,
+}
+
+/// Everything about one case a rater reads.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct CaseDetail {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The current revision.
+    #[ts(type = "number")]
+    pub revision: i64,
+    /// The issue's first line.
+    pub title: String,
+    /// The issue text, as imported (untrusted).
+    pub problem_statement: String,
+    /// Hints (comments before the fix).
+    pub hints_text: String,
+    /// SWE-bench Pro's requirements.
+    pub requirements: Option<String>,
+    /// SWE-bench Pro's interface.
+    pub interface: Option<String>,
+    /// The gold patch.
+    pub gold_patch: String,
+    /// The test patch.
+    pub test_patch: String,
+    /// FAIL_TO_PASS.
+    pub fail_to_pass: Vec<String>,
+    /// PASS_TO_PASS.
+    pub pass_to_pass: Vec<String>,
+    /// The PR's address, when it can be derived.
+    pub pr_url: Option<String>,
+    /// Whether issue text and patches are present.
+    pub has_materials: bool,
+    /// The sources that contributed.
+    pub sources: Vec<String>,
+    /// The audit's verdict, status and class, when an audit folder was imported.
+    pub audit_status: Option<String>,
+    /// The audit's witness class.
+    pub audit_class: Option<String>,
+    /// Other fields, as imported.
+    #[ts(type = "Record<string, unknown>")]
+    pub extra: Map<String, Value>,
+    /// Assignments and their status.
+    pub assignments: Vec<AssignmentStatus>,
+}
+
+pub(super) fn status_of(events: &[&AnswerEvent]) -> AnswerStatus {
+    if events.iter().any(|e| e.kind != EventKind::Draft) {
+        AnswerStatus::Submitted
+    } else if events.is_empty() {
+        AnswerStatus::ToDo
+    } else {
+        AnswerStatus::InProgress
+    }
+}
+
+/// Statuses of every assignment, and of every answer saved without one (by an older Verity, or
+/// imported), by case. A deactivated rater's unsubmitted work is left out: it is in no queue.
+pub(super) fn assignment_statuses(
+    project: &Project,
+) -> Result<BTreeMap<i64, Vec<AssignmentStatus>>> {
+    let all = project.store.list_raters()?;
+    let inactive: std::collections::HashSet<i64> =
+        all.iter().filter(|r| !r.active).map(|r| r.id).collect();
+    let raters: HashMap<i64, String> = all.into_iter().map(|r| (r.id, r.name)).collect();
+    let latest = project.store.latest_answer_events()?;
+    let submitted: std::collections::HashSet<(i64, i64)> = project
+        .store
+        .first_submissions()?
+        .iter()
+        .map(|e| (e.case_id, e.rater_id))
+        .collect();
+    let mut by_pair: BTreeMap<(i64, i64), (AnswerStatus, i64)> = BTreeMap::new();
+    for event in &latest {
+        let status = if submitted.contains(&(event.case_id, event.rater_id)) {
+            AnswerStatus::Submitted
+        } else {
+            AnswerStatus::InProgress
+        };
+        by_pair.insert((event.case_id, event.rater_id), (status, 0));
+    }
+    for a in project.store.list_assignments()? {
+        let entry = by_pair
+            .entry((a.case_id, a.rater_id))
+            .or_insert((AnswerStatus::ToDo, 0));
+        entry.1 = a.active_ms;
+    }
+    by_pair.retain(|(_, rater_id), (status, _)| {
+        *status == AnswerStatus::Submitted || !inactive.contains(rater_id)
+    });
+    let mut out: BTreeMap<i64, Vec<AssignmentStatus>> = BTreeMap::new();
+    for ((case_id, rater_id), (status, active_ms)) in by_pair {
+        out.entry(case_id).or_default().push(AssignmentStatus {
+            rater: raters.get(&rater_id).cloned().unwrap_or_default(),
+            status,
+            active_ms,
+        });
+    }
+    for list in out.values_mut() {
+        list.sort_by(|a, b| natural_cmp(&a.rater, &b.rater));
+    }
+    Ok(out)
+}
+
+/// Which cases `list_cases` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaseFilter {
+    /// Only cases assigned to this rater (or that they answered).
+    pub rater: Option<String>,
+    /// Only cases with an assignment in this status (the named rater's, when one is given).
+    pub status: Option<AnswerStatus>,
+    /// Only cases of this repository (`owner/name`).
+    pub repo: Option<String>,
+}
+
+/// The cases the filter keeps, with their assignments' status, in natural id order
+/// (`tinylib-2` before `tinylib-10`).
+pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
+    if let Some(rater) = &filter.rater {
+        find_rater(project, rater)?;
+    }
+    let mut statuses = assignment_statuses(project)?;
+    let mut cases: Vec<CaseListItem> = project
+        .store
+        .list_cases()?
+        .into_iter()
+        .filter(|row| filter.repo.as_ref().is_none_or(|repo| row.repo == *repo))
+        .map(|row| CaseListItem {
+            assignments: statuses.remove(&row.case_id).unwrap_or_default(),
+            instance_id: row.instance_id,
+            repo: row.repo,
+            title: row.title,
+            base_commit: row.base_commit,
+            revision: row.revision,
+            has_materials: row.has_materials,
+        })
+        .filter(|case| match (&filter.rater, filter.status) {
+            (None, None) => true,
+            (rater, status) => case.assignments.iter().any(|a| {
+                rater.as_ref().is_none_or(|r| a.rater == *r) && status.is_none_or(|s| a.status == s)
+            }),
+        })
+        .collect();
+    cases.sort_by(|a, b| natural_cmp(&a.instance_id, &b.instance_id));
+    Ok(cases)
+}
+
+/// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
+/// starts with.
+pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
+    if project.store.case_by_instance(id)?.is_some() {
+        return Ok(id.to_string());
+    }
+    const SHOWN: usize = 5;
+    let matches = if id.is_empty() {
+        Vec::new()
+    } else {
+        project.store.instance_ids_with_prefix(id, SHOWN + 1)?
+    };
+    match matches.as_slice() {
+        [] => Err(Error::NotFound(format!(
+            "the project has no case {id:?}, and no case id starts with it"
+        ))),
+        [only] => Ok(only.clone()),
+        many => Err(Error::NotFound(format!(
+            "{id:?} is the start of more than one case id ({}{}); give more of it",
+            many.iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if many.len() > SHOWN { ", …" } else { "" }
+        ))),
+    }
+}
+
+pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::StoredCase> {
+    let full = resolve_case_id(project, id)?;
+    project
+        .store
+        .case_by_instance(&full)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no case {id:?}")))
+}
+
+/// One case in full, with its assignments' status (never another rater's answers).
+pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
+    let stored = find_case(project, instance_id)?;
+    let assignments = assignment_statuses(project)?
+        .remove(&stored.case_id)
+        .unwrap_or_default();
+    let case: Case = stored.case;
+    let title = case.title();
+    let has_materials = case.has_materials();
+    let (audit_status, audit_class) = match &case.audit {
+        Some(AuditNote {
+            status,
+            witness_class,
+            ..
+        }) => (status.clone(), witness_class.clone()),
+        None => (None, None),
+    };
+    Ok(CaseDetail {
+        instance_id: case.instance_id,
+        repo: case.repo,
+        base_commit: case.base_commit,
+        revision: stored.revision,
+        title,
+        problem_statement: case.problem_statement,
+        hints_text: case.hints_text,
+        requirements: case.requirements,
+        interface: case.interface,
+        gold_patch: case.gold_patch,
+        test_patch: case.test_patch,
+        fail_to_pass: case.fail_to_pass,
+        pass_to_pass: case.pass_to_pass,
+        pr_url: case.pr_url,
+        has_materials,
+        sources: case
+            .sources
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect(),
+        audit_status,
+        audit_class,
+        extra: case.extra,
+        assignments,
+    })
+}

@@ -1,0 +1,524 @@
+//! Exports in every format: OpenAI's files, the case table as CSV or JSON lines, and each
+//! rater's answers as JSON lines, written atomically.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use ts_rs::TS;
+
+use super::ensemble::build_ensemble;
+use super::submitted::{CaseAnswers, Panel, option_index, rated_questions};
+use super::{Error, Project, Result, natural_cmp};
+use crate::ensemble::Procedure;
+use crate::export;
+use crate::import::openai_csv::{self, ReferenceLabels};
+use crate::store::EventKind;
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum ExportFormat {
+    /// OpenAI's per-annotator file: one row per case and rater.
+    OpenaiAnnotations,
+    /// OpenAI's ensembled file: one row per case, 14 columns.
+    OpenaiEnsembled,
+    /// One CSV row per case: the ensemble, each rater's answers, the agreement per question.
+    Csv,
+    /// One JSON line per case, with the same content as `csv`.
+    Jsonl,
+    /// One JSON line per case and rater with their latest submitted answer.
+    AnswersJsonl,
+}
+
+/// Options of an export.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ExportOptions {
+    /// The ensemble rule; the questionnaire's default when absent.
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// For `openai-ensembled`: write this reference label set instead of the panel's ensemble
+    /// (an empty name picks the project's only set).
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// For `answers-jsonl`: every event (drafts, the submission, each revision) instead of
+    /// each rater's latest submitted answer.
+    #[serde(default)]
+    pub history: bool,
+}
+
+fn resolve_reference(project: &Project, name: &str) -> Result<String> {
+    let sets = project.store.reference_sets()?;
+    if name.is_empty() {
+        return match sets.as_slice() {
+            [(only, _)] => Ok(only.clone()),
+            [] => Err(Error::NotFound(
+                "the project holds no reference label set; import OpenAI's ensembled file first"
+                    .into(),
+            )),
+            _ => Err(Error::Rule(format!(
+                "the project holds {} reference label sets ({}); name one",
+                sets.len(),
+                sets.iter()
+                    .map(|(s, _)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        };
+    }
+    if sets.iter().any(|(s, _)| s == name) {
+        Ok(name.to_string())
+    } else {
+        Err(Error::NotFound(format!(
+            "the project has no reference label set {name:?} (it has: {})",
+            sets.iter()
+                .map(|(s, _)| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
+}
+
+/// The panel's ensemble in the shape of OpenAI's ensembled file: each label's notes are those
+/// of the rater whose answer was taken (the adjudicator's rationale for an adjudicated label).
+fn ensembled_rows(
+    project: &Project,
+    panel: &Panel,
+    rule: Option<&str>,
+) -> Result<Vec<export::openai_ensembled::Row>> {
+    let report = build_ensemble(project, panel, rule)?;
+    let latest: HashMap<&str, &CaseAnswers> = panel
+        .latest
+        .iter()
+        .map(|c| (c.instance_id.as_str(), c))
+        .collect();
+    let mut rows = Vec::new();
+    for case in report.cases {
+        let mut labels = ReferenceLabels {
+            filter_out: case.filter_out,
+            ..ReferenceLabels::default()
+        };
+        let answers = latest.get(case.instance_id.as_str());
+        for label in &case.labels {
+            if let Some(v) = &label.value {
+                labels.values.insert(label.question.clone(), v.clone());
+            }
+            if !label.decided_by.is_empty() {
+                labels
+                    .decided_by
+                    .insert(label.question.clone(), label.decided_by.clone());
+            }
+            if let Some(p) = &label.procedure {
+                labels.procedures.insert(label.question.clone(), p.clone());
+            }
+            let notes_column = openai_csv::ENSEMBLED_QUESTIONS
+                .iter()
+                .find(|(q, _)| *q == label.question)
+                .and_then(|(_, n)| *n);
+            if let Some(notes_column) = notes_column {
+                let notes = if label.procedure.as_deref() == Some(Procedure::Adjudicated.name()) {
+                    label.rationale.clone()
+                } else {
+                    label.decided_by.first().and_then(|rater| {
+                        answers?
+                            .answers
+                            .iter()
+                            .find(|(r, _)| r == rater)?
+                            .1
+                            .answer
+                            .get(notes_column)
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                };
+                if let Some(notes) = notes {
+                    labels
+                        .values
+                        .insert(notes_column.into(), Value::from(notes));
+                }
+            }
+        }
+        rows.push(export::openai_ensembled::Row {
+            instance_id: case.instance_id,
+            labels,
+        });
+    }
+    Ok(rows)
+}
+
+fn pair_agreement(positions: &[usize]) -> Option<f64> {
+    let m = positions.len();
+    if m < 2 {
+        return None;
+    }
+    let mut agreeing = 0usize;
+    for i in 0..m {
+        for j in 0..m {
+            if i != j && positions[i] == positions[j] {
+                agreeing += 1;
+            }
+        }
+    }
+    Some(agreeing as f64 / (m * (m - 1)) as f64)
+}
+
+fn case_rows(
+    project: &Project,
+    panel: &Panel,
+    rule: Option<&str>,
+) -> Result<Vec<export::case_table::CaseRow>> {
+    let report = build_ensemble(project, panel, rule)?;
+    let latest: HashMap<&str, &CaseAnswers> = panel
+        .latest
+        .iter()
+        .map(|c| (c.instance_id.as_str(), c))
+        .collect();
+    let questions = rated_questions(&project.questionnaire);
+    let mut rows = Vec::new();
+    for case in report.cases {
+        let answers: Vec<(String, Map<String, Value>)> = latest
+            .get(case.instance_id.as_str())
+            .map(|c| {
+                c.answers
+                    .iter()
+                    .map(|(r, e)| (r.clone(), e.answer.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut agreement = BTreeMap::new();
+        for q in &questions {
+            let positions: Vec<usize> = answers
+                .iter()
+                .filter_map(|(_, a)| option_index(q, a.get(&q.id)?))
+                .collect();
+            agreement.insert(q.id.clone(), pair_agreement(&positions));
+        }
+        rows.push(export::case_table::CaseRow {
+            instance_id: case.instance_id,
+            filter_out: case.filter_out,
+            labels: case
+                .labels
+                .into_iter()
+                .map(|l| {
+                    (
+                        l.question.clone(),
+                        export::case_table::CaseLabel {
+                            value: l.value,
+                            procedure: l.procedure,
+                            decided_by: l.decided_by,
+                            rationale: l.rationale,
+                        },
+                    )
+                })
+                .collect(),
+            answers,
+            agreement,
+        });
+    }
+    Ok(rows)
+}
+
+fn annotation_rows(
+    project: &Project,
+    panel: &Panel,
+) -> Result<Vec<export::openai_annotations::Row>> {
+    let fields = project.store.answer_event_fields()?;
+    let span = project.store.answer_event_span()?;
+    let first_at: HashMap<(i64, i64), String> = panel
+        .first
+        .iter()
+        .flat_map(|c| {
+            c.answers
+                .iter()
+                .map(|(_, e)| ((e.case_id, e.rater_id), e.at.clone()))
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for case in &panel.latest {
+        for (rater, event) in &case.answers {
+            let key = (event.case_id, event.rater_id);
+            let times = match fields.get(&event.id) {
+                Some(kept) => kept.clone(),
+                None => {
+                    // Answers given in Verity: claimed when the rater first saved, updated at the
+                    // latest save, submitted at the first submission.
+                    let (claimed, updated) = span.get(&key).cloned().unwrap_or_default();
+                    let mut times = Map::new();
+                    times.insert("claimed_at".into(), Value::from(claimed));
+                    times.insert("updated_at".into(), Value::from(updated));
+                    times.insert(
+                        "submitted_at".into(),
+                        Value::from(first_at.get(&key).cloned().unwrap_or_default()),
+                    );
+                    times
+                }
+            };
+            rows.push(export::openai_annotations::Row {
+                instance_id: case.instance_id.clone(),
+                user_id: rater.clone(),
+                answers: event.answer.clone(),
+                times,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Refuses an OpenAI-format export when the project's questionnaire lacks questions that the
+/// format's columns hold: the file would have empty columns and mean nothing.
+fn check_openai_columns(project: &Project, format: ExportFormat) -> Result<()> {
+    let (name, needed): (&str, Vec<&str>) = match format {
+        ExportFormat::OpenaiAnnotations => {
+            ("openai-annotations", openai_csv::ANSWER_COLUMNS.to_vec())
+        }
+        ExportFormat::OpenaiEnsembled => (
+            "openai-ensembled",
+            openai_csv::ENSEMBLED_COLUMNS
+                .iter()
+                .copied()
+                .filter(|c| {
+                    openai_csv::ENSEMBLED_QUESTIONS
+                        .iter()
+                        .any(|(q, notes)| q == c || *notes == Some(*c))
+                })
+                .collect(),
+        ),
+        _ => return Ok(()),
+    };
+    let missing: Vec<&str> = needed
+        .into_iter()
+        .filter(|id| project.questionnaire.question(id).is_none())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Rule(format!(
+        "the {name} format needs the questions of OpenAI's SWE-bench Verified annotation, and questionnaire {} {} lacks {}; export csv, jsonl or answers-jsonl instead",
+        project.questionnaire.id,
+        project.questionnaire.version,
+        missing.join(", ")
+    )))
+}
+
+/// What [`export_to_file`] wrote.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ExportSummary {
+    /// Rows written.
+    pub rows: usize,
+    /// The file.
+    pub path: String,
+    /// True when it replaced a file that was there.
+    pub replaced: bool,
+}
+
+/// Exports the project in one format into a file, atomically: the file appears whole or not
+/// at all. An existing file is refused unless `overwrite` says to replace it.
+pub fn export_to_file(
+    project: &Project,
+    format: ExportFormat,
+    options: &ExportOptions,
+    path: &Path,
+    overwrite: super::Overwrite,
+) -> Result<ExportSummary> {
+    check_openai_columns(project, format)?;
+    let written = super::write_file(path, overwrite, |out| {
+        export_project(project, format, options, out, path)
+    })?;
+    Ok(ExportSummary {
+        rows: written.value,
+        path: path.display().to_string(),
+        replaced: written.replaced,
+    })
+}
+
+/// Writes the project in one format; returns the rows written. `openai-annotations` writes
+/// each rater's latest submitted answer (times as imported, or from the project's events);
+/// `openai-ensembled` the panel's ensemble, or a reference label set when `options.reference`
+/// names one; `csv` and `jsonl` one row per case; `answers-jsonl` one line per case and rater.
+pub fn export_project(
+    project: &Project,
+    format: ExportFormat,
+    options: &ExportOptions,
+    out: &mut dyn Write,
+    out_path: &Path,
+) -> Result<usize> {
+    let write_err = |source: std::io::Error| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    };
+    check_openai_columns(project, format)?;
+    if format == ExportFormat::AnswersJsonl {
+        return super::export_jsonl(project, options.history, out, out_path);
+    }
+    let panel = Panel::load(project)?;
+    let rule = options.rule.as_deref();
+    match format {
+        ExportFormat::OpenaiAnnotations => {
+            let rows = annotation_rows(project, &panel)?;
+            export::openai_annotations::write(out, &rows).map_err(write_err)
+        }
+        ExportFormat::OpenaiEnsembled => {
+            let rows = match &options.reference {
+                Some(name) => {
+                    let set = resolve_reference(project, name)?;
+                    project
+                        .store
+                        .reference_labels(&set)?
+                        .into_iter()
+                        .map(|row| {
+                            Ok(export::openai_ensembled::Row {
+                                labels: serde_json::from_value(row.labels).map_err(|e| {
+                                    Error::Rule(format!(
+                                        "stored reference labels of {}: {e}",
+                                        row.instance_id
+                                    ))
+                                })?,
+                                instance_id: row.instance_id,
+                            })
+                        })
+                        .collect::<Result<Vec<_>>>()?
+                }
+                None => ensembled_rows(project, &panel, rule)?,
+            };
+            export::openai_ensembled::write(out, &rows).map_err(write_err)
+        }
+        ExportFormat::Csv | ExportFormat::Jsonl => {
+            let rows = case_rows(project, &panel, rule)?;
+            let questions = project.questionnaire.questions().collect::<Vec<_>>();
+            let table = export::case_table::CaseTable {
+                questions: &questions,
+                rows: &rows,
+            };
+            if format == ExportFormat::Csv {
+                table.write_csv(out).map_err(write_err)
+            } else {
+                table.write_jsonl(out).map_err(write_err)
+            }
+        }
+        ExportFormat::AnswersJsonl => super::export_jsonl(project, options.history, out, out_path),
+    }
+}
+
+/// One line of the JSON-lines export: a case, a rater and their latest submitted answer (or,
+/// with the history, one event).
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportedAnswer {
+    /// The task's id.
+    pub instance_id: String,
+    /// The rater.
+    pub rater: String,
+    /// The questionnaire id.
+    pub questionnaire: String,
+    /// The questionnaire version.
+    pub questionnaire_version: String,
+    /// The case revision the answer was given on.
+    pub case_revision: i64,
+    /// 0 for a draft before the first submission, 1 for the first submission, more after
+    /// revisions.
+    pub answer_revision: i64,
+    /// The event: `draft`, `submit` or `revise` (history only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<EventKind>,
+    /// When it was saved (history only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_at: Option<String>,
+    /// When it was submitted or last revised (latest answers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitted_at: Option<String>,
+    /// The reason of the revision.
+    pub revision_reason: Option<String>,
+    /// Every answer, each in its question's canonical type.
+    pub answers: Map<String, Value>,
+}
+
+/// Writes one JSON line per case and rater with a submitted answer (their latest revision),
+/// or with `history` one line per answer event, drafts and revisions included, in the order
+/// they were saved; returns the count.
+pub fn export_jsonl(
+    project: &Project,
+    history: bool,
+    out: &mut dyn Write,
+    out_path: &Path,
+) -> Result<usize> {
+    let raters: HashMap<i64, String> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .map(|r| (r.id, r.name))
+        .collect();
+    let mut revisions: HashMap<i64, (String, i64)> = HashMap::new();
+    let mut questionnaires: HashMap<i64, (String, String)> = HashMap::new();
+    let events = if history {
+        project.store.all_answer_events()?
+    } else {
+        project.store.latest_submissions()?
+    };
+    let mut rows = Vec::new();
+    for event in events {
+        if let std::collections::hash_map::Entry::Vacant(e) =
+            revisions.entry(event.case_revision_id)
+        {
+            let revision = project.store.case_revision(event.case_revision_id)?;
+            e.insert((revision.case.instance_id, revision.revision));
+        }
+        if let std::collections::hash_map::Entry::Vacant(e) =
+            questionnaires.entry(event.questionnaire_id)
+        {
+            let (id, version, _) = project.store.questionnaire_source(event.questionnaire_id)?;
+            e.insert((id, version));
+        }
+        let (instance_id, case_revision) = revisions
+            .get(&event.case_revision_id)
+            .cloned()
+            .unwrap_or_default();
+        let (qid, qversion) = questionnaires
+            .get(&event.questionnaire_id)
+            .cloned()
+            .unwrap_or_default();
+        rows.push(ExportedAnswer {
+            instance_id,
+            rater: raters.get(&event.rater_id).cloned().unwrap_or_default(),
+            questionnaire: qid,
+            questionnaire_version: qversion,
+            case_revision,
+            answer_revision: event.answer_revision,
+            event: history.then_some(event.kind),
+            saved_at: history.then(|| event.at.clone()),
+            submitted_at: (!history).then(|| event.at.clone()),
+            revision_reason: event.reason,
+            answers: project.questionnaire.decode_answer(&event.answer),
+        });
+    }
+    if !history {
+        rows.sort_by(|a, b| {
+            natural_cmp(&a.instance_id, &b.instance_id)
+                .then_with(|| natural_cmp(&a.rater, &b.rater))
+        });
+    }
+    let write_err = |source| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    };
+    for row in &rows {
+        serde_json::to_writer(&mut *out, row).map_err(|e| write_err(e.into()))?;
+        writeln!(out).map_err(write_err)?;
+    }
+    out.flush().map_err(write_err)?;
+    Ok(rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pair_agreement_is_the_share_of_agreeing_pairs() {
+        assert_eq!(pair_agreement(&[1, 1, 2]), Some(1.0 / 3.0));
+        assert_eq!(pair_agreement(&[1]), None);
+    }
+}

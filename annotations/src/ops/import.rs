@@ -1,0 +1,360 @@
+//! Importing tasks (SWE-bench and SWE-bench Pro rows, audit folders) and OpenAI's annotation
+//! files, all or nothing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use ts_rs::TS;
+
+use super::{Error, Project, Result, stamp};
+use crate::import::openai_csv::{self, OpenAiFile};
+use crate::import::{self, Format, ImportError};
+use crate::questionnaire::{Questionnaire, Stage};
+use crate::store::{EventKind, ImportSession, NewAnswerEvent};
+
+/// How far an import has got, for a progress bar.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ImportProgress {
+    /// The path being read.
+    pub path: String,
+    /// Paths finished so far.
+    pub paths_done: usize,
+    /// Paths in all.
+    pub paths_total: usize,
+    /// Records read so far.
+    pub records: usize,
+}
+
+/// What one input path held.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ImportedPath {
+    /// The path.
+    pub path: String,
+    /// The format detected.
+    pub format: String,
+    /// Records read.
+    pub records: usize,
+}
+
+/// The result of an import.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ImportReport {
+    /// Cases that did not exist before.
+    pub added: usize,
+    /// Cases whose content changed (each got a new revision).
+    pub updated: usize,
+    /// Cases already there with this content.
+    pub unchanged: usize,
+    /// Per input path.
+    pub paths: Vec<ImportedPath>,
+}
+
+/// Imports tasks from files and folders, the format of each detected from its content. All or
+/// nothing: any bad record, or a cancel, stores nothing.
+pub fn import_paths(
+    project: &mut Project,
+    paths: &[PathBuf],
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(&ImportProgress),
+    cancel: &AtomicBool,
+) -> Result<ImportReport> {
+    let now = stamp(now);
+    let mut session = project.store.begin_import(&now)?;
+    let mut reports = Vec::new();
+    let mut records = 0usize;
+    for (done, path) in paths.iter().enumerate() {
+        if let Some(file) = import::openai_csv::detect(path)? {
+            reports.push(import_openai_file(
+                &mut session,
+                &project.questionnaire,
+                project.questionnaire_row,
+                path,
+                file,
+                &now,
+            )?);
+            continue;
+        }
+        let shown = path.display().to_string();
+        let mut count = 0usize;
+        let mut failure: Option<Error> = None;
+        let mut sink = |sourced: import::SourcedRecord| -> Result<(), ImportError> {
+            if cancel.load(Ordering::Relaxed) {
+                failure = Some(Error::Cancelled);
+                return Err(ImportError::Stopped);
+            }
+            if let Err(e) = session.put_record(sourced.kind, &sourced.origin, &sourced.record) {
+                failure = Some(e.into());
+                return Err(ImportError::Stopped);
+            }
+            count += 1;
+            records += 1;
+            if records.is_multiple_of(64) {
+                progress(&ImportProgress {
+                    path: shown.clone(),
+                    paths_done: done,
+                    paths_total: paths.len(),
+                    records,
+                });
+            }
+            Ok(())
+        };
+        let format = import::read_path(path, &mut sink);
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        let format = format?;
+        tracing::info!(path = %shown, ?format, records = count, "read import path");
+        reports.push(ImportedPath {
+            path: shown.clone(),
+            format: match format {
+                Format::SweBench => "swe-bench",
+                Format::SweBenchPro => "swe-bench-pro",
+                Format::AuditFolder => "audit-folder",
+                Format::AuditFolders => "audit-folders",
+            }
+            .into(),
+            records: count,
+        });
+        progress(&ImportProgress {
+            path: shown,
+            paths_done: done + 1,
+            paths_total: paths.len(),
+            records,
+        });
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Cancelled);
+    }
+    let summary = session.finish()?;
+    tracing::info!(?summary, "import committed");
+    Ok(ImportReport {
+        added: summary.added,
+        updated: summary.updated,
+        unchanged: summary.unchanged,
+        paths: reports,
+    })
+}
+
+/// Normalises a time as OpenAI wrote it (`2024-06-12 10:31:05.123+00:00`, with a `T`, a `Z` or
+/// ` UTC`) to RFC 3339 for the answer event; the text as written is kept for exports.
+fn normalise_time(text: &str) -> Option<String> {
+    let text = text.trim();
+    if let Ok(t) = OffsetDateTime::parse(text, &Rfc3339) {
+        return Some(stamp(t));
+    }
+    let mut candidate = text.replacen(' ', "T", 1);
+    if let Some(stripped) = candidate.strip_suffix(" UTC") {
+        candidate = format!("{stripped}Z");
+    }
+    let has_offset = candidate.ends_with('Z')
+        || candidate
+            .get(candidate.len().saturating_sub(6)..)
+            .is_some_and(|tail| tail.starts_with('+') || tail.starts_with('-'));
+    if !has_offset {
+        candidate.push('Z');
+    }
+    OffsetDateTime::parse(&candidate, &Rfc3339).ok().map(stamp)
+}
+
+fn violations_error(
+    path: &Path,
+    line: u64,
+    project: &Questionnaire,
+    values: &Map<String, Value>,
+) -> Option<ImportError> {
+    let violations = project.validate(values, Stage::Draft);
+    let first = violations.first()?;
+    Some(ImportError::BadField {
+        path: path.to_path_buf(),
+        at: format!("line {line}"),
+        field: first.question.clone(),
+        reason: format!(
+            "does not fit questionnaire {}: {}",
+            project.id, first.message
+        ),
+    })
+}
+
+/// Imports one of OpenAI's annotation files inside the running import: the per-annotator file
+/// as submitted answers (one rater per `user_id`), the ensembled file as a reference label set
+/// named after the file. Tasks the project lacks are created by id alone, marked as lacking
+/// materials.
+fn import_openai_file(
+    session: &mut ImportSession<'_>,
+    questionnaire: &Questionnaire,
+    questionnaire_row: i64,
+    path: &Path,
+    file: OpenAiFile,
+    now: &str,
+) -> Result<ImportedPath> {
+    let origin = path.display().to_string();
+    let mut failure: Option<Error> = None;
+    let records = match file {
+        OpenAiFile::Annotations => {
+            let mut seen: HashMap<(String, String), u64> = HashMap::new();
+            let mut on_row = |row: openai_csv::AnnotationRow| -> Result<(), ImportError> {
+                let bad = |field: &str, reason: String| ImportError::BadField {
+                    path: path.to_path_buf(),
+                    at: format!("line {}", row.line),
+                    field: field.to_string(),
+                    reason,
+                };
+                if let Some(first) =
+                    seen.insert((row.instance_id.clone(), row.user_id.clone()), row.line)
+                {
+                    return Err(bad(
+                        "user_id",
+                        format!(
+                            "repeats annotator {} on {}, already rated on line {first}",
+                            row.user_id, row.instance_id
+                        ),
+                    ));
+                }
+                if let Some(err) = violations_error(path, row.line, questionnaire, &row.answers) {
+                    return Err(err);
+                }
+                let submitted = row
+                    .times
+                    .get("submitted_at")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if submitted.trim().is_empty() {
+                    return Err(bad(
+                        "submitted_at",
+                        "is empty: an imported rating must be a submitted answer".into(),
+                    ));
+                }
+                let at = normalise_time(submitted).unwrap_or_else(|| submitted.to_string());
+                let mut store = || -> Result<(), Error> {
+                    session.ensure_case(&row.instance_id, &origin)?;
+                    let (case_id, revision_id) = session.revision_for_answers(&row.instance_id)?;
+                    let rater_id = session.ensure_rater(&row.user_id, now)?;
+                    if let Some((answers, _)) = session.submission_of(case_id, rater_id)? {
+                        if answers == row.answers {
+                            return Ok(());
+                        }
+                        return Err(Error::Rule(format!(
+                            "{}, line {}: rater {} already submitted a different answer on {} in this project; a submitted answer is never overwritten",
+                            path.display(),
+                            row.line,
+                            row.user_id,
+                            row.instance_id
+                        )));
+                    }
+                    session.append_imported_answer(
+                        &NewAnswerEvent {
+                            case_id,
+                            rater_id,
+                            case_revision_id: revision_id,
+                            questionnaire_id: questionnaire_row,
+                            kind: EventKind::Submit,
+                            answer_revision: 1,
+                            answer: &row.answers,
+                            reason: None,
+                            at: &at,
+                        },
+                        &format!("{origin}:line {}", row.line),
+                        &row.times,
+                    )?;
+                    Ok(())
+                };
+                store().map_err(|e| {
+                    failure = Some(e);
+                    ImportError::UnknownFormat {
+                        path: path.to_path_buf(),
+                        reason: "store failed".into(),
+                    }
+                })
+            };
+            openai_csv::read_annotations(path, &mut on_row)
+        }
+        OpenAiFile::Ensembled => {
+            let set = path.file_stem().map_or_else(
+                || "reference".to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            let mut seen: HashMap<String, u64> = HashMap::new();
+            let mut on_row = |row: openai_csv::EnsembledRow| -> Result<(), ImportError> {
+                if let Some(first) = seen.insert(row.instance_id.clone(), row.line) {
+                    return Err(ImportError::Duplicate {
+                        path: path.to_path_buf(),
+                        at: format!("line {}", row.line),
+                        first: format!("line {first}"),
+                        instance_id: row.instance_id,
+                    });
+                }
+                if let Some(err) =
+                    violations_error(path, row.line, questionnaire, &row.labels.values)
+                {
+                    return Err(err);
+                }
+                let mut store = || -> Result<(), Error> {
+                    session.ensure_case(&row.instance_id, &origin)?;
+                    let case_id = session.case_row_id(&row.instance_id)?.ok_or_else(|| {
+                        Error::NotFound(format!("the project has no case {:?}", row.instance_id))
+                    })?;
+                    let labels = serde_json::to_value(&row.labels)
+                        .map_err(|e| Error::Rule(e.to_string()))?;
+                    session.put_reference_label(
+                        &set,
+                        case_id,
+                        &labels,
+                        &format!("{origin}:line {}", row.line),
+                        now,
+                    )?;
+                    Ok(())
+                };
+                store().map_err(|e| {
+                    failure = Some(e);
+                    ImportError::UnknownFormat {
+                        path: path.to_path_buf(),
+                        reason: "store failed".into(),
+                    }
+                })
+            };
+            openai_csv::read_ensembled(path, &mut on_row)
+        }
+    };
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    let records = records?;
+    Ok(ImportedPath {
+        path: origin,
+        format: match file {
+            OpenAiFile::Annotations => "openai-annotations".into(),
+            OpenAiFile::Ensembled => format!(
+                "openai-ensembled (reference set {})",
+                path.file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+            ),
+        },
+        records,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openai_times_become_rfc3339() {
+        assert_eq!(
+            normalise_time("2024-06-12 10:31:05.5+00:00").as_deref(),
+            Some("2024-06-12T10:31:05.5Z")
+        );
+        assert_eq!(
+            normalise_time("2024-06-12 10:31:05 UTC").as_deref(),
+            Some("2024-06-12T10:31:05Z")
+        );
+        assert_eq!(normalise_time("yesterday"), None);
+    }
+}

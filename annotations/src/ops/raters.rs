@@ -1,0 +1,441 @@
+//! Raters and assignments: adding, deactivating and removing raters, the balanced assignment
+//! and explicit assignments, a rater's queue and active time.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use time::OffsetDateTime;
+use ts_rs::TS;
+
+use super::cases::{AnswerStatus, CaseFilter, list_cases, resolve_case_id};
+use super::cases::{assignment_statuses, find_case};
+use super::{Error, Project, Result, natural_cmp, stamp};
+
+/// A rater as the app shows it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct RaterSummary {
+    /// The name.
+    pub name: String,
+    /// False once deactivated: their answers stay, and they have no queue.
+    pub active: bool,
+    /// Cases assigned.
+    pub assigned: usize,
+    /// Cases submitted.
+    pub submitted: usize,
+}
+
+/// Adds a rater. A name that differs from an existing one only in case is refused.
+pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<RaterSummary> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(Error::Rule("a rater's name must not be empty".into()));
+    }
+    project.store.add_rater(name, &stamp(now))?;
+    Ok(RaterSummary {
+        name: name.to_string(),
+        active: true,
+        assigned: 0,
+        submitted: 0,
+    })
+}
+
+/// What happened to a rater who left the panel.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct RaterChange {
+    /// The rater.
+    pub name: String,
+    /// Unfinished assignments released for others (`assign` gives them out again).
+    pub released: usize,
+    /// Submitted answers the rater keeps.
+    pub submitted: usize,
+}
+
+/// Deactivates a rater: their answers stay (submitted ones count in agreement and ensembles),
+/// they leave every queue, and their unfinished assignments are released so that `assign`
+/// gives those cases to the active raters, evening out the load.
+pub fn deactivate_rater(
+    project: &mut Project,
+    name: &str,
+    now: OffsetDateTime,
+) -> Result<RaterChange> {
+    let rater = find_rater(project, name)?;
+    if !rater.active {
+        return Err(Error::Rule(format!(
+            "rater {name:?} is already deactivated"
+        )));
+    }
+    let released = project
+        .store
+        .set_rater_active(rater.id, false, &stamp(now))?;
+    let submitted = list_raters(project)?
+        .into_iter()
+        .find(|r| r.name == rater.name)
+        .map_or(0, |r| r.submitted);
+    Ok(RaterChange {
+        name: rater.name,
+        released,
+        submitted,
+    })
+}
+
+/// Brings a deactivated rater back; `assign` gives them cases again.
+pub fn reactivate_rater(
+    project: &mut Project,
+    name: &str,
+    now: OffsetDateTime,
+) -> Result<RaterSummary> {
+    let rater = find_rater(project, name)?;
+    if rater.active {
+        return Err(Error::Rule(format!("rater {name:?} is active")));
+    }
+    project
+        .store
+        .set_rater_active(rater.id, true, &stamp(now))?;
+    list_raters(project)?
+        .into_iter()
+        .find(|r| r.name == rater.name)
+        .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
+}
+
+/// Removes a rater who never saved an answer, with their assignments. A rater with answers is
+/// refused: answers are never deleted, so deactivate them instead.
+pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
+    let rater = find_rater(project, name)?;
+    let events = project.store.rater_event_count(rater.id)?;
+    if events > 0 {
+        return Err(Error::Rule(format!(
+            "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {}`)",
+            if events == 1 { "" } else { "s" },
+            shell_word(name)
+        )));
+    }
+    let released = project
+        .store
+        .list_assignments()?
+        .iter()
+        .filter(|a| a.rater_id == rater.id)
+        .count();
+    project.store.remove_rater(rater.id)?;
+    Ok(RaterChange {
+        name: rater.name,
+        released,
+        submitted: 0,
+    })
+}
+
+/// Every rater with their load, active or not.
+pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
+    let mut summaries: BTreeMap<String, RaterSummary> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .map(|r| {
+            (
+                r.name.clone(),
+                RaterSummary {
+                    name: r.name,
+                    active: r.active,
+                    assigned: 0,
+                    submitted: 0,
+                },
+            )
+        })
+        .collect();
+    for statuses in assignment_statuses(project)?.values() {
+        for s in statuses {
+            if let Some(summary) = summaries.get_mut(&s.rater) {
+                summary.assigned += 1;
+                if s.status == AnswerStatus::Submitted {
+                    summary.submitted += 1;
+                }
+            }
+        }
+    }
+    let mut list: Vec<RaterSummary> = summaries.into_values().collect();
+    list.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    Ok(list)
+}
+
+/// What `assign` did.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AssignReport {
+    /// New assignments made.
+    pub added: usize,
+    /// Cases considered.
+    pub cases: usize,
+    /// Each active rater's load after assigning.
+    pub load: BTreeMap<String, usize>,
+}
+
+/// Which cases an assignment covers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CaseSelection {
+    /// Every case with materials.
+    #[default]
+    All,
+    /// These cases, by id or unique prefix.
+    Ids(Vec<String>),
+    /// Every case with materials of one repository (`owner/name`).
+    Repo(String),
+}
+
+/// The selected cases' rows, each once, in id order. Named cases must exist and have
+/// materials; a repository must have cases.
+fn selected_cases(
+    project: &Project,
+    selection: &CaseSelection,
+) -> Result<Vec<crate::store::CaseRow>> {
+    let cases = project.store.list_cases()?;
+    match selection {
+        CaseSelection::All => Ok(cases.into_iter().filter(|c| c.has_materials).collect()),
+        CaseSelection::Repo(repo) => {
+            let chosen: Vec<_> = cases
+                .into_iter()
+                .filter(|c| c.has_materials && c.repo == *repo)
+                .collect();
+            if chosen.is_empty() {
+                return Err(Error::NotFound(format!(
+                    "the project has no case with materials in repository {repo:?}"
+                )));
+            }
+            Ok(chosen)
+        }
+        CaseSelection::Ids(ids) => {
+            let mut wanted = std::collections::BTreeSet::new();
+            for id in ids {
+                wanted.insert(resolve_case_id(project, id)?);
+            }
+            let chosen: Vec<_> = cases
+                .into_iter()
+                .filter(|c| wanted.contains(&c.instance_id))
+                .collect();
+            if let Some(bare) = chosen.iter().find(|c| !c.has_materials) {
+                return Err(Error::Rule(format!(
+                    "case {} has no materials (issue text and patches) yet; import its task first",
+                    bare.instance_id
+                )));
+            }
+            Ok(chosen)
+        }
+    }
+}
+
+/// Gives every selected case `per_case` distinct active raters, keeping existing assignments
+/// and evening out the load. Ties between equally loaded raters are broken by a permutation
+/// drawn from `seed`, so the same project and seed always give the same assignment.
+/// Submitted assignments of deactivated raters still count towards a case's raters.
+pub fn assign(
+    project: &mut Project,
+    per_case: usize,
+    seed: u64,
+    selection: &CaseSelection,
+    now: OffsetDateTime,
+) -> Result<AssignReport> {
+    let raters: Vec<_> = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .filter(|r| r.active)
+        .collect();
+    if per_case == 0 {
+        return Err(Error::Rule("--per-case must be at least 1".into()));
+    }
+    if per_case > raters.len() {
+        return Err(Error::Rule(format!(
+            "cannot give each case {per_case} distinct raters: the project has {} active (add raters with `verity raters add NAME`)",
+            raters.len()
+        )));
+    }
+    let cases = selected_cases(project, selection)?;
+    let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
+    for a in project.store.list_assignments()? {
+        existing.entry(a.case_id).or_default().push(a.rater_id);
+        *load.entry(a.rater_id).or_default() += 1;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.shuffle(&mut rng);
+    let mut pairs = Vec::new();
+    for index in order {
+        let case = &cases[index];
+        let have = existing.get(&case.case_id).cloned().unwrap_or_default();
+        let mut candidates: Vec<i64> = raters
+            .iter()
+            .map(|r| r.id)
+            .filter(|id| !have.contains(id))
+            .collect();
+        candidates.shuffle(&mut rng);
+        // Stable sort keeps the seeded order among equally loaded raters.
+        candidates.sort_by_key(|id| load.get(id).copied().unwrap_or(0));
+        for rater_id in candidates
+            .into_iter()
+            .take(per_case.saturating_sub(have.len()))
+        {
+            pairs.push((case.case_id, rater_id));
+            *load.entry(rater_id).or_default() += 1;
+        }
+    }
+    let added = project.store.add_assignments(&pairs, &stamp(now))?;
+    Ok(assign_report(&raters, &load, added, cases.len()))
+}
+
+fn assign_report(
+    raters: &[crate::store::Rater],
+    load: &HashMap<i64, usize>,
+    added: usize,
+    cases: usize,
+) -> AssignReport {
+    AssignReport {
+        added,
+        cases,
+        load: raters
+            .iter()
+            .map(|r| (r.name.clone(), load.get(&r.id).copied().unwrap_or(0)))
+            .collect(),
+    }
+}
+
+/// Assigns the selected cases to the named raters explicitly: the coordinator's way to give a
+/// rater a case outside the balanced assignment. Existing assignments stay.
+pub fn assign_to(
+    project: &mut Project,
+    raters: &[String],
+    selection: &CaseSelection,
+    now: OffsetDateTime,
+) -> Result<AssignReport> {
+    if raters.is_empty() {
+        return Err(Error::Rule("name at least one rater to assign".into()));
+    }
+    let mut chosen = Vec::new();
+    for name in raters {
+        let rater = find_rater(project, name)?;
+        if !rater.active {
+            return Err(Error::Rule(format!(
+                "rater {name:?} is deactivated; reactivate them first (`verity raters activate {}`)",
+                shell_word(name)
+            )));
+        }
+        chosen.push(rater);
+    }
+    let cases = selected_cases(project, selection)?;
+    let pairs: Vec<(i64, i64)> = cases
+        .iter()
+        .flat_map(|c| chosen.iter().map(move |r| (c.case_id, r.id)))
+        .collect();
+    let added = project.store.add_assignments(&pairs, &stamp(now))?;
+    let mut load: HashMap<i64, usize> = HashMap::new();
+    for a in project.store.list_assignments()? {
+        *load.entry(a.rater_id).or_default() += 1;
+    }
+    Ok(assign_report(&chosen, &load, added, cases.len()))
+}
+
+/// A line of a rater's queue.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct QueueItem {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The issue's first line.
+    pub title: String,
+    /// How far the rater is.
+    pub status: AnswerStatus,
+    /// Active time spent, in milliseconds.
+    #[ts(type = "number")]
+    pub active_ms: i64,
+}
+
+pub(super) fn find_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+    project
+        .store
+        .rater_by_name(name)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
+}
+
+/// The rater, refused when deactivated: a rater who left the panel answers nothing more.
+pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+    let rater = find_rater(project, name)?;
+    if !rater.active {
+        return Err(Error::Rule(format!(
+            "rater {name:?} is deactivated and has no queue; the coordinator can reactivate them"
+        )));
+    }
+    Ok(rater)
+}
+
+/// A rater's assigned cases, in id order; empty for a deactivated rater.
+pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
+    if !find_rater(project, rater)?.active {
+        return Ok(Vec::new());
+    }
+    Ok(list_cases(project, &CaseFilter::default())?
+        .into_iter()
+        .filter_map(|case| {
+            let mine = case.assignments.iter().find(|a| a.rater == rater)?;
+            Some(QueueItem {
+                status: mine.status,
+                active_ms: mine.active_ms,
+                instance_id: case.instance_id,
+                repo: case.repo,
+                title: case.title,
+            })
+        })
+        .collect())
+}
+
+/// Adds active time (the window focused and the rater not idle) to a rater's work on an
+/// assigned case.
+pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i64) -> Result<()> {
+    let rater = find_active_rater(project, rater)?;
+    let stored = find_case(project, case)?;
+    if !project
+        .store
+        .add_active_time(stored.case_id, rater.id, active_ms)?
+    {
+        return Err(not_assigned(&rater.name, &stored.case.instance_id));
+    }
+    Ok(())
+}
+
+pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
+    Error::Rule(format!(
+        "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
+        shell_word(case),
+        shell_word(rater)
+    ))
+}
+
+/// A word as a shell reads it back: quoted when it holds anything but plain characters.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@+=".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn command_hints_quote_words_a_shell_would_split() {
+        assert_eq!(shell_word("acme__calc-101"), "acme__calc-101");
+        assert_eq!(shell_word("Lena Vogt"), "'Lena Vogt'");
+        assert_eq!(shell_word("O'Neil"), "'O'\\''Neil'");
+        assert_eq!(shell_word(""), "''");
+    }
+}
