@@ -8,14 +8,13 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-use annotations::evidence::{GrepQuery, GrepReport, ShownFile};
 use annotations::ops::{
     self, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest, AnswerView,
     AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, EvidenceAllReport,
-    EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, ImportProgress, ImportReport,
-    ProjectAgreement, QueueItem, RaterSummary, RepositoryStatus,
+    EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery, GrepReport,
+    ImportProgress, ImportReport, ProjectAgreement, Questionnaire, QueueItem, RaterSummary,
+    RepositoryStatus, ShownFile,
 };
-use annotations::questionnaire::Questionnaire;
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};

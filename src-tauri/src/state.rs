@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use annotations::evidence::Engine;
-use annotations::ops::Project;
+use annotations::ops::{Engine, Project};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 

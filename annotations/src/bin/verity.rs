@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use annotations::evidence::Engine;
-use annotations::ops::{self, AnswerRequest, Project, QuestionnaireChoice};
+use annotations::ops::{self, AnswerRequest, Engine, Project, QuestionnaireChoice};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -857,7 +856,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 if json {
                     print_json(&view.report)?;
                 } else {
-                    write!(out, "{}", annotations::evidence::render_text(&view.report))?;
+                    write!(out, "{}", ops::render_evidence_text(&view.report))?;
                 }
             }
         }
@@ -871,7 +870,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
         } => {
             let p = open(project)?;
-            let query = annotations::evidence::GrepQuery {
+            let query = ops::GrepQuery {
                 pattern,
                 fixed_strings: !regex,
                 case_insensitive: ignore_case,
@@ -919,9 +918,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
         } => {
             let p = open(project)?;
-            let snippets: Vec<annotations::evidence::Snippet> = snippets
+            let snippets: Vec<ops::Snippet> = snippets
                 .into_iter()
-                .map(|snippet| annotations::evidence::Snippet {
+                .map(|snippet| ops::Snippet {
                     snippet,
                     ..Default::default()
                 })

@@ -139,7 +139,7 @@ pub struct QuestionAgreement {
     pub coefficients: Vec<CoefficientRow>,
     /// The full report, in the `verity agreement --json` shape.
     #[ts(type = "Record<string, unknown>")]
-    pub report: Value,
+    pub report: AgreementReport,
     /// Cohen's kappa per rater pair.
     pub pair_matrix: PairMatrix,
     /// A confusion matrix per rater pair with at least one shared case.
@@ -486,7 +486,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
             level: question.level,
             categories: table.categories().iter().map(|c| c.label.clone()).collect(),
             coefficients: coefficient_rows(&report),
-            report: serde_json::to_value(&report).map_err(|e| Error::Rule(e.to_string()))?,
+            report,
             pair_matrix,
             confusion,
             distribution,

@@ -15,9 +15,17 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::import::ImportError;
+// What the front ends need of the lower layers, so that they import `ops` alone.
+pub use crate::agreement::{
+    AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
+};
+pub use crate::evidence::{
+    Engine, GrepQuery, GrepReport, ShownFile, Snippet, render_text as render_evidence_text,
+};
 pub use crate::natural::natural_cmp;
 pub use crate::patch::parse_patch;
-use crate::questionnaire::{Questionnaire, QuestionnaireError, Violation};
+pub use crate::questionnaire::Questionnaire;
+use crate::questionnaire::{QuestionnaireError, Violation};
 pub use crate::store::EventKind;
 use crate::store::{Store, StoreError};
 

@@ -316,7 +316,7 @@ pub fn render(
         );
         let alpha = q.coefficients.iter().find(|c| c.key == alpha_key);
         let percent = q.coefficients.iter().find(|c| c.key == "percent_agreement");
-        let units = q.report.get("units").and_then(|u| u.as_u64()).unwrap_or(0);
+        let units = q.report.units;
         let _ = writeln!(
             md,
             "| {} `{}` | {:?} | {} | {} | {} | {} |",

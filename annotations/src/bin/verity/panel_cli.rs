@@ -4,8 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use annotations::agreement::{self, AgreementReport, BootstrapOptions, Level};
-use annotations::ops::{self, Project};
+use annotations::ops::{self, BootstrapOptions, Level, Project, render_agreement_text};
 use anyhow::{Context, Result};
 
 /// `verity agreement`'s arguments.
@@ -46,7 +45,7 @@ pub fn agreement(project: Option<&Path>, args: AgreementArgs, out: &mut dyn Writ
         if args.json {
             print_json(out, &report)?;
         } else {
-            write!(out, "{}", agreement::render_text(&report))?;
+            write!(out, "{}", render_agreement_text(&report))?;
         }
         return Ok(());
     }
@@ -91,8 +90,7 @@ pub fn agreement(project: Option<&Path>, args: AgreementArgs, out: &mut dyn Writ
             q.level,
             q.categories.join(", ")
         )?;
-        let report: AgreementReport = serde_json::from_value(q.report.clone())?;
-        write!(out, "{}", agreement::render_text(&report))?;
+        write!(out, "{}", render_agreement_text(&q.report))?;
         for r in &q.reference {
             writeln!(
                 out,
