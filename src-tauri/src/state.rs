@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use annotations::ops::{Engine, Project};
+use annotations::ops::{self, Engine, Project};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
@@ -80,10 +80,16 @@ impl AppState {
     /// Remembers the project just opened, so the next start reopens it.
     pub fn remember_project(&self, path: &Path) {
         // Forgetting is harmless (the next start opens the demo project); a log line says why.
-        if let Err(err) = std::fs::write(
-            self.data_dir.join(LAST_PROJECT),
-            path.as_os_str().as_encoded_bytes(),
-        ) {
+        // Written atomically, so a crash never leaves half a path to reopen.
+        let file = self.data_dir.join(LAST_PROJECT);
+        let written = ops::write_file(&file, ops::Overwrite::Replace, |out| {
+            out.write_all(path.as_os_str().as_encoded_bytes())
+                .map_err(|source| ops::Error::Write {
+                    path: file.clone(),
+                    source,
+                })
+        });
+        if let Err(err) = written {
             tracing::warn!(error = %err, "could not remember the open project");
         }
     }

@@ -63,7 +63,10 @@ pub fn open_demo_project(data_dir: &Path, now: OffsetDateTime) -> Result<Project
         }
     }
     let tasks = data_dir.join("demo-tasks.jsonl");
-    std::fs::write(&tasks, crate::demo::DEMO_TASKS_JSONL).map_err(write)?;
+    super::write_file(&tasks, super::Overwrite::Replace, |out| {
+        out.write_all(crate::demo::DEMO_TASKS_JSONL.as_bytes())
+            .map_err(write)
+    })?;
     {
         let mut project = init_project(
             &partial,
