@@ -73,5 +73,5 @@ fn case_view_of_an_unknown_case_is_not_found() {
     let dir = tempfile::tempdir().unwrap();
     let project = ops::open_demo_project(dir.path(), datetime!(2026-01-02 03:04:05 UTC)).unwrap();
     let err = ops::case_view(&project, "nope").unwrap_err();
-    assert_eq!(err.code(), "not_found");
+    assert_eq!(err.code(), ops::ErrorCode::NotFound);
 }

@@ -36,7 +36,7 @@ fn a_cancelled_import_stores_nothing() {
         &cancel,
     )
     .unwrap_err();
-    assert_eq!(err.code(), "cancelled");
+    assert_eq!(err.code(), ops::ErrorCode::Cancelled);
     assert!(
         ops::list_cases(&p, &ops::CaseFilter::default())
             .unwrap()

@@ -10,10 +10,10 @@ use std::sync::atomic::Ordering;
 
 use annotations::ops::{
     self, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest, AnswerView,
-    AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, EvidenceAllReport,
-    EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery, GrepReport,
-    ImportProgress, ImportReport, ProjectAgreement, Questionnaire, QueueItem, RaterSummary,
-    RepositoryStatus, ShownFile,
+    AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, ErrorCode,
+    EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery,
+    GrepReport, ImportProgress, ImportReport, ProjectAgreement, Questionnaire, QueueItem,
+    RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -89,7 +89,7 @@ pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
             Some(rater) if rater.active => {}
             Some(_) => {
                 return Err(CommandError::new(
-                    "rule",
+                    ErrorCode::RaterInactive,
                     format!(
                         "{name} was deactivated and has no queue; the coordinator can reactivate them."
                     ),
@@ -97,7 +97,7 @@ pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
             }
             None => {
                 return Err(CommandError::new(
-                    "not_found",
+                    ErrorCode::NotFound,
                     format!(
                         "The project has no rater named {name:?}; the coordinator adds raters."
                     ),
@@ -107,7 +107,10 @@ pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
     }
     let state = app.state::<AppState>();
     *state.role.lock().map_err(|_| {
-        CommandError::new("internal", "Verity's session state is broken; restart it.")
+        CommandError::new(
+            ErrorCode::Internal,
+            "Verity's session state is broken; restart it.",
+        )
     })? = Some(role.clone());
     Ok(role)
 }
@@ -422,13 +425,13 @@ pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
     });
     if !allowed {
         return Err(CommandError::new(
-            "refused_url",
+            ErrorCode::RefusedUrl,
             format!("Verity opens only http, https and mailto links; {url:?} was not opened."),
         ));
     }
     app.opener().open_url(&url, None::<&str>).map_err(|err| {
         CommandError::new(
-            "open_failed",
+            ErrorCode::OpenFailed,
             format!("The system browser could not open {url}: {err}."),
         )
     })

@@ -1,21 +1,22 @@
 //! The one error type that crosses IPC: `{code, message}`.
 
+use annotations::ops::ErrorCode;
 use serde::Serialize;
 
-/// An error as the front end receives it. `code` is stable and only as fine-grained as the UI
-/// needs to branch on (`ops::Error::code` gives most of them); `message` is a full sentence.
+/// An error as the front end receives it. `code` is one of [`ErrorCode`]'s stable names, which
+/// the UI's generated bindings list; `message` is a full sentence.
 #[derive(Debug, Serialize, thiserror::Error)]
 #[error("{message}")]
 pub struct CommandError {
     /// A stable machine-readable code.
-    pub code: &'static str,
+    pub code: ErrorCode,
     /// A sentence for the user.
     pub message: String,
 }
 
 impl CommandError {
     /// Builds an error with a code and a sentence.
-    pub fn new(code: &'static str, message: impl Into<String>) -> CommandError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> CommandError {
         CommandError {
             code,
             message: message.into(),
@@ -25,7 +26,7 @@ impl CommandError {
 
 impl From<annotations::ops::Error> for CommandError {
     fn from(err: annotations::ops::Error) -> CommandError {
-        tracing::warn!(code = err.code(), error = %err, "command failed");
+        tracing::warn!(code = ?err.code(), error = %err, "command failed");
         let message = sentence(&err.to_string());
         CommandError::new(err.code(), message)
     }
@@ -53,7 +54,7 @@ mod tests {
         let err = CommandError::from(annotations::ops::Error::NotFound(
             "the project has no case \"x\"".into(),
         ));
-        assert_eq!(err.code, "not_found");
+        assert_eq!(err.code, ErrorCode::NotFound);
         assert_eq!(err.message, "The project has no case \"x\".");
         let json = serde_json::to_value(&err).expect("serializable");
         assert_eq!(json["code"], "not_found");

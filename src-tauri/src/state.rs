@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use annotations::ops::{self, Engine, Project};
+use annotations::ops::{self, Engine, ErrorCode, Project};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
@@ -66,7 +66,7 @@ impl AppState {
         let mut running = self.job.lock().map_err(|_| poisoned())?;
         if let Some(other) = *running {
             return Err(CommandError::new(
-                "busy",
+                ErrorCode::Busy,
                 format!("{other} is running; wait for it to finish or cancel it first."),
             ));
         }
@@ -110,7 +110,7 @@ impl AppState {
             .clone()
             .ok_or_else(|| {
                 CommandError::new(
-                    "no_role",
+                    ErrorCode::NoRole,
                     "Choose who you are (a rater or the coordinator) first.",
                 )
             })
@@ -121,7 +121,7 @@ impl AppState {
         match self.role()? {
             Role::Coordinator => Ok(()),
             Role::Rater { name } => Err(CommandError::new(
-                "coordinator_only",
+                ErrorCode::CoordinatorOnly,
                 format!(
                     "Only the coordinator can do this; {name} is signed in as a rater, who sees only their own answers."
                 ),
@@ -134,11 +134,11 @@ impl AppState {
         match self.role()? {
             Role::Rater { name } if name == rater => Ok(()),
             Role::Rater { name } => Err(CommandError::new(
-                "not_your_answers",
+                ErrorCode::NotYourAnswers,
                 format!("{name} is signed in and cannot read or change the answers of {rater}."),
             )),
             Role::Coordinator => Err(CommandError::new(
-                "rater_only",
+                ErrorCode::RaterOnly,
                 format!("The coordinator cannot answer for {rater}; sign in as that rater."),
             )),
         }
@@ -162,7 +162,7 @@ impl Drop for JobGuard {
 
 fn poisoned() -> CommandError {
     CommandError::new(
-        "internal",
+        ErrorCode::Internal,
         "An earlier command failed while holding the project; restart Verity.",
     )
 }
@@ -179,7 +179,7 @@ where
         let mut guard = state.project.lock().map_err(|_| poisoned())?;
         let project = guard.as_mut().ok_or_else(|| {
             CommandError::new(
-                "no_project",
+                ErrorCode::NoProject,
                 "No project is open: open the demo project or a project file first.",
             )
         })?;
@@ -188,7 +188,7 @@ where
     .await
     .map_err(|err| {
         CommandError::new(
-            "internal",
+            ErrorCode::Internal,
             format!("A background task of Verity failed: {err}."),
         )
     })?
@@ -212,7 +212,7 @@ where
     .await
     .map_err(|err| {
         CommandError::new(
-            "internal",
+            ErrorCode::Internal,
             format!("A background task of Verity failed: {err}."),
         )
     })?
@@ -244,7 +244,7 @@ mod tests {
         state.cancel.store(true, Ordering::Relaxed);
         let refused = state.start_job("An evidence run").map(|_| ());
         let err = refused.expect_err("a second job is refused while the import runs");
-        assert_eq!(err.code, "busy");
+        assert_eq!(err.code, ErrorCode::Busy);
         assert_eq!(
             err.message,
             "An import is running; wait for it to finish or cancel it first."
@@ -261,11 +261,11 @@ mod tests {
         assert!(state.require_rater("ana").is_ok());
         assert_eq!(
             state.require_rater("bo").map_err(|e| e.code),
-            Err("not_your_answers")
+            Err(ErrorCode::NotYourAnswers)
         );
         assert_eq!(
             state.require_coordinator().map_err(|e| e.code),
-            Err("coordinator_only")
+            Err(ErrorCode::CoordinatorOnly)
         );
     }
 
@@ -275,7 +275,7 @@ mod tests {
         assert!(state.require_coordinator().is_ok());
         assert_eq!(
             state.require_rater("ana").map_err(|e| e.code),
-            Err("rater_only")
+            Err(ErrorCode::RaterOnly)
         );
     }
 
@@ -284,11 +284,11 @@ mod tests {
         let (_dir, state) = state_as(None);
         assert_eq!(
             state.require_coordinator().map_err(|e| e.code),
-            Err("no_role")
+            Err(ErrorCode::NoRole)
         );
         assert_eq!(
             state.require_rater("ana").map_err(|e| e.code),
-            Err("no_role")
+            Err(ErrorCode::NoRole)
         );
     }
 

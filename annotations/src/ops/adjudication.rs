@@ -9,7 +9,7 @@ use ts_rs::TS;
 
 use super::cases::find_case;
 use super::submitted::{Panel, option_index, rated_questions, value_text};
-use super::{Error, Project, Result, stamp};
+use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::ensemble::Procedure;
 use crate::questionnaire::{MeasurementLevel, QuestionKind};
 
@@ -173,10 +173,13 @@ pub fn adjudicate(
             ))
         })?;
     if question.kind == QuestionKind::Text {
-        return Err(Error::Rule(format!(
-            "question {:?} takes free text; only scale, choice and yes/no questions are adjudicated",
-            req.question
-        )));
+        return Err(Error::refused(
+            ErrorCode::FreeTextQuestion,
+            format!(
+                "question {:?} takes free text; only scale, choice and yes/no questions are adjudicated",
+                req.question
+            ),
+        ));
     }
     let Some(index) = option_index(question, &req.value) else {
         let options: Vec<String> = question
@@ -184,33 +187,43 @@ pub fn adjudicate(
             .iter()
             .map(|o| value_text(&o.value))
             .collect();
-        return Err(Error::Rule(format!(
-            "{} is not an option of question {:?} (options: {})",
-            value_text(&req.value),
-            req.question,
-            options.join(", ")
-        )));
+        return Err(Error::refused(
+            ErrorCode::NotAnOption,
+            format!(
+                "{} is not an option of question {:?} (options: {})",
+                value_text(&req.value),
+                req.question,
+                options.join(", ")
+            ),
+        ));
     };
     let value = question.options[index].value.clone();
     if req.rationale.trim().is_empty() {
-        return Err(Error::Rule("an adjudication needs its rationale".into()));
+        return Err(Error::refused(
+            ErrorCode::Empty,
+            "an adjudication needs its rationale",
+        ));
     }
     let by = req.by.trim();
     if by.is_empty() {
-        return Err(Error::Rule(
-            "an adjudication needs the adjudicator's name".into(),
+        return Err(Error::refused(
+            ErrorCode::Empty,
+            "an adjudication needs the adjudicator's name",
         ));
     }
     let adjudicators = project.store.list_adjudicators()?;
     if by != COORDINATOR && !adjudicators.iter().any(|a| a == by) {
-        return Err(Error::Rule(format!(
-            "{by:?} may not adjudicate: only the {COORDINATOR} or a named adjudicator ({}) decides; name one with `verity adjudicators add NAME`",
-            if adjudicators.is_empty() {
-                "none named yet".to_string()
-            } else {
-                adjudicators.join(", ")
-            }
-        )));
+        return Err(Error::refused(
+            ErrorCode::NotAdjudicator,
+            format!(
+                "{by:?} may not adjudicate: only the {COORDINATOR} or a named adjudicator ({}) decides; name one with `verity adjudicators add NAME`",
+                if adjudicators.is_empty() {
+                    "none named yet".to_string()
+                } else {
+                    adjudicators.join(", ")
+                }
+            ),
+        ));
     }
     let rated = project
         .store
@@ -218,10 +231,13 @@ pub fn adjudicate(
         .iter()
         .any(|e| e.case_id == stored.case_id);
     if !rated {
-        return Err(Error::Rule(format!(
-            "nobody has submitted an answer on case {}; there is nothing to adjudicate yet",
-            stored.case.instance_id
-        )));
+        return Err(Error::refused(
+            ErrorCode::NothingToAdjudicate,
+            format!(
+                "nobody has submitted an answer on case {}; there is nothing to adjudicate yet",
+                stored.case.instance_id
+            ),
+        ));
     }
     let at = stamp(now);
     project.store.add_adjudication(
@@ -250,14 +266,16 @@ pub const COORDINATOR: &str = "coordinator";
 pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<()> {
     let name = name.trim();
     if name.is_empty() {
-        return Err(Error::Rule(
-            "an adjudicator's name must not be empty".into(),
+        return Err(Error::refused(
+            ErrorCode::Empty,
+            "an adjudicator's name must not be empty",
         ));
     }
     if name == COORDINATOR {
-        return Err(Error::Rule(format!(
-            "the {COORDINATOR} always adjudicates and needs no naming"
-        )));
+        return Err(Error::refused(
+            ErrorCode::NameTaken,
+            format!("the {COORDINATOR} always adjudicates and needs no naming"),
+        ));
     }
     project.store.add_adjudicator(name, &stamp(now))?;
     Ok(())

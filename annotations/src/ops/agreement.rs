@@ -10,7 +10,7 @@ use ts_rs::TS;
 
 use super::ensemble::build_ensemble;
 use super::submitted::{CaseAnswers, Panel, level_of, option_index, rated_questions, value_text};
-use super::{Error, Project, Result};
+use super::{Error, ErrorCode, Project, Result};
 use crate::agreement::{
     self, AgreementReport, BootstrapOptions, Category, Level, RatingTable, ReportOptions, Weights,
 };
@@ -414,9 +414,12 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
                     ))
                 })?;
             if q.kind == QuestionKind::Text {
-                return Err(Error::Rule(format!(
-                    "question {id:?} takes free text; agreement is measured on scale, choice and yes/no questions"
-                )));
+                return Err(Error::refused(
+                    ErrorCode::FreeTextQuestion,
+                    format!(
+                        "question {id:?} takes free text; agreement is measured on scale, choice and yes/no questions"
+                    ),
+                ));
             }
             vec![q]
         }

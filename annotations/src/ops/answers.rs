@@ -8,7 +8,7 @@ use ts_rs::TS;
 
 use super::cases::{AnswerStatus, find_case, status_of};
 use super::raters::{find_active_rater, find_rater, not_assigned};
-use super::{Error, Project, Result, stamp};
+use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::questionnaire::{Stage, Violation};
 use crate::store::{AnswerEvent, EventKind, NewAnswerEvent};
 
@@ -153,29 +153,39 @@ fn write_answer(
     }
     let answer_revision = match (kind, submitted) {
         (EventKind::Draft, Some(_)) => {
-            return Err(Error::Rule(format!(
-                "{} already submitted case {case}; a submitted answer is never overwritten: revise it with a reason",
-                rater.name
-            )));
+            return Err(Error::refused(
+                ErrorCode::AlreadySubmitted,
+                format!(
+                    "{} already submitted case {case}; a submitted answer is never overwritten: revise it with a reason",
+                    rater.name
+                ),
+            ));
         }
         (EventKind::Draft, None) => 0,
         (EventKind::Submit, Some(_)) => {
-            return Err(Error::Rule(format!(
-                "{} already submitted case {case}; a change after submission is a revision and needs a reason",
-                rater.name
-            )));
+            return Err(Error::refused(
+                ErrorCode::NeedsReason,
+                format!(
+                    "{} already submitted case {case}; a change after submission is a revision and needs a reason",
+                    rater.name
+                ),
+            ));
         }
         (EventKind::Submit, None) => 1,
         (EventKind::Revise, None) => {
-            return Err(Error::Rule(format!(
-                "{} has not submitted case {case} yet: there is nothing to revise",
-                rater.name
-            )));
+            return Err(Error::refused(
+                ErrorCode::NothingToRevise,
+                format!(
+                    "{} has not submitted case {case} yet: there is nothing to revise",
+                    rater.name
+                ),
+            ));
         }
         (EventKind::Revise, Some(last)) => {
             if req.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-                return Err(Error::Rule(
-                    "a revision of a submitted answer needs its reason".into(),
+                return Err(Error::refused(
+                    ErrorCode::NeedsReason,
+                    "a revision of a submitted answer needs its reason",
                 ));
             }
             last.answer_revision + 1

@@ -7,7 +7,9 @@ use time::OffsetDateTime;
 
 use super::import::import_paths;
 use super::raters::{CaseSelection, add_rater, assign};
-use super::{Error, Project, QuestionnaireChoice, Result, init_project, open_project, stamp};
+use super::{
+    Error, ErrorCode, Project, QuestionnaireChoice, Result, init_project, open_project, stamp,
+};
 
 /// Where the demo project lives inside a data folder.
 pub const DEMO_PROJECT_FILE: &str = "demo.verity";
@@ -44,8 +46,12 @@ pub fn open_demo_project(data_dir: &Path, now: OffsetDateTime) -> Result<Project
         source,
     };
     std::fs::create_dir_all(data_dir).map_err(write)?;
-    let repository = crate::demo::write_demo_repository(data_dir)
-        .map_err(|e| Error::Rule(format!("cannot build the demo repository: {e}")))?;
+    let repository = crate::demo::write_demo_repository(data_dir).map_err(|e| {
+        Error::refused(
+            ErrorCode::Internal,
+            format!("cannot build the demo repository: {e}"),
+        )
+    })?;
     let path = data_dir.join(DEMO_PROJECT_FILE);
     if path.exists() {
         return open_project(&path);

@@ -7,7 +7,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::submitted::{Choice, Panel, option_index, rated_questions, value_text};
-use super::{Error, Project, Result};
+use super::{Error, ErrorCode, Project, Result};
 use crate::ensemble::{self, Decision, EnsembleRule, Procedure, RaterAnswer};
 use crate::questionnaire::{Question, Questionnaire};
 use crate::store::AnswerEvent;
@@ -86,7 +86,7 @@ fn procedure_for(
     Ok(match rule {
         EnsembleRule::MaxSeverity => {
             let spec = project.questionnaire.ensemble.as_ref().ok_or_else(|| {
-                Error::Rule(format!(
+                Error::refused(ErrorCode::QuestionnaireMismatch, format!(
                     "questionnaire {} has no [ensemble] section to say which questions take the maximum; use --rule majority or median",
                     project.questionnaire.id
                 ))

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::{Error, Project, Result, find_case, stamp};
+use super::{Error, ErrorCode, Project, Result, find_case, stamp};
 use crate::evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,
     GrepQuery, GrepReport, ShownFile, Snippet,
@@ -46,9 +46,12 @@ fn check_repository_name(project: &Project, name: &str) -> Result<()> {
             .iter()
             .all(|p| !p.is_empty() && !p.chars().any(char::is_whitespace));
     if !well_formed {
-        return Err(Error::Rule(format!(
-            "{name:?} is not a repository name: give OWNER/NAME as the tasks' repo field does, for example django/django"
-        )));
+        return Err(Error::refused(
+            ErrorCode::BadRepositoryName,
+            format!(
+                "{name:?} is not a repository name: give OWNER/NAME as the tasks' repo field does, for example django/django"
+            ),
+        ));
     }
     let mut repos: Vec<String> = project
         .store
@@ -62,9 +65,12 @@ fn check_repository_name(project: &Project, name: &str) -> Result<()> {
         return Ok(());
     }
     if let Some(spelled) = repos.iter().find(|r| r.eq_ignore_ascii_case(name)) {
-        return Err(Error::Rule(format!(
-            "the tasks spell this repository {spelled}, not {name}; register it as {spelled}"
-        )));
+        return Err(Error::refused(
+            ErrorCode::BadRepositoryName,
+            format!(
+                "the tasks spell this repository {spelled}, not {name}; register it as {spelled}"
+            ),
+        ));
     }
     Err(Error::NotFound(if repos.is_empty() {
         format!("no task of the project is in repository {name}: import the tasks first")
@@ -183,7 +189,7 @@ fn target(project: &Project, case: &str) -> Result<Target> {
     let stored = find_case(project, case)?;
     let context = CaseContext::new(case, &stored.case.repo);
     let base_commit = stored.case.base_commit.clone().ok_or_else(|| {
-        Error::Rule(format!(
+        Error::refused(ErrorCode::NoBaseCommit, format!(
             "case {case} has no base commit yet: import its dataset row (the audit folder alone gives none)"
         ))
     })?;
@@ -259,7 +265,10 @@ pub fn case_evidence(
         terms = report.terms.len(),
         "computed evidence"
     );
-    let json = serde_json::to_string(&report).map_err(|e| Error::Rule(e.to_string()))?;
+    let json = serde_json::to_string(&report).map_err(|source| Error::Encode {
+        what: "an evidence report",
+        source,
+    })?;
     let at = stamp(now);
     project.store.put_evidence(
         t.stored.revision_id,
@@ -423,18 +432,23 @@ pub fn evidence_all(
         match case_evidence(project, engine, &row.instance_id, false, now) {
             Ok(view) if view.cached => report.cached += 1,
             Ok(_) => report.computed += 1,
-            Err(err @ (Error::Evidence(_) | Error::NotFound(_) | Error::Rule(_))) => {
-                report.skipped.push(SkippedCase {
-                    case: row.instance_id.clone(),
-                    repo: row.repo.clone(),
-                    kind: if row.base_commit.is_none() {
-                        SkipKind::NoBaseCommit
-                    } else {
-                        SkipKind::of(&err)
-                    },
-                    reason: err.to_string(),
-                })
-            }
+            Err(
+                err @ (Error::Evidence(_)
+                | Error::NotFound(_)
+                | Error::Refused {
+                    code: ErrorCode::NoBaseCommit,
+                    ..
+                }),
+            ) => report.skipped.push(SkippedCase {
+                case: row.instance_id.clone(),
+                repo: row.repo.clone(),
+                kind: if row.base_commit.is_none() {
+                    SkipKind::NoBaseCommit
+                } else {
+                    SkipKind::of(&err)
+                },
+                reason: err.to_string(),
+            }),
             Err(err) => return Err(err),
         }
         progress(&EvidenceProgress {

@@ -11,7 +11,7 @@ use ts_rs::TS;
 
 use super::ensemble::build_ensemble;
 use super::submitted::{CaseAnswers, Panel, option_index, rated_questions};
-use super::{Error, Project, Result, natural_cmp};
+use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::ensemble::Procedure;
 use crate::export;
 use crate::import::openai_csv::{self, ReferenceLabels};
@@ -60,14 +60,17 @@ fn resolve_reference(project: &Project, name: &str) -> Result<String> {
                 "the project holds no reference label set; import OpenAI's ensembled file first"
                     .into(),
             )),
-            _ => Err(Error::Rule(format!(
-                "the project holds {} reference label sets ({}); name one",
-                sets.len(),
-                sets.iter()
-                    .map(|(s, _)| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
+            _ => Err(Error::refused(
+                ErrorCode::Ambiguous,
+                format!(
+                    "the project holds {} reference label sets ({}); name one",
+                    sets.len(),
+                    sets.iter()
+                        .map(|(s, _)| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
         };
     }
     if sets.iter().any(|(s, _)| s == name) {
@@ -296,12 +299,15 @@ fn check_openai_columns(project: &Project, format: ExportFormat) -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
-    Err(Error::Rule(format!(
-        "the {name} format needs the questions of OpenAI's SWE-bench Verified annotation, and questionnaire {} {} lacks {}; export csv, jsonl or answers-jsonl instead",
-        project.questionnaire.id,
-        project.questionnaire.version,
-        missing.join(", ")
-    )))
+    Err(Error::refused(
+        ErrorCode::QuestionnaireMismatch,
+        format!(
+            "the {name} format needs the questions of OpenAI's SWE-bench Verified annotation, and questionnaire {} {} lacks {}; export csv, jsonl or answers-jsonl instead",
+            project.questionnaire.id,
+            project.questionnaire.version,
+            missing.join(", ")
+        ),
+    ))
 }
 
 /// What [`export_to_file`] wrote.
@@ -373,10 +379,13 @@ pub fn export_project(
                         .map(|row| {
                             Ok(export::openai_ensembled::Row {
                                 labels: serde_json::from_value(row.labels).map_err(|e| {
-                                    Error::Rule(format!(
-                                        "stored reference labels of {}: {e}",
-                                        row.instance_id
-                                    ))
+                                    Error::refused(
+                                        ErrorCode::Store,
+                                        format!(
+                                            "stored reference labels of {}: {e}",
+                                            row.instance_id
+                                        ),
+                                    )
                                 })?,
                                 instance_id: row.instance_id,
                             })

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use ts_rs::TS;
 
-use super::{Error, Project, Result, stamp};
+use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::import::openai_csv::{self, OpenAiFile};
 use crate::import::{self, Format, ImportError};
 use crate::questionnaire::{Questionnaire, Stage};
@@ -241,13 +241,16 @@ fn import_openai_file(
                         if answers == row.answers {
                             return Ok(());
                         }
-                        return Err(Error::Rule(format!(
-                            "{}, line {}: rater {} already submitted a different answer on {} in this project; a submitted answer is never overwritten",
-                            path.display(),
-                            row.line,
-                            row.user_id,
-                            row.instance_id
-                        )));
+                        return Err(Error::refused(
+                            ErrorCode::AlreadySubmitted,
+                            format!(
+                                "{}, line {}: rater {} already submitted a different answer on {} in this project; a submitted answer is never overwritten",
+                                path.display(),
+                                row.line,
+                                row.user_id,
+                                row.instance_id
+                            ),
+                        ));
                     }
                     session.append_imported_answer(
                         &NewAnswerEvent {
@@ -301,8 +304,11 @@ fn import_openai_file(
                     let case_id = session.case_row_id(&row.instance_id)?.ok_or_else(|| {
                         Error::NotFound(format!("the project has no case {:?}", row.instance_id))
                     })?;
-                    let labels = serde_json::to_value(&row.labels)
-                        .map_err(|e| Error::Rule(e.to_string()))?;
+                    let labels =
+                        serde_json::to_value(&row.labels).map_err(|source| Error::Encode {
+                            what: "reference labels",
+                            source,
+                        })?;
                     session.put_reference_label(
                         &set,
                         case_id,

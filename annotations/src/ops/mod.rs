@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::import::ImportError;
 // What the front ends need of the lower layers, so that they import `ops` alone.
 pub use crate::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
@@ -25,9 +24,9 @@ pub use crate::evidence::{
 pub use crate::natural::natural_cmp;
 pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
-use crate::questionnaire::{QuestionnaireError, Violation};
+use crate::questionnaire::QuestionnaireError;
 pub use crate::store::EventKind;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 
 // One module per use case; each re-exports its requests, responses and functions here.
 mod adjudication;
@@ -46,6 +45,8 @@ mod ensemble;
 pub use ensemble::*;
 mod evidence;
 pub use evidence::*;
+mod error;
+pub use error::{Error, ErrorCode};
 mod export;
 pub use export::*;
 mod history;
@@ -60,77 +61,6 @@ mod report;
 pub use report::*;
 // The coordinator's use cases read submitted answers through it; it has no API of its own.
 mod submitted;
-
-/// What went wrong in a use case.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The project file.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// An input file.
-    #[error(transparent)]
-    Import(#[from] ImportError),
-    /// A questionnaire file.
-    #[error(transparent)]
-    Questionnaire(#[from] QuestionnaireError),
-    /// A ratings file (`unit,rater,value`).
-    #[error(transparent)]
-    Ratings(#[from] crate::import::ratings_csv::RatingsError),
-    /// Statistics asked for something the data cannot give.
-    #[error(transparent)]
-    Agreement(#[from] crate::agreement::AgreementError),
-    /// Answers could not be combined.
-    #[error(transparent)]
-    Ensemble(#[from] crate::ensemble::EnsembleError),
-    /// Something named does not exist.
-    #[error("{0}")]
-    NotFound(String),
-    /// An answer breaks the questionnaire's rules.
-    #[error("{}", violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join(" "))]
-    Invalid {
-        /// Every broken rule.
-        violations: Vec<Violation>,
-    },
-    /// The request breaks a rule of the data model (a submitted answer is never overwritten).
-    #[error("{0}")]
-    Rule(String),
-    /// An output could not be written.
-    #[error("cannot write {path}: {source}")]
-    Write {
-        /// Where.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// Evidence could not be computed (a missing clone or commit, a corrupt object).
-    #[error(transparent)]
-    Evidence(Box<crate::evidence::EvidenceError>),
-    /// A long job was cancelled; nothing was stored.
-    #[error("cancelled; nothing was stored")]
-    Cancelled,
-}
-
-impl Error {
-    /// A stable code for the desktop app to branch on.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Error::Store(StoreError::TooNew { .. }) => "project_too_new",
-            Error::Store(StoreError::Missing { .. }) => "project_missing",
-            Error::Store(StoreError::NotAProject { .. }) => "not_a_project",
-            Error::Store(_) => "store",
-            Error::Import(_) => "bad_input",
-            Error::Questionnaire(_) => "bad_questionnaire",
-            Error::Ratings(_) | Error::Agreement(_) => "bad_input",
-            Error::Ensemble(_) => "ensemble",
-            Error::NotFound(_) => "not_found",
-            Error::Invalid { .. } => "invalid_answer",
-            Error::Rule(_) => "rule",
-            Error::Write { .. } => "write",
-            Error::Evidence(_) => "evidence",
-            Error::Cancelled => "cancelled",
-        }
-    }
-}
 
 /// Shorthand for this module's results.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -202,7 +132,12 @@ pub fn open_project(path: &Path) -> Result<Project> {
     let row: i64 = store
         .meta("questionnaire")?
         .and_then(|v| v.parse().ok())
-        .ok_or_else(|| Error::Rule(format!("{} names no questionnaire", path.display())))?;
+        .ok_or_else(|| {
+            Error::refused(
+                ErrorCode::Store,
+                format!("{} names no questionnaire", path.display()),
+            )
+        })?;
     let (id, _, source) = store.questionnaire_source(row)?;
     let questionnaire =
         Questionnaire::parse(&source, Path::new(&format!("{}#{id}", path.display())))?;

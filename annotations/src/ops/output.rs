@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{Error, Result};
+use super::{Error, ErrorCode, Result};
 
 /// What to do when the output file already exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,10 +34,13 @@ pub fn write_file<T>(
 ) -> Result<Written<T>> {
     let existed = path.exists();
     if existed && overwrite == Overwrite::Refuse {
-        return Err(Error::Rule(format!(
-            "{} already exists; Verity will not overwrite it (pass --force to replace it)",
-            path.display()
-        )));
+        return Err(Error::refused(
+            ErrorCode::AlreadyExists,
+            format!(
+                "{} already exists; Verity will not overwrite it (pass --force to replace it)",
+                path.display()
+            ),
+        ));
     }
     let partial = partial_path(path);
     let write_err = |source| Error::Write {
@@ -119,7 +122,7 @@ mod tests {
                 path: path.clone(),
                 source,
             })?;
-            Err::<(), _>(Error::Rule("the writer failed".into()))
+            Err::<(), _>(Error::refused(ErrorCode::Internal, "the writer failed"))
         })
         .unwrap_err();
         assert_eq!(err.to_string(), "the writer failed");

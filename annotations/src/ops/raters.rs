@@ -12,7 +12,7 @@ use ts_rs::TS;
 
 use super::cases::{AnswerStatus, CaseFilter, list_cases, resolve_case_id};
 use super::cases::{assignment_statuses, find_case};
-use super::{Error, Project, Result, natural_cmp, stamp};
+use super::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
 
 /// A rater as the app shows it.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -32,7 +32,10 @@ pub struct RaterSummary {
 pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<RaterSummary> {
     let name = name.trim();
     if name.is_empty() {
-        return Err(Error::Rule("a rater's name must not be empty".into()));
+        return Err(Error::refused(
+            ErrorCode::Empty,
+            "a rater's name must not be empty",
+        ));
     }
     project.store.add_rater(name, &stamp(now))?;
     Ok(RaterSummary {
@@ -65,9 +68,10 @@ pub fn deactivate_rater(
 ) -> Result<RaterChange> {
     let rater = find_rater(project, name)?;
     if !rater.active {
-        return Err(Error::Rule(format!(
-            "rater {name:?} is already deactivated"
-        )));
+        return Err(Error::refused(
+            ErrorCode::RaterInactive,
+            format!("rater {name:?} is already deactivated"),
+        ));
     }
     let released = project
         .store
@@ -91,7 +95,10 @@ pub fn reactivate_rater(
 ) -> Result<RaterSummary> {
     let rater = find_rater(project, name)?;
     if rater.active {
-        return Err(Error::Rule(format!("rater {name:?} is active")));
+        return Err(Error::refused(
+            ErrorCode::RaterActive,
+            format!("rater {name:?} is active"),
+        ));
     }
     project
         .store
@@ -108,11 +115,14 @@ pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
     let rater = find_rater(project, name)?;
     let events = project.store.rater_event_count(rater.id)?;
     if events > 0 {
-        return Err(Error::Rule(format!(
-            "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {}`)",
-            if events == 1 { "" } else { "s" },
-            shell_word(name)
-        )));
+        return Err(Error::refused(
+            ErrorCode::HasAnswers,
+            format!(
+                "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {}`)",
+                if events == 1 { "" } else { "s" },
+                shell_word(name)
+            ),
+        ));
     }
     let released = project
         .store
@@ -216,10 +226,13 @@ fn selected_cases(
                 .filter(|c| wanted.contains(&c.instance_id))
                 .collect();
             if let Some(bare) = chosen.iter().find(|c| !c.has_materials) {
-                return Err(Error::Rule(format!(
-                    "case {} has no materials (issue text and patches) yet; import its task first",
-                    bare.instance_id
-                )));
+                return Err(Error::refused(
+                    ErrorCode::CannotAssign,
+                    format!(
+                        "case {} has no materials (issue text and patches) yet; import its task first",
+                        bare.instance_id
+                    ),
+                ));
             }
             Ok(chosen)
         }
@@ -244,13 +257,19 @@ pub fn assign(
         .filter(|r| r.active)
         .collect();
     if per_case == 0 {
-        return Err(Error::Rule("--per-case must be at least 1".into()));
+        return Err(Error::refused(
+            ErrorCode::CannotAssign,
+            "--per-case must be at least 1",
+        ));
     }
     if per_case > raters.len() {
-        return Err(Error::Rule(format!(
-            "cannot give each case {per_case} distinct raters: the project has {} active (add raters with `verity raters add NAME`)",
-            raters.len()
-        )));
+        return Err(Error::refused(
+            ErrorCode::CannotAssign,
+            format!(
+                "cannot give each case {per_case} distinct raters: the project has {} active (add raters with `verity raters add NAME`)",
+                raters.len()
+            ),
+        ));
     }
     let cases = selected_cases(project, selection)?;
     let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
@@ -311,16 +330,22 @@ pub fn assign_to(
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
     if raters.is_empty() {
-        return Err(Error::Rule("name at least one rater to assign".into()));
+        return Err(Error::refused(
+            ErrorCode::Empty,
+            "name at least one rater to assign",
+        ));
     }
     let mut chosen = Vec::new();
     for name in raters {
         let rater = find_rater(project, name)?;
         if !rater.active {
-            return Err(Error::Rule(format!(
-                "rater {name:?} is deactivated; reactivate them first (`verity raters activate {}`)",
-                shell_word(name)
-            )));
+            return Err(Error::refused(
+                ErrorCode::RaterInactive,
+                format!(
+                    "rater {name:?} is deactivated; reactivate them first (`verity raters activate {}`)",
+                    shell_word(name)
+                ),
+            ));
         }
         chosen.push(rater);
     }
@@ -365,9 +390,12 @@ pub(super) fn find_rater(project: &Project, name: &str) -> Result<crate::store::
 pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
     let rater = find_rater(project, name)?;
     if !rater.active {
-        return Err(Error::Rule(format!(
-            "rater {name:?} is deactivated and has no queue; the coordinator can reactivate them"
-        )));
+        return Err(Error::refused(
+            ErrorCode::RaterInactive,
+            format!(
+                "rater {name:?} is deactivated and has no queue; the coordinator can reactivate them"
+            ),
+        ));
     }
     Ok(rater)
 }
@@ -407,11 +435,14 @@ pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i6
 }
 
 pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
-    Error::Rule(format!(
-        "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
-        shell_word(case),
-        shell_word(rater)
-    ))
+    Error::refused(
+        ErrorCode::NotAssigned,
+        format!(
+            "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
+            shell_word(case),
+            shell_word(rater)
+        ),
+    )
 }
 
 /// A word as a shell reads it back: quoted when it holds anything but plain characters.

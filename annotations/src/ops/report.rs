@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::agreement::{AgreementRequest, ProjectAgreement, QuestionAgreement, project_agreement};
 use super::ensemble::{EnsembleReport, ensemble_labels};
-use super::{Error, Project, Result};
+use super::{Error, ErrorCode, Project, Result};
 use crate::export::svg::{self, Bar};
 use std::fmt::Write as _;
 
@@ -52,10 +52,13 @@ pub fn write_report(
         && let Some((name, _)) = files.iter().find(|(name, _)| name.ends_with(".md"))
         && dir.join(name).exists()
     {
-        return Err(Error::Rule(format!(
-            "{} already holds a report; Verity will not overwrite it (pass --force to replace it)",
-            dir.display()
-        )));
+        return Err(Error::refused(
+            ErrorCode::AlreadyExists,
+            format!(
+                "{} already holds a report; Verity will not overwrite it (pass --force to replace it)",
+                dir.display()
+            ),
+        ));
     }
     std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     let mut charts = Vec::new();

@@ -76,6 +76,9 @@ pub enum StoreError {
         /// The underlying error.
         source: serde_json::Error,
     },
+    /// A rater by that name, or by one differing only in case, is already in the project.
+    #[error("{0}")]
+    NameTaken(String),
     /// A rule of the data model was about to be broken.
     #[error("{0}")]
     Rule(String),

@@ -47,7 +47,7 @@ impl Store {
             .into_iter()
             .find(|r| r.name.to_lowercase() == folded)
         {
-            return Err(StoreError::Rule(if existing.name == name {
+            return Err(StoreError::NameTaken(if existing.name == name {
                 format!("the project already has a rater named {name:?}")
             } else {
                 format!(

@@ -14,6 +14,7 @@ import type {
   CaseView,
   Disagreement,
   EnsembleReport,
+  ErrorCode,
   EvidenceAllReport,
   EvidenceProgress,
   EvidenceView,
@@ -35,9 +36,13 @@ import type {
 
 export * from './types';
 
+/** A Verity error code (generated from the Rust `ErrorCode`), or `error` for a failure that
+ * carried none (a bug, or the IPC layer itself). */
+export type ApiErrorCode = ErrorCode | 'error';
+
 export class ApiError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: ApiErrorCode;
+  constructor(code: ApiErrorCode, message: string) {
     super(message);
     this.code = code;
     this.name = 'ApiError';
@@ -49,7 +54,8 @@ export function toApiError(raw: unknown): ApiError {
   if (raw && typeof raw === 'object') {
     const { code, message } = raw as { code?: unknown; message?: unknown };
     if (typeof message === 'string' && message.length > 0) {
-      return new ApiError(typeof code === 'string' ? code : 'error', message);
+      // The Rust side sends only `ErrorCode` names (src-tauri's CommandError).
+      return new ApiError(typeof code === 'string' ? (code as ErrorCode) : 'error', message);
     }
   }
   if (typeof raw === 'string' && raw.length > 0) return new ApiError('error', raw);

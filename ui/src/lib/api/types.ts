@@ -73,6 +73,7 @@ export type { EvidenceProgress } from './bindings/EvidenceProgress';
 export type { EvidenceAllReport } from './bindings/EvidenceAllReport';
 export type { SkippedCase } from './bindings/SkippedCase';
 export type { SkipKind } from './bindings/SkipKind';
+export type { ErrorCode } from './bindings/ErrorCode';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 

@@ -79,7 +79,7 @@ describe('AgreementSection', () => {
     let fail = false;
     const calls = mockBackend({
       project_agreement: () => {
-        if (fail) throw { code: 'rule', message: 'The project has no answers yet.' };
+        if (fail) throw { code: 'store', message: 'The project has no answers yet.' };
         return agreement;
       },
     });

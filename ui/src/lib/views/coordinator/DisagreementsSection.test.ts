@@ -82,7 +82,7 @@ describe('DisagreementsSection', () => {
   it('requires a final answer and the adjudicator’s name, and shows a refusal as its sentence', async () => {
     mockBackend({
       list_disagreements: () => disagreements,
-      adjudicate: () => { throw { code: 'rule', message: '"4" is not an option of question "difficulty".' }; },
+      adjudicate: () => { throw { code: 'not_an_option', message: '"4" is not an option of question "difficulty".' }; },
     });
     const { findAllByTestId, getByTestId, findByTestId } = render(DisagreementsSection, { active: true, questionnaire });
     await fireEvent.click((await findAllByTestId('disagreement'))[1]);

@@ -1,0 +1,194 @@
+//! What goes wrong in a use case: one error type whose every failure has a stable code. The
+//! codes are exported to TypeScript, so the desktop app branches on them, never on sentences.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::import::ImportError;
+use crate::questionnaire::{QuestionnaireError, Violation};
+use crate::store::StoreError;
+
+/// A stable, machine-readable name for each kind of failure, as it crosses IPC (`{code,
+/// message}`). The desktop shell's own refusals (who may do what, one job at a time) are here
+/// too, so that the app sees one list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum ErrorCode {
+    /// The project file was written by a newer Verity.
+    ProjectTooNew,
+    /// There is no project file at the path.
+    ProjectMissing,
+    /// The file is not a Verity project.
+    NotAProject,
+    /// A file is already where a new one would go (`init`, an export, a report).
+    AlreadyExists,
+    /// The project file failed or holds something this Verity cannot read.
+    Store,
+    /// An input file (tasks, ratings) is malformed.
+    BadInput,
+    /// A questionnaire file is malformed.
+    BadQuestionnaire,
+    /// Something named (a case, a rater, a question, a repository) does not exist.
+    NotFound,
+    /// A name or id prefix fits more than one thing.
+    Ambiguous,
+    /// An answer breaks the questionnaire's rules.
+    InvalidAnswer,
+    /// The rater already submitted: a change is a revision.
+    AlreadySubmitted,
+    /// A revision needs its reason.
+    NeedsReason,
+    /// There is no submitted answer to revise.
+    NothingToRevise,
+    /// The case is not assigned to the rater.
+    NotAssigned,
+    /// The rater is deactivated.
+    RaterInactive,
+    /// The rater is already active.
+    RaterActive,
+    /// A rater by that name (or one differing only in case) exists.
+    NameTaken,
+    /// A rater who saved answers cannot be removed.
+    HasAnswers,
+    /// A required name, rationale or value is empty.
+    Empty,
+    /// The assignment cannot be made (too few raters, no case to assign).
+    CannotAssign,
+    /// Only the coordinator or a named adjudicator adjudicates.
+    NotAdjudicator,
+    /// Nobody has submitted an answer on the case.
+    NothingToAdjudicate,
+    /// A free-text question has no options to measure or decide.
+    FreeTextQuestion,
+    /// The value is not one of the question's options.
+    NotAnOption,
+    /// The questionnaire cannot serve what was asked (a format's or rule's questions).
+    QuestionnaireMismatch,
+    /// A repository name is not `OWNER/NAME` as the tasks spell it.
+    BadRepositoryName,
+    /// The case has no base commit to compute evidence at.
+    NoBaseCommit,
+    /// Answers could not be combined by the rule.
+    Ensemble,
+    /// Evidence could not be computed (a missing clone or commit, a corrupt object).
+    Evidence,
+    /// An output file could not be written.
+    Write,
+    /// A long job was cancelled.
+    Cancelled,
+    /// The desktop app: nobody has chosen who they are yet.
+    NoRole,
+    /// The desktop app: only the coordinator may do this.
+    CoordinatorOnly,
+    /// The desktop app: only a rater may do this.
+    RaterOnly,
+    /// The desktop app: a rater may read and change only their own answers.
+    NotYourAnswers,
+    /// The desktop app: no project is open.
+    NoProject,
+    /// The desktop app: another long job is running.
+    Busy,
+    /// The desktop app opens only web and mail links.
+    RefusedUrl,
+    /// The system could not open a link.
+    OpenFailed,
+    /// A bug in Verity; the log has details.
+    Internal,
+}
+
+/// What went wrong in a use case.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The project file.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An input file.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// A questionnaire file.
+    #[error(transparent)]
+    Questionnaire(#[from] QuestionnaireError),
+    /// A ratings file (`unit,rater,value`).
+    #[error(transparent)]
+    Ratings(#[from] crate::import::ratings_csv::RatingsError),
+    /// Statistics asked for something the data cannot give.
+    #[error(transparent)]
+    Agreement(#[from] crate::agreement::AgreementError),
+    /// Answers could not be combined.
+    #[error(transparent)]
+    Ensemble(#[from] crate::ensemble::EnsembleError),
+    /// Something named does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// An answer breaks the questionnaire's rules.
+    #[error("{}", violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join(" "))]
+    Invalid {
+        /// Every broken rule.
+        violations: Vec<Violation>,
+    },
+    /// The request is refused by a rule of the data model or the panel, said in `message`.
+    #[error("{message}")]
+    Refused {
+        /// Which rule.
+        code: ErrorCode,
+        /// A sentence saying what is wrong and what to do.
+        message: String,
+    },
+    /// An output could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// Where.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A value could not be turned into JSON (a bug: every type Verity writes serializes).
+    #[error("cannot encode {what} as JSON: {source}")]
+    Encode {
+        /// What was being encoded.
+        what: &'static str,
+        /// The underlying error.
+        source: serde_json::Error,
+    },
+    /// Evidence could not be computed (a missing clone or commit, a corrupt object).
+    #[error(transparent)]
+    Evidence(Box<crate::evidence::EvidenceError>),
+    /// A long job was cancelled; nothing was stored.
+    #[error("cancelled; nothing was stored")]
+    Cancelled,
+}
+
+impl Error {
+    /// A refusal with its code and sentence.
+    pub fn refused(code: ErrorCode, message: impl Into<String>) -> Error {
+        Error::Refused {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The stable code front ends branch on.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::Store(StoreError::TooNew { .. }) => ErrorCode::ProjectTooNew,
+            Error::Store(StoreError::Missing { .. }) => ErrorCode::ProjectMissing,
+            Error::Store(StoreError::NotAProject { .. }) => ErrorCode::NotAProject,
+            Error::Store(StoreError::AlreadyExists { .. }) => ErrorCode::AlreadyExists,
+            Error::Store(StoreError::NameTaken(_)) => ErrorCode::NameTaken,
+            Error::Store(_) => ErrorCode::Store,
+            Error::Import(_) | Error::Ratings(_) | Error::Agreement(_) => ErrorCode::BadInput,
+            Error::Questionnaire(_) => ErrorCode::BadQuestionnaire,
+            Error::Ensemble(_) => ErrorCode::Ensemble,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::Invalid { .. } => ErrorCode::InvalidAnswer,
+            Error::Refused { code, .. } => *code,
+            Error::Write { .. } => ErrorCode::Write,
+            Error::Encode { .. } => ErrorCode::Internal,
+            Error::Evidence(_) => ErrorCode::Evidence,
+            Error::Cancelled => ErrorCode::Cancelled,
+        }
+    }
+}
