@@ -1,11 +1,13 @@
 //! Answer events: append-only. Drafts, submissions and revisions are rows that are never
 //! changed or deleted (the schema's triggers refuse it); the current answer is derived.
 
+use std::path::Path;
+
 use rusqlite::params;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, sql_err};
 
 /// What an answer event records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -90,29 +92,41 @@ pub struct AnswerEvent {
 const EVENT_COLUMNS: &str = "id, case_id, rater_id, case_revision_id, questionnaire_id, kind, \
      answer_revision, answer, reason, at";
 
+/// The one insert of an answer event, for the store and for an import session alike.
+pub(super) fn insert_answer_event(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    event: &NewAnswerEvent<'_>,
+) -> Result<i64, StoreError> {
+    let answer = serde_json::to_string(event.answer).map_err(|source| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        what: "answer",
+        source,
+    })?;
+    conn.execute(
+        "INSERT INTO answer_events(case_id, rater_id, case_revision_id, questionnaire_id,
+           kind, answer_revision, answer, reason, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            event.case_id,
+            event.rater_id,
+            event.case_revision_id,
+            event.questionnaire_id,
+            event.kind.as_str(),
+            event.answer_revision,
+            answer,
+            event.reason,
+            event.at
+        ],
+    )
+    .map_err(|e| sql_err(path, e))?;
+    Ok(conn.last_insert_rowid())
+}
+
 impl Store {
     /// Appends one event.
     pub fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError> {
-        let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
-        self.conn
-            .execute(
-                "INSERT INTO answer_events(case_id, rater_id, case_revision_id, questionnaire_id,
-                   kind, answer_revision, answer, reason, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    event.case_id,
-                    event.rater_id,
-                    event.case_revision_id,
-                    event.questionnaire_id,
-                    event.kind.as_str(),
-                    event.answer_revision,
-                    answer,
-                    event.reason,
-                    event.at
-                ],
-            )
-            .map_err(|e| self.sql(e))?;
-        Ok(self.conn.last_insert_rowid())
+        insert_answer_event(&self.conn, &self.path, event)
     }
 
     /// A rater's events on a case, oldest first.

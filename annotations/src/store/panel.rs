@@ -10,7 +10,7 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::{Map, Value};
 
-use super::answers::{EventKind, NewAnswerEvent};
+use super::answers::NewAnswerEvent;
 use super::{ImportSession, Store, StoreError, sql_err};
 
 /// An adjudicator's decision on one question of one case, as stored.
@@ -152,29 +152,7 @@ impl ImportSession<'_> {
     ) -> Result<i64, StoreError> {
         let tx = self.transaction();
         let path = tx_path(tx);
-        let answer = serde_json::to_string(event.answer).map_err(|e| corrupt(path, "answer", e))?;
-        tx.execute(
-            "INSERT INTO answer_events(case_id, rater_id, case_revision_id, questionnaire_id,
-               kind, answer_revision, answer, reason, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                event.case_id,
-                event.rater_id,
-                event.case_revision_id,
-                event.questionnaire_id,
-                match event.kind {
-                    EventKind::Draft => "draft",
-                    EventKind::Submit => "submit",
-                    EventKind::Revise => "revise",
-                },
-                event.answer_revision,
-                answer,
-                event.reason,
-                event.at
-            ],
-        )
-        .map_err(|e| sql_err(path, e))?;
-        let id = tx.last_insert_rowid();
+        let id = super::answers::insert_answer_event(tx, path, event)?;
         let fields = serde_json::to_string(fields).map_err(|e| corrupt(path, "fields", e))?;
         tx.execute(
             "INSERT INTO answer_event_fields(answer_event_id, origin, fields) VALUES (?1, ?2, ?3)",
@@ -416,6 +394,7 @@ impl Store {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::store::EventKind;
 
     #[test]
     fn imported_answers_on_a_new_case_point_at_a_settled_stub_revision() {
