@@ -100,8 +100,8 @@ pub enum ImportError {
         /// The missing file's name.
         file: &'static str,
     },
-    /// The consumer of the records stopped the reading (a cancel, a store failure); the
-    /// consumer reports why.
+    /// The consumer of the records stopped the reading; [`read_path`] returns the consumer's
+    /// own error instead.
     #[error("reading stopped before the end of the input")]
     Stopped,
     /// Content whose format Verity does not know.
@@ -138,9 +138,36 @@ pub enum Format {
     AuditFolders,
 }
 
+/// Runs a reader with a consumer that fails in its own terms: the consumer's error comes back
+/// as it was raised, and the reader's own errors as `E`. Readers see a consumer that stops them
+/// with [`ImportError::Stopped`].
+pub(crate) fn with_consumer<R, T, E: From<ImportError>>(
+    consumer: &mut dyn FnMut(R) -> Result<(), E>,
+    read: impl FnOnce(&mut dyn FnMut(R) -> Result<(), ImportError>) -> Result<T, ImportError>,
+) -> Result<T, E> {
+    let mut failure: Option<E> = None;
+    let result = read(&mut |record| {
+        consumer(record).map_err(|err| {
+            failure = Some(err);
+            ImportError::Stopped
+        })
+    });
+    match failure {
+        Some(err) => Err(err),
+        None => result.map_err(E::from),
+    }
+}
+
 /// Reads every record from `path`, detecting its format from content, and hands each to `sink`.
-/// Returns the format found.
-pub fn read_path(
+/// Returns the format found. An error of `sink` comes back as it is.
+pub fn read_path<E: From<ImportError>>(
+    path: &Path,
+    sink: &mut dyn FnMut(SourcedRecord) -> Result<(), E>,
+) -> Result<Format, E> {
+    with_consumer(sink, |sink| read_records(path, sink))
+}
+
+fn read_records(
     path: &Path,
     sink: &mut dyn FnMut(SourcedRecord) -> Result<(), ImportError>,
 ) -> Result<Format, ImportError> {

@@ -263,7 +263,15 @@ fn field<'r>(headers: &csv::StringRecord, record: &'r csv::StringRecord, name: &
 }
 
 /// Reads the per-annotator file, handing each row to `sink` in file order.
-pub fn read_annotations(
+/// An error of `sink` comes back as it is.
+pub fn read_annotations<E: From<ImportError>>(
+    path: &Path,
+    sink: &mut dyn FnMut(AnnotationRow) -> Result<(), E>,
+) -> Result<usize, E> {
+    super::with_consumer(sink, |sink| read_annotations_rows(path, sink))
+}
+
+fn read_annotations_rows(
     path: &Path,
     sink: &mut dyn FnMut(AnnotationRow) -> Result<(), ImportError>,
 ) -> Result<usize, ImportError> {
@@ -341,7 +349,15 @@ fn parse_decided_by(text: &str) -> Vec<String> {
 }
 
 /// Reads the ensembled file, handing each row to `sink` in file order.
-pub fn read_ensembled(
+/// An error of `sink` comes back as it is.
+pub fn read_ensembled<E: From<ImportError>>(
+    path: &Path,
+    sink: &mut dyn FnMut(EnsembledRow) -> Result<(), E>,
+) -> Result<usize, E> {
+    super::with_consumer(sink, |sink| read_ensembled_rows(path, sink))
+}
+
+fn read_ensembled_rows(
     path: &Path,
     sink: &mut dyn FnMut(EnsembledRow) -> Result<(), ImportError>,
 ) -> Result<usize, ImportError> {
@@ -469,7 +485,7 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         assert_eq!(detect(&path).unwrap(), Some(OpenAiFile::Annotations));
         let mut rows = Vec::new();
-        read_annotations(&path, &mut |r| {
+        read_annotations::<ImportError>(&path, &mut |r| {
             rows.push(r);
             Ok(())
         })
@@ -491,7 +507,7 @@ mod tests {
         let mut text = ANNOTATION_COLUMNS.join(",");
         text.push_str("\na__a-1,7,1.5,,2.0,,0.0,,<15 min fix,,4.0,c,u,s\n");
         std::fs::write(&path, text).unwrap();
-        let err = read_annotations(&path, &mut |_| Ok(())).unwrap_err();
+        let err = read_annotations::<ImportError>(&path, &mut |_| Ok(())).unwrap_err();
         assert!(
             err.to_string()
                 .contains("line 2: field \"underspecified\" is 1.5, which is not a whole number"),

@@ -84,16 +84,11 @@ pub fn import_paths(
         }
         let shown = path.display().to_string();
         let mut count = 0usize;
-        let mut failure: Option<Error> = None;
-        let mut sink = |sourced: import::SourcedRecord| -> Result<(), ImportError> {
+        let mut sink = |sourced: import::SourcedRecord| -> Result<(), Error> {
             if cancel.load(Ordering::Relaxed) {
-                failure = Some(Error::Cancelled);
-                return Err(ImportError::Stopped);
+                return Err(Error::Cancelled);
             }
-            if let Err(e) = session.put_record(sourced.kind, &sourced.origin, &sourced.record) {
-                failure = Some(e.into());
-                return Err(ImportError::Stopped);
-            }
+            session.put_record(sourced.kind, &sourced.origin, &sourced.record)?;
             count += 1;
             records += 1;
             if records.is_multiple_of(64) {
@@ -106,11 +101,7 @@ pub fn import_paths(
             }
             Ok(())
         };
-        let format = import::read_path(path, &mut sink);
-        if let Some(err) = failure {
-            return Err(err);
-        }
-        let format = format?;
+        let format = import::read_path(path, &mut sink)?;
         tracing::info!(path = %shown, ?format, records = count, "read import path");
         reports.push(ImportedPath {
             path: shown.clone(),
@@ -196,11 +187,10 @@ fn import_openai_file(
     now: &str,
 ) -> Result<ImportedPath> {
     let origin = path.display().to_string();
-    let mut failure: Option<Error> = None;
     let records = match file {
         OpenAiFile::Annotations => {
             let mut seen: HashMap<(String, String), u64> = HashMap::new();
-            let mut on_row = |row: openai_csv::AnnotationRow| -> Result<(), ImportError> {
+            let mut on_row = |row: openai_csv::AnnotationRow| -> Result<(), Error> {
                 let bad = |field: &str, reason: String| ImportError::BadField {
                     path: path.to_path_buf(),
                     at: format!("line {}", row.line),
@@ -216,10 +206,11 @@ fn import_openai_file(
                             "repeats annotator {} on {}, already rated on line {first}",
                             row.user_id, row.instance_id
                         ),
-                    ));
+                    )
+                    .into());
                 }
                 if let Some(err) = violations_error(path, row.line, questionnaire, &row.answers) {
-                    return Err(err);
+                    return Err(err.into());
                 }
                 let submitted = row
                     .times
@@ -230,54 +221,46 @@ fn import_openai_file(
                     return Err(bad(
                         "submitted_at",
                         "is empty: an imported rating must be a submitted answer".into(),
-                    ));
+                    )
+                    .into());
                 }
                 let at = normalise_time(submitted).unwrap_or_else(|| submitted.to_string());
-                let mut store = || -> Result<(), Error> {
-                    session.ensure_case(&row.instance_id, &origin)?;
-                    let (case_id, revision_id) = session.revision_for_answers(&row.instance_id)?;
-                    let rater_id = session.ensure_rater(&row.user_id, now)?;
-                    if let Some((answers, _)) = session.submission_of(case_id, rater_id)? {
-                        if answers == row.answers {
-                            return Ok(());
-                        }
-                        return Err(Error::refused(
-                            ErrorCode::AlreadySubmitted,
-                            format!(
-                                "{}, line {}: rater {} already submitted a different answer on {} in this project; a submitted answer is never overwritten",
-                                path.display(),
-                                row.line,
-                                row.user_id,
-                                row.instance_id
-                            ),
-                        ));
+                session.ensure_case(&row.instance_id, &origin)?;
+                let (case_id, revision_id) = session.revision_for_answers(&row.instance_id)?;
+                let rater_id = session.ensure_rater(&row.user_id, now)?;
+                if let Some((answers, _)) = session.submission_of(case_id, rater_id)? {
+                    if answers == row.answers {
+                        return Ok(());
                     }
-                    session.append_imported_answer(
-                        &NewAnswerEvent {
-                            case_id,
-                            rater_id,
-                            case_revision_id: revision_id,
-                            questionnaire_id: questionnaire_row,
-                            kind: EventKind::Submit,
-                            answer_revision: 1,
-                            answer: &row.answers,
-                            reason: None,
-                            at: &at,
-                        },
-                        &format!("{origin}:line {}", row.line),
-                        &row.times,
-                    )?;
-                    Ok(())
-                };
-                store().map_err(|e| {
-                    failure = Some(e);
-                    ImportError::UnknownFormat {
-                        path: path.to_path_buf(),
-                        reason: "store failed".into(),
-                    }
-                })
+                    return Err(Error::refused(
+                        ErrorCode::AlreadySubmitted,
+                        format!(
+                            "{}, line {}: rater {} already submitted a different answer on {} in this project; a submitted answer is never overwritten",
+                            path.display(),
+                            row.line,
+                            row.user_id,
+                            row.instance_id
+                        ),
+                    ));
+                }
+                session.append_imported_answer(
+                    &NewAnswerEvent {
+                        case_id,
+                        rater_id,
+                        case_revision_id: revision_id,
+                        questionnaire_id: questionnaire_row,
+                        kind: EventKind::Submit,
+                        answer_revision: 1,
+                        answer: &row.answers,
+                        reason: None,
+                        at: &at,
+                    },
+                    &format!("{origin}:line {}", row.line),
+                    &row.times,
+                )?;
+                Ok(())
             };
-            openai_csv::read_annotations(path, &mut on_row)
+            openai_csv::read_annotations(path, &mut on_row)?
         }
         OpenAiFile::Ensembled => {
             let set = path.file_stem().map_or_else(
@@ -285,54 +268,41 @@ fn import_openai_file(
                 |s| s.to_string_lossy().into_owned(),
             );
             let mut seen: HashMap<String, u64> = HashMap::new();
-            let mut on_row = |row: openai_csv::EnsembledRow| -> Result<(), ImportError> {
+            let mut on_row = |row: openai_csv::EnsembledRow| -> Result<(), Error> {
                 if let Some(first) = seen.insert(row.instance_id.clone(), row.line) {
                     return Err(ImportError::Duplicate {
                         path: path.to_path_buf(),
                         at: format!("line {}", row.line),
                         first: format!("line {first}"),
                         instance_id: row.instance_id,
-                    });
+                    }
+                    .into());
                 }
                 if let Some(err) =
                     violations_error(path, row.line, questionnaire, &row.labels.values)
                 {
-                    return Err(err);
+                    return Err(err.into());
                 }
-                let mut store = || -> Result<(), Error> {
-                    session.ensure_case(&row.instance_id, &origin)?;
-                    let case_id = session.case_row_id(&row.instance_id)?.ok_or_else(|| {
-                        Error::NotFound(format!("the project has no case {:?}", row.instance_id))
-                    })?;
-                    let labels =
-                        serde_json::to_value(&row.labels).map_err(|source| Error::Encode {
-                            what: "reference labels",
-                            source,
-                        })?;
-                    session.put_reference_label(
-                        &set,
-                        case_id,
-                        &labels,
-                        &format!("{origin}:line {}", row.line),
-                        now,
-                    )?;
-                    Ok(())
-                };
-                store().map_err(|e| {
-                    failure = Some(e);
-                    ImportError::UnknownFormat {
-                        path: path.to_path_buf(),
-                        reason: "store failed".into(),
-                    }
-                })
+                session.ensure_case(&row.instance_id, &origin)?;
+                let case_id = session.case_row_id(&row.instance_id)?.ok_or_else(|| {
+                    Error::NotFound(format!("the project has no case {:?}", row.instance_id))
+                })?;
+                let labels = serde_json::to_value(&row.labels).map_err(|source| Error::Encode {
+                    what: "reference labels",
+                    source,
+                })?;
+                session.put_reference_label(
+                    &set,
+                    case_id,
+                    &labels,
+                    &format!("{origin}:line {}", row.line),
+                    now,
+                )?;
+                Ok(())
             };
-            openai_csv::read_ensembled(path, &mut on_row)
+            openai_csv::read_ensembled(path, &mut on_row)?
         }
     };
-    if let Some(err) = failure {
-        return Err(err);
-    }
-    let records = records?;
     Ok(ImportedPath {
         path: origin,
         format: match file {
