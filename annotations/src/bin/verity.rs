@@ -15,8 +15,8 @@ use time::OffsetDateTime;
 
 #[path = "verity/case_text.rs"]
 mod case_text;
-#[path = "verity/panel_cli.rs"]
-mod panel_cli;
+#[path = "verity/coordinator.rs"]
+mod coordinator;
 
 #[derive(Parser)]
 #[command(
@@ -1018,9 +1018,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             bootstrap,
             seed,
             json,
-        } => panel_cli::agreement(
+        } => coordinator::agreement(
             project,
-            panel_cli::AgreementArgs {
+            coordinator::AgreementArgs {
                 ratings,
                 level,
                 categories,
@@ -1032,10 +1032,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &mut out,
         )?,
         Command::Ensemble { rule, json } => {
-            panel_cli::ensemble(&open(project)?, rule.as_deref(), json, &mut out)?
+            coordinator::ensemble(&open(project)?, rule.as_deref(), json, &mut out)?
         }
         Command::Disagreements { json } => {
-            panel_cli::disagreements(&open(project)?, json, &mut out)?
+            coordinator::disagreements(&open(project)?, json, &mut out)?
         }
         Command::Adjudicate {
             case_id,

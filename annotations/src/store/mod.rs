@@ -7,8 +7,8 @@
 
 mod answers;
 mod cases;
+mod labels;
 mod migrations;
-mod panel;
 mod raters;
 mod repos;
 
@@ -18,7 +18,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use answers::{AnswerEvent, EventKind, NewAnswerEvent};
 pub use cases::{CaseRow, ImportSession, ImportSummary, StoredCase};
-pub use panel::{AdjudicationRow, EventSpans, ReferenceRow, Submission};
+pub use labels::{AdjudicationRow, EventSpans, ReferenceRow, Submission};
 pub use raters::{Assignment, Rater};
 pub use repos::{CachedEvidence, Repository};
 
