@@ -9,38 +9,9 @@ fn main() {
     .expect("the Tauri build script failed to read tauri.conf.json or the capabilities");
 }
 
-/// Every command the front end may call; the same list is registered in `src/lib.rs`.
+include!("src/command_list.rs");
+
+/// Every command the front end may call, from the list `src/lib.rs` registers.
 fn verity_commands() -> &'static [&'static str] {
-    &[
-        "open_demo_project",
-        "open_project",
-        "open_startup_project",
-        "sign_in",
-        "list_raters",
-        "add_rater",
-        "assign_raters",
-        "rater_queue",
-        "list_cases",
-        "case_view",
-        "project_questionnaire",
-        "current_answer",
-        "save_draft",
-        "submit_answer",
-        "revise_answer",
-        "record_time",
-        "import_paths",
-        "cancel_job",
-        "export_project",
-        "project_agreement",
-        "ensemble_labels",
-        "list_disagreements",
-        "adjudicate",
-        "case_evidence",
-        "grep_case",
-        "show_file",
-        "list_repositories",
-        "add_repository",
-        "evidence_all",
-        "open_external",
-    ]
+    verity_commands!(command_names)
 }

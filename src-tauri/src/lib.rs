@@ -4,9 +4,21 @@
 //! its error to `{code, message}` (see [`error::CommandError`]).
 #![forbid(unsafe_code)]
 
+include!("command_list.rs");
+
 pub mod commands;
 pub mod error;
 pub mod state;
+
+/// Every command the front end may call, as registered below.
+pub const COMMANDS: &[&str] = verity_commands!(command_names);
+
+/// The handlers of [`COMMANDS`].
+macro_rules! handlers {
+    ($($command:ident),* $(,)?) => {
+        tauri::generate_handler![$(commands::$command),*]
+    };
+}
 
 use std::fs::File;
 use std::path::Path;
@@ -29,38 +41,7 @@ pub fn run() {
             lighten_webview(app);
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::open_demo_project,
-            commands::open_project,
-            commands::open_startup_project,
-            commands::sign_in,
-            commands::list_raters,
-            commands::add_rater,
-            commands::assign_raters,
-            commands::rater_queue,
-            commands::list_cases,
-            commands::case_view,
-            commands::project_questionnaire,
-            commands::current_answer,
-            commands::save_draft,
-            commands::submit_answer,
-            commands::revise_answer,
-            commands::record_time,
-            commands::import_paths,
-            commands::cancel_job,
-            commands::export_project,
-            commands::project_agreement,
-            commands::ensemble_labels,
-            commands::list_disagreements,
-            commands::adjudicate,
-            commands::case_evidence,
-            commands::grep_case,
-            commands::show_file,
-            commands::list_repositories,
-            commands::add_repository,
-            commands::evidence_all,
-            commands::open_external,
-        ])
+        .invoke_handler(verity_commands!(handlers))
         .run(tauri::generate_context!());
     if let Err(err) = result {
         eprintln!("Verity could not start: {err}");

@@ -1,0 +1,47 @@
+// The app's IPC surface in one list. `lib.rs` registers these handlers and `build.rs` declares
+// them to Tauri (which generates an `allow-<command>` permission for each), both by expanding
+// this macro; `tests/ipc_surface.rs` checks the capability file and the TypeScript client
+// against it. Adding a command: its function in `commands.rs`, its name here.
+macro_rules! verity_commands {
+    ($expand:ident) => {
+        $expand!(
+            open_demo_project,
+            open_project,
+            open_startup_project,
+            sign_in,
+            list_raters,
+            add_rater,
+            assign_raters,
+            rater_queue,
+            list_cases,
+            case_view,
+            project_questionnaire,
+            current_answer,
+            save_draft,
+            submit_answer,
+            revise_answer,
+            record_time,
+            import_paths,
+            cancel_job,
+            export_project,
+            project_agreement,
+            ensemble_labels,
+            list_disagreements,
+            adjudicate,
+            case_evidence,
+            grep_case,
+            show_file,
+            list_repositories,
+            add_repository,
+            evidence_all,
+            open_external,
+        )
+    };
+}
+
+/// The names of [`verity_commands`], as Tauri and the front end spell them.
+macro_rules! command_names {
+    ($($command:ident),* $(,)?) => {
+        &[$(stringify!($command)),*]
+    };
+}
