@@ -9,7 +9,7 @@ use ts_rs::TS;
 use super::cases::{AnswerStatus, find_case, status_of};
 use super::raters::{find_active_rater, find_rater, not_assigned};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::questionnaire::{Stage, Violation};
+use crate::questionnaire::Stage;
 use crate::store::{AnswerEvent, EventKind, NewAnswerEvent};
 
 /// A rater's current answer on a case.
@@ -233,15 +233,4 @@ pub fn revise_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     write_answer(project, req, EventKind::Revise, now)
-}
-
-/// Checks answers without saving them, for the app to show rules as the rater types.
-pub fn validate_answer(
-    project: &Project,
-    values: &Map<String, Value>,
-    submit: bool,
-) -> Vec<Violation> {
-    project
-        .questionnaire
-        .validate(values, if submit { Stage::Submit } else { Stage::Draft })
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { countChars, isRequired, validateAll, validateQuestion } from './rules';
 import { questionnaire } from '../testing/fixtures';
+import type { JsonValue, Questionnaire, Violation } from '../api/types';
+import ruleCases from '../api/bindings/rule-cases.json';
 
 const q = (id: string) => questionnaire.sections.flatMap((s) => s.questions).find((x) => x.id === id)!;
 const complete = {
@@ -43,5 +45,16 @@ describe('form rules', () => {
     const v = validateQuestion(q('underspecified'), { underspecified: 5 });
     expect(v[0].rule).toBe('off_scale');
     expect(v[0].message).toContain('must be one of 0, 1, 2, 3; 5 is not');
+  });
+});
+
+describe('form rules agree with Rust', () => {
+  const shipped = ruleCases as unknown as { questionnaire: Questionnaire; cases: { values: Record<string, JsonValue>; violations: Violation[] }[] }[];
+
+  it.each(shipped.map((s) => [s.questionnaire.id, s] as const))('on every rule case of %s', (_, s) => {
+    expect(s.cases.length).toBeGreaterThan(20);
+    for (const c of s.cases) {
+      expect({ values: c.values, violations: validateAll(s.questionnaire, c.values) }).toEqual(c);
+    }
   });
 });

@@ -1,6 +1,8 @@
 // The questionnaire's rules, checked as the rater types so a violation shows before submit.
 // `Questionnaire::validate` in Rust decides at submit; this mirrors its Submit stage (same
-// rules, same counting: trimmed text, Unicode scalar values) for immediate feedback only.
+// rules, same counting: trimmed text, Unicode scalar values) for immediate feedback only. The
+// unit test runs it on every rule case that Rust writes into `api/bindings/rule-cases.json`
+// and expects Rust's violations, word for word.
 import type { JsonValue, Question, Questionnaire, Violation } from '../api/types';
 
 /** An empty string or null counts as no answer, as in Rust's `is_blank`. */
@@ -15,7 +17,21 @@ export function countChars(value: JsonValue | undefined): number {
   return typeof value === 'string' ? [...value.trim()].length : 0;
 }
 
-function sameValue(a: JsonValue | undefined, b: JsonValue): boolean {
+/** A number, or numeric text, as a number (Rust's `as_number`); anything else is not one. */
+function asNumber(value: JsonValue | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value.trim());
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** Rust's `same_value`, the one definition of "the same option" in the app: `1`, `1.0` and `"1"`
+ * are the same option; other values compare whole. */
+export function sameValue(a: JsonValue | undefined, b: JsonValue): boolean {
+  const [x, y] = [asNumber(a), asNumber(b)];
+  if (x !== undefined && y !== undefined) return x === y;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -51,7 +67,9 @@ export function validateQuestion(question: Question, values: Record<string, Json
   }
   if (!question.options.some((o) => sameValue(value, o.value))) {
     const allowed = question.options.map((o) => JSON.stringify(o.value)).join(', ');
-    return [{ question: question.id, rule: 'off_scale', message: `${label(question)} must be one of ${allowed}; ${JSON.stringify(value)} is not.` }];
+    // A number or a text can name an option; any other JSON type never can.
+    const rule = typeof value === 'number' || typeof value === 'string' ? 'off_scale' : 'wrong_type';
+    return [{ question: question.id, rule, message: `${label(question)} must be one of ${allowed}; ${JSON.stringify(value)} is not.` }];
   }
   return [];
 }

@@ -2,6 +2,7 @@
 // titles and option labels, natural order of task ids, errors as their sentence.
 import { toApiError, type CoefficientRow, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
 import { blocks } from '../../text/prose';
+import { sameValue } from '../../form/rules';
 
 /** Krippendorff's alpha at the question's level, or the first alpha the report has. */
 export function mainCoefficient(q: QuestionAgreement): CoefficientRow | undefined {
@@ -22,11 +23,6 @@ export function questionTitle(question: Question | undefined, fallback: string):
   if (question.heading) return question.heading;
   const first = blocks(question.prompt)[0];
   return first?.kind === 'paragraph' ? first.runs.map((r) => r.text).join('') : fallback;
-}
-
-/** Whether two answer values are the same option (`1` and `"1"` are). */
-export function sameValue(a: number | string, b: number | string): boolean {
-  return typeof a === typeof b ? a === b : String(a) === String(b);
 }
 
 /** The label of the option with this value (a category arrives as the value's text). */
