@@ -26,7 +26,7 @@ pub struct CaseLabel {
 
 /// One case.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CaseRow {
+pub struct Row {
     /// The task.
     pub instance_id: String,
     /// Whether the filter drops it.
@@ -46,7 +46,7 @@ pub struct CaseTable<'a> {
     /// Every question, in order.
     pub questions: &'a [&'a Question],
     /// The cases.
-    pub rows: &'a [CaseRow],
+    pub rows: &'a [Row],
 }
 
 fn cell(value: Option<&Value>) -> String {

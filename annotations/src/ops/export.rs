@@ -173,7 +173,7 @@ fn case_rows(
     project: &Project,
     panel: &Panel,
     rule: Option<&str>,
-) -> Result<Vec<export::case_table::CaseRow>> {
+) -> Result<Vec<export::case_table::Row>> {
     let report = build_ensemble(project, panel, rule)?;
     let latest: HashMap<&str, &CaseAnswers> = panel
         .latest
@@ -200,7 +200,7 @@ fn case_rows(
                 .collect();
             agreement.insert(q.id.clone(), pair_agreement(&positions));
         }
-        rows.push(export::case_table::CaseRow {
+        rows.push(export::case_table::Row {
             instance_id: case.instance_id,
             filter_out: case.filter_out,
             labels: case
