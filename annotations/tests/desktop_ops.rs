@@ -10,6 +10,10 @@ fn a_draft_in_the_demo_project_survives_reopening_it() {
     let now = datetime!(2026-01-02 03:04:05 UTC);
     let mut project = ops::open_demo_project(dir.path(), now).unwrap();
     let rater = annotations::demo::DEMO_RATERS[0];
+    let as_rater = ops::Actor::Rater {
+        name: rater.to_string(),
+    };
+    project.act_as(as_rater.clone()).unwrap();
     let case = ops::rater_queue(&project, rater).unwrap()[0]
         .instance_id
         .clone();
@@ -23,7 +27,8 @@ fn a_draft_in_the_demo_project_survives_reopening_it() {
     };
     ops::save_draft(&mut project, &req, now).unwrap();
     drop(project);
-    let project = ops::open_demo_project(dir.path(), now).unwrap();
+    let mut project = ops::open_demo_project(dir.path(), now).unwrap();
+    project.act_as(as_rater).unwrap();
     let answer = ops::current_answer(&project, rater, &case).unwrap();
     assert_eq!(
         answer.values,

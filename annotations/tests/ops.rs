@@ -87,8 +87,10 @@ fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
         case_revision: None,
         reason: None,
     };
+    p.act_as(ops::Actor::Rater { name: "ana".into() }).unwrap();
     let saved = ops::save_draft(&mut p, &req, now).unwrap();
     assert_eq!(saved.status, AnswerStatus::InProgress);
+    p.act_as(ops::Actor::Rater { name: "bo".into() }).unwrap();
     let queue = serde_json::to_string(&ops::rater_queue(&p, "bo").unwrap()).unwrap();
     let case = serde_json::to_string(&ops::show_case(&p, "acme__calc-101").unwrap()).unwrap();
     let theirs = ops::current_answer(&p, "bo", "acme__calc-101").unwrap();

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 /// Flags every command takes, documented once in the README's prose.
-const GLOBAL: [&str; 4] = ["--project", "--verbose", "--help", "--version"];
+const GLOBAL: [&str; 5] = ["--project", "--verbose", "--as", "--help", "--version"];
 
 fn help(path: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_verity"))

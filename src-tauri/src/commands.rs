@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use annotations::ops::{
-    self, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest, AnswerView,
-    AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, ErrorCode,
+    self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
+    AnswerView, AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, ErrorCode,
     EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery,
     GrepReport, ImportProgress, ImportReport, ProjectAgreement, Questionnaire, QueueItem,
     RaterSummary, RepositoryStatus, ShownFile,
@@ -22,7 +22,7 @@ use tauri_plugin_opener::OpenerExt;
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
-use crate::state::{AppState, Role, replace_project, with_project};
+use crate::state::{AppState, replace_project, with_project};
 
 /// The open project, for the window's header.
 #[derive(Debug, Clone, Serialize)]
@@ -76,43 +76,15 @@ pub async fn open_startup_project(app: AppHandle) -> Result<ProjectInfo, Command
     }
 }
 
-/// Signs in as a rater of the project or as the coordinator; opening a project signs out.
+/// Signs in as a rater of the project or as the coordinator; opening a project signs out. The
+/// project's use cases then refuse what that actor may not do.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn sign_in(app: AppHandle, role: Role) -> Result<Role, CommandError> {
-    if let Role::Rater { name } = &role {
-        let wanted = name.clone();
-        let known = with_project(app.clone(), move |p| {
-            Ok(ops::list_raters(p)?.into_iter().find(|r| r.name == wanted))
-        })
-        .await?;
-        match known {
-            Some(rater) if rater.active => {}
-            Some(_) => {
-                return Err(CommandError::new(
-                    ErrorCode::RaterInactive,
-                    format!(
-                        "{name} was deactivated and has no queue; the coordinator can reactivate them."
-                    ),
-                ));
-            }
-            None => {
-                return Err(CommandError::new(
-                    ErrorCode::NotFound,
-                    format!(
-                        "The project has no rater named {name:?}; the coordinator adds raters."
-                    ),
-                ));
-            }
-        }
-    }
-    let state = app.state::<AppState>();
-    *state.role.lock().map_err(|_| {
-        CommandError::new(
-            ErrorCode::Internal,
-            "Verity's session state is broken; restart it.",
-        )
-    })? = Some(role.clone());
-    Ok(role)
+pub async fn sign_in(app: AppHandle, role: Actor) -> Result<Actor, CommandError> {
+    with_project(app, move |p| {
+        p.act_as(role.clone())?;
+        Ok(role)
+    })
+    .await
 }
 
 /// The project's raters.
@@ -124,7 +96,6 @@ pub async fn list_raters(app: AppHandle) -> Result<Vec<RaterSummary>, CommandErr
 /// Adds a rater.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_rater(app: AppHandle, name: String) -> Result<RaterSummary, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
         ops::add_rater(p, &name, OffsetDateTime::now_utc())
     })
@@ -138,7 +109,6 @@ pub async fn assign_raters(
     per_case: usize,
     seed: u64,
 ) -> Result<AssignReport, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
         ops::assign(
             p,
@@ -154,14 +124,12 @@ pub async fn assign_raters(
 /// A rater's queue.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rater_queue(app: AppHandle, rater: String) -> Result<Vec<QueueItem>, CommandError> {
-    app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| ops::rater_queue(p, &rater)).await
 }
 
 /// Every case with the status of its assignments (no answers), for the coordinator.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_cases(app: AppHandle) -> Result<Vec<CaseListItem>, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_cases(p, &ops::CaseFilter::default())).await
 }
 
@@ -184,14 +152,12 @@ pub async fn current_answer(
     rater: String,
     case: String,
 ) -> Result<AnswerView, CommandError> {
-    app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| ops::current_answer(p, &rater, &case)).await
 }
 
 /// Saves a draft.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn save_draft(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
-    app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
         ops::save_draft(p, &req, OffsetDateTime::now_utc())
     })
@@ -201,7 +167,6 @@ pub async fn save_draft(app: AppHandle, req: AnswerRequest) -> Result<AnswerView
 /// Submits an answer.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn submit_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
-    app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
         ops::submit_answer(p, &req, OffsetDateTime::now_utc())
     })
@@ -211,7 +176,6 @@ pub async fn submit_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerV
 /// Revises a submitted answer, with its reason.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn revise_answer(app: AppHandle, req: AnswerRequest) -> Result<AnswerView, CommandError> {
-    app.state::<AppState>().require_rater(&req.rater)?;
     with_project(app, move |p| {
         ops::revise_answer(p, &req, OffsetDateTime::now_utc())
     })
@@ -226,7 +190,6 @@ pub async fn record_time(
     case: String,
     active_ms: i64,
 ) -> Result<(), CommandError> {
-    app.state::<AppState>().require_rater(&rater)?;
     with_project(app, move |p| ops::record_time(p, &rater, &case, active_ms)).await
 }
 
@@ -239,7 +202,6 @@ pub async fn import_paths(
     on_progress: Channel<ImportProgress>,
 ) -> Result<ImportReport, CommandError> {
     let state = app.state::<AppState>();
-    state.require_coordinator()?;
     let job = state.start_job("An import")?;
     let cancel = state.cancel.clone();
     with_project(app, move |p| {
@@ -276,7 +238,6 @@ pub async fn export_project(
     options: ExportOptions,
     out_path: PathBuf,
 ) -> Result<usize, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
         ops::export_to_file(p, format, &options, &out_path, ops::Overwrite::Replace)
             .map(|summary| summary.rows)
@@ -290,7 +251,6 @@ pub async fn project_agreement(
     app: AppHandle,
     req: AgreementRequest,
 ) -> Result<ProjectAgreement, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| ops::project_agreement(p, &req)).await
 }
 
@@ -300,14 +260,12 @@ pub async fn ensemble_labels(
     app: AppHandle,
     rule: Option<String>,
 ) -> Result<EnsembleReport, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| ops::ensemble_labels(p, rule.as_deref())).await
 }
 
 /// Cases and questions where raters' answers differ, worst first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_disagreements(app: AppHandle) -> Result<Vec<Disagreement>, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_disagreements(p)).await
 }
 
@@ -317,7 +275,6 @@ pub async fn adjudicate(
     app: AppHandle,
     req: AdjudicationRequest,
 ) -> Result<AdjudicationView, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
         ops::adjudicate(p, &req, OffsetDateTime::now_utc())
     })
@@ -369,7 +326,6 @@ pub async fn show_file(
 /// The registered clones and how many base commits each holds.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_repositories(app: AppHandle) -> Result<Vec<RepositoryStatus>, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, |p| ops::list_repositories(p)).await
 }
 
@@ -380,7 +336,6 @@ pub async fn add_repository(
     name: String,
     path: PathBuf,
 ) -> Result<RepositoryStatus, CommandError> {
-    app.state::<AppState>().require_coordinator()?;
     with_project(app, move |p| {
         ops::add_repository(p, &name, &path, OffsetDateTime::now_utc())
     })
@@ -396,7 +351,6 @@ pub async fn evidence_all(
     on_progress: Channel<EvidenceProgress>,
 ) -> Result<EvidenceAllReport, CommandError> {
     let state = app.state::<AppState>();
-    state.require_coordinator()?;
     let job = state.start_job("An evidence run")?;
     let (cancel, engine) = (state.cancel.clone(), state.engine.clone());
     with_project(app, move |p| {

@@ -1,12 +1,12 @@
-//! What the app holds between commands: the open project, who is using it, the evidence
-//! engine, the data folder, the long job running and its cancel flag.
+//! What the app holds between commands: the open project (which knows who is using it, and
+//! whose use cases refuse what that actor may not do), the evidence engine, the data folder,
+//! the long job running and its cancel flag.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use annotations::ops::{self, Engine, ErrorCode, Project};
-use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
@@ -26,25 +26,8 @@ pub struct AppState {
     /// The long job running, if any (one at a time, so `cancel_job` stops the job the user
     /// sees): what it is, for the message that refuses a second one.
     job: Arc<Mutex<Option<&'static str>>>,
-    /// Who is using the project: a rater (blind to other raters) or the coordinator.
-    pub role: Mutex<Option<Role>>,
     /// The evidence engine, kept alive so its blob cache serves every task of the session.
     pub engine: Arc<Engine>,
-}
-
-/// Who is using the open project. A rater's session can read only that rater's own answers;
-/// the commands that show raters' answers (agreement, ensemble, disagreements, exports) and
-/// the ones that change the panel (import, raters, adjudication) need the coordinator.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Role {
-    /// A rater of the project, by name.
-    Rater {
-        /// The rater's name.
-        name: String,
-    },
-    /// The panel's coordinator.
-    Coordinator,
 }
 
 impl AppState {
@@ -55,7 +38,6 @@ impl AppState {
             data_dir,
             cancel: Arc::new(AtomicBool::new(false)),
             job: Arc::new(Mutex::new(None)),
-            role: Mutex::new(None),
             engine: Arc::new(Engine::default()),
         }
     }
@@ -100,48 +82,6 @@ impl AppState {
         let text = String::from_utf8(bytes).ok()?;
         let path = PathBuf::from(text.trim_end_matches('\n'));
         (!path.as_os_str().is_empty()).then_some(path)
-    }
-
-    /// The current role, or an error when nobody has signed in.
-    fn role(&self) -> Result<Role, CommandError> {
-        self.role
-            .lock()
-            .map_err(|_| poisoned())?
-            .clone()
-            .ok_or_else(|| {
-                CommandError::new(
-                    ErrorCode::NoRole,
-                    "Choose who you are (a rater or the coordinator) first.",
-                )
-            })
-    }
-
-    /// Refuses unless the coordinator is signed in.
-    pub fn require_coordinator(&self) -> Result<(), CommandError> {
-        match self.role()? {
-            Role::Coordinator => Ok(()),
-            Role::Rater { name } => Err(CommandError::new(
-                ErrorCode::CoordinatorOnly,
-                format!(
-                    "Only the coordinator can do this; {name} is signed in as a rater, who sees only their own answers."
-                ),
-            )),
-        }
-    }
-
-    /// Refuses unless `rater` is the rater signed in.
-    pub fn require_rater(&self, rater: &str) -> Result<(), CommandError> {
-        match self.role()? {
-            Role::Rater { name } if name == rater => Ok(()),
-            Role::Rater { name } => Err(CommandError::new(
-                ErrorCode::NotYourAnswers,
-                format!("{name} is signed in and cannot read or change the answers of {rater}."),
-            )),
-            Role::Coordinator => Err(CommandError::new(
-                ErrorCode::RaterOnly,
-                format!("The coordinator cannot answer for {rater}; sign in as that rater."),
-            )),
-        }
     }
 }
 
@@ -205,8 +145,10 @@ where
         let state = app.state::<AppState>();
         let (project, info) = work(state.inner()).map_err(CommandError::from)?;
         let mut guard = state.project.lock().map_err(|_| poisoned())?;
+        // A newly opened project acts for nobody until "who is using Verity?" is answered.
+        let mut project = project;
+        project.sign_out();
         *guard = Some(project);
-        *state.role.lock().map_err(|_| poisoned())? = None;
         Ok(info)
     })
     .await
@@ -222,20 +164,15 @@ where
 mod tests {
     use super::*;
 
-    fn state_as(role: Option<Role>) -> (tempfile::TempDir, AppState) {
+    fn new_state() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let state = AppState::new(dir.path().to_path_buf());
-        *state.role.lock().expect("unpoisoned") = role;
         (dir, state)
-    }
-
-    fn rater(name: &str) -> Option<Role> {
-        Some(Role::Rater { name: name.into() })
     }
 
     #[test]
     fn one_long_job_runs_at_a_time_and_starts_with_a_cleared_cancel_flag() {
-        let (_dir, state) = state_as(Some(Role::Coordinator));
+        let (_dir, state) = new_state();
         state.cancel.store(true, Ordering::Relaxed);
         let import = state.start_job("An import").expect("no job is running");
         assert!(!state.cancel.load(Ordering::Relaxed));
@@ -256,57 +193,11 @@ mod tests {
     }
 
     #[test]
-    fn a_rater_session_reaches_only_its_own_answers() {
-        let (_dir, state) = state_as(rater("ana"));
-        assert!(state.require_rater("ana").is_ok());
-        assert_eq!(
-            state.require_rater("bo").map_err(|e| e.code),
-            Err(ErrorCode::NotYourAnswers)
-        );
-        assert_eq!(
-            state.require_coordinator().map_err(|e| e.code),
-            Err(ErrorCode::CoordinatorOnly)
-        );
-    }
-
-    #[test]
-    fn the_coordinator_does_not_answer_for_raters() {
-        let (_dir, state) = state_as(Some(Role::Coordinator));
-        assert!(state.require_coordinator().is_ok());
-        assert_eq!(
-            state.require_rater("ana").map_err(|e| e.code),
-            Err(ErrorCode::RaterOnly)
-        );
-    }
-
-    #[test]
-    fn nobody_signed_in_reaches_nothing() {
-        let (_dir, state) = state_as(None);
-        assert_eq!(
-            state.require_coordinator().map_err(|e| e.code),
-            Err(ErrorCode::NoRole)
-        );
-        assert_eq!(
-            state.require_rater("ana").map_err(|e| e.code),
-            Err(ErrorCode::NoRole)
-        );
-    }
-
-    #[test]
     fn the_last_project_is_remembered() {
-        let (dir, state) = state_as(None);
+        let (dir, state) = new_state();
         assert_eq!(state.last_project(), None);
         let project = dir.path().join("panel one.verity");
         state.remember_project(&project);
         assert_eq!(state.last_project(), Some(project));
-    }
-
-    #[test]
-    fn roles_cross_ipc_tagged_by_kind() {
-        let role: Role =
-            serde_json::from_str(r#"{"kind":"rater","name":"ana"}"#).expect("a rater role");
-        assert_eq!(role, Role::Rater { name: "ana".into() });
-        let role: Role = serde_json::from_str(r#"{"kind":"coordinator"}"#).expect("a role");
-        assert_eq!(role, Role::Coordinator);
     }
 }

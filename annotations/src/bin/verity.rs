@@ -31,6 +31,9 @@ struct Cli {
     /// Log what happens to stderr (repeat for more).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Act as this rater instead of the coordinator: see and change only their own answers.
+    #[arg(long = "as", global = true, value_name = "RATER")]
+    as_rater: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -315,13 +318,10 @@ enum Command {
 #[derive(Subcommand)]
 enum CaseAction {
     /// Show a case: its texts, patch summaries, tests, and each rater's answers with their
-    /// revision history (the coordinator sees every rater's; --as RATER only that rater's).
+    /// revision history (the coordinator sees every rater's; with --as RATER only that rater's).
     Show {
         /// The instance id (or a unique prefix of it).
         id: String,
-        /// Act as this rater: show only their own answers.
-        #[arg(long = "as")]
-        as_rater: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -477,8 +477,18 @@ fn project_path(cli_path: Option<&Path>) -> Result<&Path> {
     cli_path.context("no project given: pass --project FILE or set VERITY_PROJECT")
 }
 
-fn open(cli_path: Option<&Path>) -> Result<Project> {
-    Ok(ops::open_project(project_path(cli_path)?)?)
+/// The project a command works on and who it acts as: the coordinator, unless `--as RATER`.
+struct Session<'a> {
+    path: Option<&'a Path>,
+    actor: ops::Actor,
+}
+
+impl Session<'_> {
+    fn open(&self) -> Result<Project> {
+        let mut project = ops::open_project(project_path(self.path)?)?;
+        project.act_as(self.actor.clone())?;
+        Ok(project)
+    }
 }
 
 fn print_json<T: Serialize>(value: &T) -> Result<()> {
@@ -490,11 +500,17 @@ fn print_json<T: Serialize>(value: &T) -> Result<()> {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let now = OffsetDateTime::now_utc();
-    let project = cli.project.as_deref();
+    let project = Session {
+        path: cli.project.as_deref(),
+        actor: match cli.as_rater {
+            Some(name) => ops::Actor::Rater { name },
+            None => ops::Actor::Coordinator,
+        },
+    };
     let mut out = std::io::stdout().lock();
     match cli.command {
         Command::Init { questionnaire } => {
-            let path = project_path(project)?;
+            let path = project_path(project.path)?;
             let choice = if questionnaire.ends_with(".toml") || Path::new(&questionnaire).is_file()
             {
                 QuestionnaireChoice::File(PathBuf::from(&questionnaire))
@@ -512,7 +528,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             )?;
         }
         Command::Import { paths, json } => {
-            let mut p = open(project)?;
+            let mut p = project.open()?;
             let cancel = AtomicBool::new(false);
             let bar = progress_bar(paths.len() as u64, "{bar:30} {pos}/{len} paths, {msg}");
             let mut progress = |step: &ops::ImportProgress| {
@@ -548,7 +564,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             repo,
             json,
         } => {
-            let p = open(project)?;
+            let p = project.open()?;
             let filter = ops::CaseFilter {
                 rater,
                 status: status.map(|s| match s {
@@ -587,15 +603,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Case {
-            action: CaseAction::Show { id, as_rater, json },
+            action: CaseAction::Show { id, json },
         } => {
-            let p = open(project)?;
+            let p = project.open()?;
             let case = ops::show_case(&p, &id)?;
-            let actor = match as_rater {
-                Some(name) => ops::Actor::Rater(name),
-                None => ops::Actor::Coordinator,
-            };
-            let answers = ops::answer_history(&p, &case.instance_id, &actor)?;
+            let answers = ops::answer_history(&p, &case.instance_id)?;
             if json {
                 #[derive(Serialize)]
                 struct Shown<'a> {
@@ -618,12 +630,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Raters { action } => match action {
             RaterAction::Add { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 let rater = ops::add_rater(&mut p, &name, now)?;
                 writeln!(out, "added rater {}", rater.name)?;
             }
             RaterAction::Deactivate { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 let change = ops::deactivate_rater(&mut p, &name, now)?;
                 writeln!(
                     out,
@@ -632,12 +644,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
             RaterAction::Activate { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 let rater = ops::reactivate_rater(&mut p, &name, now)?;
                 writeln!(out, "reactivated {}", rater.name)?;
             }
             RaterAction::Remove { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 let change = ops::remove_rater(&mut p, &name)?;
                 writeln!(
                     out,
@@ -646,7 +658,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
             RaterAction::List { json } => {
-                let p = open(project)?;
+                let p = project.open()?;
                 let raters = ops::list_raters(&p)?;
                 if json {
                     print_json(&raters)?;
@@ -673,7 +685,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             seed,
             json,
         } => {
-            let mut p = open(project)?;
+            let mut p = project.open()?;
             let selection = if let Some(file) = cases_file {
                 ops::CaseSelection::Ids(read_case_list(&file)?)
             } else if let Some(repo) = repo {
@@ -708,7 +720,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             reason,
             json,
         } => {
-            let mut p = open(project)?;
+            let mut p = project.open()?;
+            // `--rater` says who answers; the coordinator acts as that rater for this command.
+            if project.actor == ops::Actor::Coordinator {
+                p.act_as(ops::Actor::Rater {
+                    name: rater.clone(),
+                })?;
+            }
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let values: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
@@ -763,7 +781,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Repo { action } => match action {
             RepoAction::Add { name, path } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 let status = ops::add_repository(&mut p, &name, &path, now)?;
                 writeln!(
                     out,
@@ -772,7 +790,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
             RepoAction::Remove { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 ops::remove_repository(&mut p, &name)?;
                 writeln!(
                     out,
@@ -780,7 +798,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
             RepoAction::List { json } => {
-                let p = open(project)?;
+                let p = project.open()?;
                 let repos = ops::list_repositories(&p)?;
                 if json {
                     print_json(&repos)?;
@@ -809,7 +827,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cache_mb,
             json,
         } => {
-            let mut p = open(project)?;
+            let mut p = project.open()?;
             let engine = Engine::builder().cache_bytes(cache_mb << 20).build();
             if all {
                 let bar = progress_bar(0, "{bar:30} {pos}/{len} cases {msg}");
@@ -869,7 +887,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             live,
             json,
         } => {
-            let p = open(project)?;
+            let p = project.open()?;
             let query = ops::GrepQuery {
                 pattern,
                 fixed_strings: !regex,
@@ -908,7 +926,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Show { case_id, path } => {
-            let p = open(project)?;
+            let p = project.open()?;
             let file = ops::show_file(&p, &Engine::default(), &case_id, &path)?;
             write!(out, "{}", file.text)?;
         }
@@ -917,7 +935,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             snippets,
             json,
         } => {
-            let p = open(project)?;
+            let p = project.open()?;
             let snippets: Vec<ops::Snippet> = snippets
                 .into_iter()
                 .map(|snippet| ops::Snippet {
@@ -976,7 +994,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rule,
             reference,
         } => {
-            let p = open(project)?;
+            let p = project.open()?;
             if history && !matches!(format, ExportFormat::AnswersJsonl) {
                 bail!("--history is for --format answers-jsonl");
             }
@@ -1019,7 +1037,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             seed,
             json,
         } => coordinator::agreement(
-            project,
+            &project,
             coordinator::AgreementArgs {
                 ratings,
                 level,
@@ -1032,10 +1050,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &mut out,
         )?,
         Command::Ensemble { rule, json } => {
-            coordinator::ensemble(&open(project)?, rule.as_deref(), json, &mut out)?
+            coordinator::ensemble(&project.open()?, rule.as_deref(), json, &mut out)?
         }
         Command::Disagreements { json } => {
-            coordinator::disagreements(&open(project)?, json, &mut out)?
+            coordinator::disagreements(&project.open()?, json, &mut out)?
         }
         Command::Adjudicate {
             case_id,
@@ -1045,7 +1063,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             by,
             json,
         } => {
-            let mut p = open(project)?;
+            let mut p = project.open()?;
             // A number when the text is one (scale values), otherwise the text (buckets).
             let value = serde_json::from_str::<serde_json::Value>(&value)
                 .ok()
@@ -1071,17 +1089,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Adjudicators { action } => match action {
             AdjudicatorAction::Add { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 ops::add_adjudicator(&mut p, &name, now)?;
                 writeln!(out, "{} may adjudicate", name.trim())?;
             }
             AdjudicatorAction::Remove { name } => {
-                let mut p = open(project)?;
+                let mut p = project.open()?;
                 ops::remove_adjudicator(&mut p, &name)?;
                 writeln!(out, "{name} may no longer adjudicate; their decisions stay")?;
             }
             AdjudicatorAction::List => {
-                let p = open(project)?;
+                let p = project.open()?;
                 writeln!(out, "{} (always)", ops::COORDINATOR)?;
                 for name in ops::list_adjudicators(&p)? {
                     writeln!(out, "{name}")?;
@@ -1094,7 +1112,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             bootstrap,
             seed,
         } => {
-            let p = open(project)?;
+            let p = project.open()?;
             let overwrite = if force {
                 ops::Overwrite::Replace
             } else {

@@ -70,6 +70,7 @@ pub struct Disagreement {
 /// first: the widest spread on the scale first, then the most distinct answers, then by case
 /// and question order. A coordinator function: it shows every rater's answers.
 pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
+    project.require_coordinator("reads every rater's answers")?;
     let panel = Panel::load(project)?;
     let questions = rated_questions(&project.questionnaire);
     let mut out: Vec<(usize, Disagreement)> = Vec::new();
@@ -161,6 +162,7 @@ pub fn adjudicate(
     req: &AdjudicationRequest,
     now: OffsetDateTime,
 ) -> Result<AdjudicationView> {
+    project.require_coordinator("adjudicates")?;
     let stored = find_case(project, &req.case)?;
     let question = project
         .questionnaire
@@ -264,6 +266,7 @@ pub const COORDINATOR: &str = "coordinator";
 
 /// Names an adjudicator: someone besides the coordinator who may record adjudications.
 pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<()> {
+    project.require_coordinator("names adjudicators")?;
     let name = name.trim();
     if name.is_empty() {
         return Err(Error::refused(
@@ -283,6 +286,7 @@ pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -
 
 /// Removes a named adjudicator; their decisions stay.
 pub fn remove_adjudicator(project: &mut Project, name: &str) -> Result<()> {
+    project.require_coordinator("names adjudicators")?;
     if project.store.remove_adjudicator(name)? {
         Ok(())
     } else {
@@ -294,5 +298,6 @@ pub fn remove_adjudicator(project: &mut Project, name: &str) -> Result<()> {
 
 /// The named adjudicators (the coordinator adjudicates without being named).
 pub fn list_adjudicators(project: &Project) -> Result<Vec<String>> {
+    project.require_coordinator("names adjudicators")?;
     Ok(project.store.list_adjudicators()?)
 }

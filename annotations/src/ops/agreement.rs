@@ -396,6 +396,7 @@ fn reference_agreement(
 /// rater's first submission (blind, before any discussion or revision). Text questions are
 /// listed in `skipped`. A coordinator function: confusion matrices show raters' answers.
 pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<ProjectAgreement> {
+    project.require_coordinator("reads every rater's answers")?;
     let questionnaire = &project.questionnaire;
     let questions: Vec<&Question> = match &req.question {
         Some(id) => {

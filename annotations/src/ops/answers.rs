@@ -63,6 +63,7 @@ pub struct AnswerRequest {
 
 /// A rater's current answer on a case (their own only).
 pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<AnswerView> {
+    project.require_rater(rater)?;
     let r = find_rater(project, rater)?;
     let stored = find_case(project, case)?;
     let events = project.store.answer_events(stored.case_id, r.id)?;
@@ -213,6 +214,7 @@ pub fn save_draft(
     req: &AnswerRequest,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
+    project.require_rater(&req.rater)?;
     write_answer(project, req, EventKind::Draft, now)
 }
 
@@ -223,6 +225,7 @@ pub fn submit_answer(
     req: &AnswerRequest,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
+    project.require_rater(&req.rater)?;
     write_answer(project, req, EventKind::Submit, now)
 }
 
@@ -232,5 +235,6 @@ pub fn revise_answer(
     req: &AnswerRequest,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
+    project.require_rater(&req.rater)?;
     write_answer(project, req, EventKind::Revise, now)
 }

@@ -86,6 +86,7 @@ fn display_patch(text: &str) -> PatchDisplay {
 
 /// One case prepared for reading in the app (see [`CaseView`]).
 pub fn case_view(project: &Project, instance_id: &str) -> Result<CaseView> {
+    project.require_actor()?;
     let detail = show_case(project, instance_id)?;
     let gold_patch = display_patch(&detail.gold_patch);
     let test_patch = display_patch(&detail.test_patch);

@@ -179,6 +179,12 @@ pub struct CaseFilter {
 /// The cases the filter keeps, with their assignments' status, in natural id order
 /// (`tinylib-2` before `tinylib-10`).
 pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
+    project.require_coordinator("follows every rater's progress")?;
+    case_items(project, filter)
+}
+
+/// [`list_cases`] for the use cases that show a part of it to someone else (a rater's queue).
+pub(super) fn case_items(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
     if let Some(rater) = &filter.rater {
         find_rater(project, rater)?;
     }
@@ -247,6 +253,7 @@ pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::Sto
 
 /// One case in full, with its assignments' status (never another rater's answers).
 pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
+    project.require_actor()?;
     let stored = find_case(project, instance_id)?;
     let assignments = assignment_statuses(project)?
         .remove(&stored.case_id)

@@ -264,6 +264,7 @@ pub(super) fn build_ensemble(
 /// it keeps. Answers are ordered by when each rater first submitted, which decides ties for
 /// the maximum. A coordinator function.
 pub fn ensemble_labels(project: &Project, rule: Option<&str>) -> Result<EnsembleReport> {
+    project.require_coordinator("reads every rater's answers")?;
     let panel = Panel::load(project)?;
     build_ensemble(project, &panel, rule)
 }

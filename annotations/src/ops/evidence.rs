@@ -90,6 +90,7 @@ pub fn add_repository(
     path: &Path,
     now: OffsetDateTime,
 ) -> Result<RepositoryStatus> {
+    project.require_coordinator("registers repositories")?;
     check_repository_name(project, name)?;
     // Opening the clone first says what is wrong with the path ("no repository exists at"),
     // where a failed canonicalize would only give the system's error.
@@ -114,6 +115,7 @@ pub fn add_repository(
 /// Forgets the clone registered for a repository; the clone itself is left as it is, and the
 /// evidence already computed stays cached.
 pub fn remove_repository(project: &mut Project, name: &str) -> Result<()> {
+    project.require_coordinator("registers repositories")?;
     if project.store.remove_repository(name)? {
         return Ok(());
     }
@@ -135,6 +137,7 @@ pub fn remove_repository(project: &mut Project, name: &str) -> Result<()> {
 
 /// Every registered clone with how many of the project's base commits it holds.
 pub fn list_repositories(project: &Project) -> Result<Vec<RepositoryStatus>> {
+    project.require_coordinator("registers repositories")?;
     let cases = project.store.list_cases()?;
     let mut out = Vec::new();
     for repo in project.store.list_repositories()? {
@@ -230,6 +233,7 @@ pub fn case_evidence(
     refresh: bool,
     now: OffsetDateTime,
 ) -> Result<EvidenceView> {
+    project.require_actor()?;
     let t = target(project, case)?;
     if !refresh
         && let Some(hit) =
@@ -423,6 +427,7 @@ pub fn evidence_all(
     progress: &mut dyn FnMut(&EvidenceProgress),
     cancel: &AtomicBool,
 ) -> Result<EvidenceAllReport> {
+    project.require_coordinator("computes evidence for every task")?;
     let cases = project.store.list_cases()?;
     let mut report = EvidenceAllReport::default();
     for (done, row) in cases.iter().enumerate() {
@@ -467,6 +472,7 @@ pub fn check_precedents(
     case: &str,
     snippets: &[Snippet],
 ) -> Result<Vec<evidence::PrecedentFinding>> {
+    project.require_actor()?;
     let t = target(project, case)?;
     Ok(engine.verify_precedents(
         Path::new(&t.repo_path),
@@ -483,12 +489,14 @@ pub fn grep_case(
     case: &str,
     query: &GrepQuery,
 ) -> Result<GrepReport> {
+    project.require_actor()?;
     let t = target(project, case)?;
     Ok(engine.grep(Path::new(&t.repo_path), &t.context, &t.base_commit, query)?)
 }
 
 /// One file at the case's base commit.
 pub fn show_file(project: &Project, engine: &Engine, case: &str, path: &str) -> Result<ShownFile> {
+    project.require_actor()?;
     let t = target(project, case)?;
     Ok(engine.show_file(Path::new(&t.repo_path), &t.context, &t.base_commit, path)?)
 }

@@ -331,6 +331,7 @@ pub fn export_to_file(
     path: &Path,
     overwrite: super::Overwrite,
 ) -> Result<ExportSummary> {
+    project.require_coordinator("exports the panel's answers")?;
     check_openai_columns(project, format)?;
     let written = super::write_file(path, overwrite, |out| {
         export_project(project, format, options, out, path)
@@ -353,6 +354,7 @@ pub fn export_project(
     out: &mut dyn Write,
     out_path: &Path,
 ) -> Result<usize> {
+    project.require_coordinator("exports the panel's answers")?;
     let write_err = |source: std::io::Error| Error::Write {
         path: out_path.to_path_buf(),
         source,

@@ -4,17 +4,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{AnswerStatus, Project, Result, find_case, find_rater, natural_cmp, status_of};
+use super::{Actor, AnswerStatus, Project, Result, find_case, find_rater, natural_cmp, status_of};
 use crate::store::{AnswerEvent, EventKind};
-
-/// Who is asking.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Actor {
-    /// The panel's coordinator, who sees every rater's answers.
-    Coordinator,
-    /// A rater, by name, who sees only their own.
-    Rater(String),
-}
 
 /// One saved event of an answer.
 #[derive(Debug, Clone, Serialize)]
@@ -44,18 +35,15 @@ pub struct RaterAnswerHistory {
     pub events: Vec<AnswerEventView>,
 }
 
-/// Every rater's answer on a case with its revision history, as far as `actor` may see: the
-/// coordinator sees every rater; a rater only themselves. Raters with no saved event are left
-/// out.
-pub fn answer_history(
-    project: &Project,
-    case: &str,
-    actor: &Actor,
-) -> Result<Vec<RaterAnswerHistory>> {
+/// Every rater's answer on a case with its revision history, as far as the project's actor
+/// may see: the coordinator sees every rater; a rater only themselves. Raters with no saved
+/// event are left out.
+pub fn answer_history(project: &Project, case: &str) -> Result<Vec<RaterAnswerHistory>> {
+    project.require_actor()?;
     let stored = find_case(project, case)?;
-    let raters = match actor {
-        Actor::Coordinator => project.store.list_raters()?,
-        Actor::Rater(name) => vec![find_rater(project, name)?],
+    let raters = match project.actor() {
+        Some(Actor::Rater { name }) => vec![find_rater(project, name)?],
+        _ => project.store.list_raters()?,
     };
     let mut out = Vec::new();
     for rater in raters {

@@ -66,6 +66,7 @@ pub fn import_paths(
     progress: &mut dyn FnMut(&ImportProgress),
     cancel: &AtomicBool,
 ) -> Result<ImportReport> {
+    project.require_coordinator("imports tasks")?;
     let now = stamp(now);
     let mut session = project.store.begin_import(&now)?;
     let mut reports = Vec::new();

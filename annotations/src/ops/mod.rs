@@ -29,6 +29,8 @@ pub use crate::store::EventKind;
 use crate::store::Store;
 
 // One module per use case; each re-exports its requests, responses and functions here.
+pub mod access;
+pub use access::Actor;
 mod adjudication;
 pub use adjudication::*;
 mod agreement;
@@ -50,7 +52,7 @@ pub use error::{Error, ErrorCode};
 mod export;
 pub use export::*;
 mod history;
-pub use history::{Actor, AnswerEventView, RaterAnswerHistory, answer_history};
+pub use history::{AnswerEventView, RaterAnswerHistory, answer_history};
 mod import;
 pub use import::*;
 mod output;
@@ -72,12 +74,14 @@ pub fn stamp(now: OffsetDateTime) -> String {
         .unwrap_or_else(|_| now.unix_timestamp().to_string())
 }
 
-/// An open project: its store and its questionnaire.
+/// An open project: its store, its questionnaire, and who it acts for.
 #[derive(Debug)]
 pub struct Project {
     store: Store,
     questionnaire: Questionnaire,
     questionnaire_row: i64,
+    /// Who the use cases act for (see [`access`]); the coordinator when opened.
+    actor: Option<Actor>,
 }
 
 /// Which questionnaire a new project uses.
@@ -123,6 +127,7 @@ pub fn init_project(
         store,
         questionnaire,
         questionnaire_row: row,
+        actor: Some(Actor::Coordinator),
     })
 }
 
@@ -145,6 +150,7 @@ pub fn open_project(path: &Path) -> Result<Project> {
         store,
         questionnaire,
         questionnaire_row: row,
+        actor: Some(Actor::Coordinator),
     })
 }
 

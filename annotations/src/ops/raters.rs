@@ -10,7 +10,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::cases::{AnswerStatus, CaseFilter, list_cases, resolve_case_id};
+use super::cases::{AnswerStatus, CaseFilter, case_items, resolve_case_id};
 use super::cases::{assignment_statuses, find_case};
 use super::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
 
@@ -30,6 +30,7 @@ pub struct RaterSummary {
 
 /// Adds a rater. A name that differs from an existing one only in case is refused.
 pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Result<RaterSummary> {
+    project.require_coordinator("adds raters")?;
     let name = name.trim();
     if name.is_empty() {
         return Err(Error::refused(
@@ -66,6 +67,7 @@ pub fn deactivate_rater(
     name: &str,
     now: OffsetDateTime,
 ) -> Result<RaterChange> {
+    project.require_coordinator("deactivates raters")?;
     let rater = find_rater(project, name)?;
     if !rater.active {
         return Err(Error::refused(
@@ -93,6 +95,7 @@ pub fn reactivate_rater(
     name: &str,
     now: OffsetDateTime,
 ) -> Result<RaterSummary> {
+    project.require_coordinator("reactivates raters")?;
     let rater = find_rater(project, name)?;
     if rater.active {
         return Err(Error::refused(
@@ -112,6 +115,7 @@ pub fn reactivate_rater(
 /// Removes a rater who never saved an answer, with their assignments. A rater with answers is
 /// refused: answers are never deleted, so deactivate them instead.
 pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
+    project.require_coordinator("removes raters")?;
     let rater = find_rater(project, name)?;
     let events = project.store.rater_event_count(rater.id)?;
     if events > 0 {
@@ -250,6 +254,7 @@ pub fn assign(
     selection: &CaseSelection,
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
+    project.require_coordinator("assigns cases")?;
     let raters: Vec<_> = project
         .store
         .list_raters()?
@@ -329,6 +334,7 @@ pub fn assign_to(
     selection: &CaseSelection,
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
+    project.require_coordinator("assigns cases")?;
     if raters.is_empty() {
         return Err(Error::refused(
             ErrorCode::Empty,
@@ -402,10 +408,11 @@ pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::
 
 /// A rater's assigned cases, in id order; empty for a deactivated rater.
 pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
+    project.require_rater(rater)?;
     if !find_rater(project, rater)?.active {
         return Ok(Vec::new());
     }
-    Ok(list_cases(project, &CaseFilter::default())?
+    Ok(case_items(project, &CaseFilter::default())?
         .into_iter()
         .filter_map(|case| {
             let mine = case.assignments.iter().find(|a| a.rater == rater)?;
@@ -423,6 +430,7 @@ pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
 /// Adds active time (the window focused and the rater not idle) to a rater's work on an
 /// assigned case.
 pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i64) -> Result<()> {
+    project.require_rater(rater)?;
     let rater = find_active_rater(project, rater)?;
     let stored = find_case(project, case)?;
     if !project

@@ -36,6 +36,7 @@ pub fn write_report(
     seed: u64,
     overwrite: super::Overwrite,
 ) -> Result<ReportSummary> {
+    project.require_coordinator("writes the report")?;
     let agreement = project_agreement(
         project,
         &AgreementRequest {

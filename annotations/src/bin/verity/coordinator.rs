@@ -2,10 +2,10 @@
 //! rest of the CLI so each prints in one place.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use annotations::ops::{self, BootstrapOptions, Level, Project, render_agreement_text};
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 /// `verity agreement`'s arguments.
 pub struct AgreementArgs {
@@ -24,7 +24,7 @@ fn print_json<T: serde::Serialize>(out: &mut dyn Write, value: &T) -> Result<()>
     Ok(())
 }
 
-pub fn agreement(project: Option<&Path>, args: AgreementArgs, out: &mut dyn Write) -> Result<()> {
+pub fn agreement(session: &super::Session, args: AgreementArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(path) = &args.ratings {
         if args.question.is_some() {
             anyhow::bail!(
@@ -54,8 +54,10 @@ pub fn agreement(project: Option<&Path>, args: AgreementArgs, out: &mut dyn Writ
             "--level and --categories are for --ratings; a project's questions declare their own"
         );
     }
-    let path = project.context("give --ratings FILE, or a project with --project FILE")?;
-    let p = ops::open_project(path)?;
+    if session.path.is_none() {
+        anyhow::bail!("give --ratings FILE, or a project with --project FILE");
+    }
+    let p = session.open()?;
     let result = ops::project_agreement(
         &p,
         &ops::AgreementRequest {

@@ -1,5 +1,5 @@
 // Types of the commands' requests and responses: generated from the Rust types (ts-rs) into
-// ./bindings/, re-exported here. Only the shell's own two types (`ProjectInfo`, `Role`) are
+// ./bindings/, re-exported here. Only the shell's own type (`ProjectInfo`) is
 // written by hand.
 export type { PatchView } from './bindings/PatchView';
 export type { FileDiff } from './bindings/FileDiff';
@@ -80,5 +80,5 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** The open project, as the shell reports it (src-tauri's `ProjectInfo`). */
 export interface ProjectInfo { path: string; questionnaire: string }
 
-/** Who is using the project (src-tauri's `Role`): a rater sees only their own answers. */
-export type Role = { kind: 'rater'; name: string } | { kind: 'coordinator' };
+/** Who is using the project (`ops::Actor`): a rater sees only their own answers. */
+export type { Actor as Role } from './bindings/Actor';
