@@ -314,8 +314,9 @@ impl ImportSession<'_> {
         Ok(true)
     }
 
-    /// Gives the transaction to code that stores other rows in the same import (ratings).
-    pub fn transaction(&self) -> &Transaction<'_> {
+    /// Gives the transaction to the store's code that stores other rows in the same import
+    /// (ratings, reference labels).
+    pub(super) fn transaction(&self) -> &Transaction<'_> {
         &self.tx
     }
 

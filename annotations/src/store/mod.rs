@@ -28,13 +28,14 @@ const APPLICATION_ID: i64 = 0x5645_5249;
 /// Why the project file could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// SQLite failed.
+    /// The database failed.
     #[error("project {path}: {source}")]
     Sqlite {
         /// The project file.
         path: PathBuf,
-        /// The underlying error.
-        source: rusqlite::Error,
+        /// The database's own error, kept behind `dyn Error` so no backend's types leave
+        /// `store`.
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// `init` was asked to create a project where a file already is.
     #[error("{path} already exists; Verity will not overwrite it")]
@@ -110,10 +111,7 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(|source| StoreError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(|source| sql_err(path, source))?;
         Store::prepare(conn, path, true)
     }
 
@@ -128,28 +126,19 @@ impl Store {
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(|source| StoreError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(|source| sql_err(path, source))?;
         Store::prepare(conn, path, false)
     }
 
     /// A project in memory, for tests.
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        })?;
+        let conn = Connection::open_in_memory().map_err(|source| sql_err(&path, source))?;
         Store::prepare(conn, &path, true)
     }
 
     fn prepare(mut conn: Connection, path: &Path, new: bool) -> Result<Store, StoreError> {
-        let sql = |source| StoreError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        };
+        let sql = |source| sql_err(path, source);
         let (app_id, version): (i64, i64) = conn
             .query_row(
                 "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
@@ -298,7 +287,7 @@ impl Store {
 fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
     StoreError::Sqlite {
         path: path.to_path_buf(),
-        source,
+        source: Box::new(source),
     }
 }
 
