@@ -298,3 +298,27 @@ pub(crate) fn show(
         }
     }
 }
+
+impl Engine {
+    /// Searches every text file at `commit` for a fixed string or regex, with context lines.
+    pub fn grep(
+        &self,
+        repo_path: &Path,
+        context: &CaseContext,
+        commit: &str,
+        query: &GrepQuery,
+    ) -> Result<GrepReport, EvidenceError> {
+        search(self, repo_path, context, commit, query)
+    }
+
+    /// Returns the text of one file at `commit`; refuses binary files.
+    pub fn show_file(
+        &self,
+        repo_path: &Path,
+        context: &CaseContext,
+        commit: &str,
+        file: &str,
+    ) -> Result<ShownFile, EvidenceError> {
+        show(self, repo_path, context, commit, file)
+    }
+}

@@ -47,6 +47,7 @@ mod classify;
 mod grep;
 mod noise;
 mod paths;
+mod pipeline;
 mod precedents;
 mod receipt;
 mod report;
@@ -54,20 +55,18 @@ mod repository;
 mod sweep;
 mod terms;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 pub use blobs::CacheStats;
 pub use classify::classify_term;
 pub use grep::{GrepFile, GrepLine, GrepQuery, GrepReport, ShownFile};
 pub use paths::{PathClass, classify_path};
-pub use precedents::{
-    AmbiguityPrecedent, CodebaseAmbiguity, PrecedentLocation, Snippet, parse_codebase_ambiguity,
-};
+pub use precedents::{AmbiguityPrecedent, CodebaseAmbiguity, Snippet, parse_codebase_ambiguity};
 pub use receipt::shell_quote;
 pub use report::{
-    AirtightCandidate, ChangeOp, EvidenceReport, Hit, NearString, PrecedentFinding, Summary,
-    TermClass, TermEvidence, WordChange, render_text,
+    AirtightCandidate, ChangeOp, EvidenceReport, Hit, NearString, PrecedentFinding,
+    PrecedentLocation, Summary, TermClass, TermEvidence, WordChange, render_text,
 };
 pub use repository::{has_commit, held_commits};
 pub use terms::{Term, TermKind, TermOrigin, extract_terms};
@@ -338,59 +337,6 @@ impl Engine {
     /// Options for a new engine.
     pub fn builder() -> EngineBuilder {
         EngineBuilder::default()
-    }
-
-    /// Computes one task's evidence report at its base commit in the clone at `repo_path`.
-    pub fn compute_evidence(
-        &self,
-        repo_path: &Path,
-        context: &CaseContext,
-        request: &EvidenceRequest,
-    ) -> Result<EvidenceReport, EvidenceError> {
-        report::compute(self, repo_path, context, request)
-    }
-
-    /// Verifies code snippets at `commit` in live paths.
-    pub fn verify_precedents(
-        &self,
-        repo_path: &Path,
-        context: &CaseContext,
-        commit: &str,
-        snippets: &[Snippet],
-    ) -> Result<Vec<PrecedentFinding>, EvidenceError> {
-        let repo = repository::RepoAccess::open(repo_path, context)?;
-        let commit = repo.resolve_commit(commit)?;
-        let files = repo.list_files(&commit, self)?;
-        let patterns: Vec<String> = snippets.iter().map(|s| s.snippet.clone()).collect();
-        let sweep = sweep::run_patterns(self, &repo, &commit, &files, &patterns)?;
-        Ok(precedents::findings_from(
-            snippets,
-            &sweep.patterns,
-            &files,
-            &commit.id,
-        ))
-    }
-
-    /// Searches every text file at `commit` for a fixed string or regex, with context lines.
-    pub fn grep(
-        &self,
-        repo_path: &Path,
-        context: &CaseContext,
-        commit: &str,
-        query: &GrepQuery,
-    ) -> Result<GrepReport, EvidenceError> {
-        grep::search(self, repo_path, context, commit, query)
-    }
-
-    /// Returns the text of one file at `commit`; refuses binary files.
-    pub fn show_file(
-        &self,
-        repo_path: &Path,
-        context: &CaseContext,
-        commit: &str,
-        file: &str,
-    ) -> Result<ShownFile, EvidenceError> {
-        grep::show(self, repo_path, context, commit, file)
     }
 
     /// Sizes and hit counts of the engine's caches.

@@ -8,7 +8,7 @@
 
 use super::EvidenceError;
 use super::receipt::line_receipt;
-use super::report::PrecedentFinding;
+use super::report::{PrecedentFinding, PrecedentLocation};
 use super::repository::FileEntry;
 use super::sweep::PatternResult;
 
@@ -21,16 +21,6 @@ pub struct Snippet {
     pub claimed_path: Option<String>,
     /// What convention it shows, in words.
     pub way: Option<String>,
-}
-
-/// A live place holding a snippet.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct PrecedentLocation {
-    /// Path at the base commit.
-    pub path: String,
-    /// 1-based line where the snippet starts (its first occurrence in the file).
-    pub line: usize,
 }
 
 /// One precedent of a `codebase_ambiguity.json` document.

@@ -1,15 +1,10 @@
-//! The evidence report: its types (the `verity evidence --json` contract), how one is computed,
-//! and its plain-text rendering.
+//! The evidence report: its types (the `verity evidence --json` contract) and its plain-text
+//! rendering. The pipeline that fills one is `pipeline.rs`.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use super::classify::{added_text, classify_term, text_contains};
 use super::paths::PathClass;
-use super::receipt::term_receipt;
-use super::repository::RepoAccess;
-use super::terms::{TermKind, TermOrigin, extract_terms};
-use super::{CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceRequest};
+use super::terms::{TermKind, TermOrigin};
 
 /// Where a term stands; see [`classify_term`](super::classify_term) for the precedence.
 #[derive(
@@ -145,6 +140,16 @@ pub struct AirtightCandidate {
     pub nearest: Vec<NearString>,
 }
 
+/// A live place holding a snippet.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct PrecedentLocation {
+    /// Path at the base commit.
+    pub path: String,
+    /// 1-based line where the snippet starts (its first occurrence in the file).
+    pub line: usize,
+}
+
 /// A code snippet checked at the base commit.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
@@ -158,7 +163,7 @@ pub struct PrecedentFinding {
     /// Whether a live path holds it verbatim.
     pub found: bool,
     /// Every live place that holds it.
-    pub locations: Vec<super::precedents::PrecedentLocation>,
+    pub locations: Vec<PrecedentLocation>,
     /// Non-live paths that hold it (not counted as precedents).
     pub non_live_paths: Vec<String>,
     /// A command that finds the snippet's first non-blank line.
@@ -213,100 +218,6 @@ pub struct EvidenceReport {
     pub summary: Summary,
     /// Binary files at the base commit (never searched, as with `git grep -I`).
     pub binary_paths: Vec<String>,
-}
-
-pub(crate) fn compute(
-    engine: &Engine,
-    repo_path: &Path,
-    context: &CaseContext,
-    request: &EvidenceRequest,
-) -> Result<EvidenceReport, EvidenceError> {
-    let repo = RepoAccess::open(repo_path, context)?;
-    let commit = repo.resolve_commit(&request.base_commit)?;
-    let files = repo.list_files(&commit, engine)?;
-    let terms = extract_terms(&request.test_patch);
-    let gold = added_text(&request.gold_patch);
-
-    let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
-    patterns.extend(request.precedents.iter().map(|s| s.snippet.clone()));
-    let sweep = super::sweep::run_patterns(engine, &repo, &commit, &files, &patterns)?;
-
-    let mut evidence = Vec::with_capacity(terms.len());
-    for (term, found) in terms.into_iter().zip(&sweep.patterns) {
-        let (mut live_paths, mut test_paths) = (Vec::new(), Vec::new());
-        for &index in &found.files {
-            let entry = &files[index];
-            if entry.class.is_live() {
-                live_paths.push(String::from(&*entry.path));
-            } else {
-                test_paths.push(String::from(&*entry.path));
-            }
-        }
-        let in_prose = text_contains(&request.prose, &term.term, term.kind);
-        let in_gold = text_contains(&gold, &term.term, term.kind);
-        let class = classify_term(
-            in_prose,
-            !live_paths.is_empty(),
-            in_gold,
-            !test_paths.is_empty(),
-        );
-        evidence.push(TermEvidence {
-            receipt: term_receipt(&term.term, &commit.id),
-            term: term.term,
-            kind: term.kind,
-            class,
-            origin: term.origin,
-            occurrences: term.occurrences,
-            in_prose,
-            in_gold,
-            live_paths,
-            test_paths,
-            count: found.lines,
-            hits: found.hits.clone(),
-        });
-    }
-
-    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence)?;
-    let precedent_results = &sweep.patterns[evidence.len()..];
-    let precedents = super::precedents::findings_from(
-        &request.precedents,
-        precedent_results,
-        &files,
-        &commit.id,
-    );
-
-    let mut summary = Summary {
-        terms: evidence.len(),
-        airtight_candidates: candidates.len(),
-        ..Summary::default()
-    };
-    for term in &evidence {
-        match term.class {
-            TermClass::Stated => summary.stated += 1,
-            TermClass::Codebase => summary.codebase += 1,
-            TermClass::GoldIntroduced => summary.gold_introduced += 1,
-            TermClass::TestOnly => summary.test_only += 1,
-        }
-    }
-    summary.precedents_found = precedents.iter().filter(|p| p.found).count();
-    summary.precedents_missing = precedents.len() - summary.precedents_found;
-
-    Ok(EvidenceReport {
-        engine_version: ENGINE_VERSION.to_string(),
-        case_id: context.case_id.clone(),
-        repo: context.repo.clone(),
-        base_commit: commit.id.clone(),
-        files: files.len(),
-        terms: evidence,
-        candidates,
-        precedents,
-        summary,
-        binary_paths: sweep
-            .binary_files
-            .iter()
-            .map(|&index| String::from(&*files[index].path))
-            .collect(),
-    })
 }
 
 /// The report as plain text for the terminal: summary first, then candidates, precedents and

@@ -1,0 +1,140 @@
+//! The pipeline that computes one task's evidence report: terms from the test patch, one sweep
+//! of the repository at the base commit for every term and precedent, classification, airtight
+//! candidates with their nearest live strings, and the summary.
+
+use std::path::Path;
+
+use super::classify::{added_text, classify_term, text_contains};
+use super::precedents::Snippet;
+use super::receipt::term_receipt;
+use super::report::{EvidenceReport, PrecedentFinding, Summary, TermClass, TermEvidence};
+use super::repository::RepoAccess;
+use super::terms::extract_terms;
+use super::{CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceRequest};
+
+impl Engine {
+    /// Computes one task's evidence report at its base commit in the clone at `repo_path`.
+    pub fn compute_evidence(
+        &self,
+        repo_path: &Path,
+        context: &CaseContext,
+        request: &EvidenceRequest,
+    ) -> Result<EvidenceReport, EvidenceError> {
+        compute(self, repo_path, context, request)
+    }
+
+    /// Verifies code snippets at `commit` in live paths.
+    pub fn verify_precedents(
+        &self,
+        repo_path: &Path,
+        context: &CaseContext,
+        commit: &str,
+        snippets: &[Snippet],
+    ) -> Result<Vec<PrecedentFinding>, EvidenceError> {
+        let repo = RepoAccess::open(repo_path, context)?;
+        let commit = repo.resolve_commit(commit)?;
+        let files = repo.list_files(&commit, self)?;
+        let patterns: Vec<String> = snippets.iter().map(|s| s.snippet.clone()).collect();
+        let sweep = super::sweep::run_patterns(self, &repo, &commit, &files, &patterns)?;
+        Ok(super::precedents::findings_from(
+            snippets,
+            &sweep.patterns,
+            &files,
+            &commit.id,
+        ))
+    }
+}
+
+fn compute(
+    engine: &Engine,
+    repo_path: &Path,
+    context: &CaseContext,
+    request: &EvidenceRequest,
+) -> Result<EvidenceReport, EvidenceError> {
+    let repo = RepoAccess::open(repo_path, context)?;
+    let commit = repo.resolve_commit(&request.base_commit)?;
+    let files = repo.list_files(&commit, engine)?;
+    let terms = extract_terms(&request.test_patch);
+    let gold = added_text(&request.gold_patch);
+
+    let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
+    patterns.extend(request.precedents.iter().map(|s| s.snippet.clone()));
+    let sweep = super::sweep::run_patterns(engine, &repo, &commit, &files, &patterns)?;
+
+    let mut evidence = Vec::with_capacity(terms.len());
+    for (term, found) in terms.into_iter().zip(&sweep.patterns) {
+        let (mut live_paths, mut test_paths) = (Vec::new(), Vec::new());
+        for &index in &found.files {
+            let entry = &files[index];
+            if entry.class.is_live() {
+                live_paths.push(String::from(&*entry.path));
+            } else {
+                test_paths.push(String::from(&*entry.path));
+            }
+        }
+        let in_prose = text_contains(&request.prose, &term.term, term.kind);
+        let in_gold = text_contains(&gold, &term.term, term.kind);
+        let class = classify_term(
+            in_prose,
+            !live_paths.is_empty(),
+            in_gold,
+            !test_paths.is_empty(),
+        );
+        evidence.push(TermEvidence {
+            receipt: term_receipt(&term.term, &commit.id),
+            term: term.term,
+            kind: term.kind,
+            class,
+            origin: term.origin,
+            occurrences: term.occurrences,
+            in_prose,
+            in_gold,
+            live_paths,
+            test_paths,
+            count: found.lines,
+            hits: found.hits.clone(),
+        });
+    }
+
+    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence)?;
+    let precedent_results = &sweep.patterns[evidence.len()..];
+    let precedents = super::precedents::findings_from(
+        &request.precedents,
+        precedent_results,
+        &files,
+        &commit.id,
+    );
+
+    let mut summary = Summary {
+        terms: evidence.len(),
+        airtight_candidates: candidates.len(),
+        ..Summary::default()
+    };
+    for term in &evidence {
+        match term.class {
+            TermClass::Stated => summary.stated += 1,
+            TermClass::Codebase => summary.codebase += 1,
+            TermClass::GoldIntroduced => summary.gold_introduced += 1,
+            TermClass::TestOnly => summary.test_only += 1,
+        }
+    }
+    summary.precedents_found = precedents.iter().filter(|p| p.found).count();
+    summary.precedents_missing = precedents.len() - summary.precedents_found;
+
+    Ok(EvidenceReport {
+        engine_version: ENGINE_VERSION.to_string(),
+        case_id: context.case_id.clone(),
+        repo: context.repo.clone(),
+        base_commit: commit.id.clone(),
+        files: files.len(),
+        terms: evidence,
+        candidates,
+        precedents,
+        summary,
+        binary_paths: sweep
+            .binary_files
+            .iter()
+            .map(|&index| String::from(&*files[index].path))
+            .collect(),
+    })
+}
