@@ -15,7 +15,7 @@ use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::import::openai_csv::{self, OpenAiFile};
 use crate::import::{self, Format, ImportError};
 use crate::questionnaire::{Questionnaire, Stage};
-use crate::store::{EventKind, ImportSession, NewAnswerEvent};
+use crate::store::{EventKind, ImportBatch, NewAnswerEvent};
 
 /// How far an import has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -74,7 +74,7 @@ pub fn import_paths(
     for (done, path) in paths.iter().enumerate() {
         if let Some(file) = import::openai_csv::detect(path)? {
             reports.push(import_openai_file(
-                &mut session,
+                session.as_mut(),
                 &project.questionnaire,
                 project.questionnaire_row,
                 path,
@@ -180,7 +180,7 @@ fn violations_error(
 /// named after the file. Tasks the project lacks are created by id alone, marked as lacking
 /// materials.
 fn import_openai_file(
-    session: &mut ImportSession<'_>,
+    session: &mut dyn ImportBatch,
     questionnaire: &Questionnaire,
     questionnaire_row: i64,
     path: &Path,

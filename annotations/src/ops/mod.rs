@@ -26,7 +26,7 @@ pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
 use crate::questionnaire::QuestionnaireError;
 pub use crate::store::EventKind;
-use crate::store::Store;
+use crate::store::{ProjectStore, Store};
 
 // One module per use case; each re-exports its requests, responses and functions here.
 pub mod access;
@@ -77,7 +77,7 @@ pub fn stamp(now: OffsetDateTime) -> String {
 /// An open project: its store, its questionnaire, and who it acts for.
 #[derive(Debug)]
 pub struct Project {
-    store: Store,
+    store: Box<dyn ProjectStore>,
     questionnaire: Questionnaire,
     questionnaire_row: i64,
     /// Who the use cases act for (see [`access`]); the coordinator when opened.
@@ -119,7 +119,7 @@ pub fn init_project(
             (q, source)
         }
     };
-    let mut store = Store::create(path)?;
+    let mut store: Box<dyn ProjectStore> = Box::new(Store::create(path)?);
     let row = store.put_questionnaire(&questionnaire.id, &questionnaire.version, &source)?;
     store.set_meta("questionnaire", &row.to_string())?;
     store.set_meta("created_at", &stamp(now))?;
@@ -133,7 +133,7 @@ pub fn init_project(
 
 /// Opens a project file.
 pub fn open_project(path: &Path) -> Result<Project> {
-    let store = Store::open(path)?;
+    let store: Box<dyn ProjectStore> = Box::new(Store::open(path)?);
     let row: i64 = store
         .meta("questionnaire")?
         .and_then(|v| v.parse().ok())

@@ -7,6 +7,7 @@
 
 mod answers;
 mod cases;
+mod interface;
 mod labels;
 mod migrations;
 mod raters;
@@ -18,6 +19,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use answers::{AnswerEvent, EventKind, NewAnswerEvent};
 pub use cases::{CaseRow, ImportSession, ImportSummary, StoredCase};
+pub use interface::{ImportBatch, ProjectStore};
 pub use labels::{AdjudicationRow, EventSpans, ReferenceRow, Submission};
 pub use raters::{Assignment, Rater};
 pub use repos::{CachedEvidence, Repository};
