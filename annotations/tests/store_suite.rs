@@ -1,0 +1,321 @@
+//! The store test-suite: what every project backend must do, run through the
+//! [`ProjectStore`] interface alone. `suite` takes any backend; here it runs against a SQLite
+//! project file, and the SQLite schema's own refusal to change or delete an answer event is
+//! checked beside it.
+#![allow(clippy::unwrap_used)]
+
+use annotations::case::{CaseRecord, SourceKind};
+use annotations::store::{EventKind, NewAnswerEvent, ProjectStore, Store, StoreError};
+use serde_json::{Map, Value, json};
+
+const T0: &str = "2026-01-01T00:00:00Z";
+const T1: &str = "2026-01-01T00:01:00Z";
+
+fn record(id: &str, issue: &str) -> CaseRecord {
+    CaseRecord {
+        instance_id: id.into(),
+        repo: Some("acme/calc".into()),
+        base_commit: Some("a".repeat(40)),
+        problem_statement: Some(issue.into()),
+        gold_patch: Some("diff --git a/x b/x\n".into()),
+        test_patch: Some("diff --git a/t b/t\n".into()),
+        ..CaseRecord::default()
+    }
+}
+
+fn answer(value: i64) -> Map<String, Value> {
+    json!({ "underspecified": value })
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+/// Every behaviour `ops` relies on, through the interface.
+fn suite(store: &mut dyn ProjectStore) {
+    // The project's questionnaire and metadata.
+    let q = store.put_questionnaire("q", "1", "source").unwrap();
+    assert_eq!(store.put_questionnaire("q", "1", "source").unwrap(), q);
+    assert_eq!(
+        store.questionnaire_source(q).unwrap(),
+        ("q".into(), "1".into(), "source".into())
+    );
+    store.set_meta("questionnaire", &q.to_string()).unwrap();
+    assert_eq!(store.meta("questionnaire").unwrap(), Some(q.to_string()));
+
+    // An import is all or nothing, and the same content again changes nothing.
+    {
+        let mut batch = store.begin_import(T0).unwrap();
+        batch
+            .put_record(SourceKind::Dataset, "f:line 1", &record("calc-9", "Never"))
+            .unwrap();
+    }
+    assert!(
+        store.list_cases().unwrap().is_empty(),
+        "an unfinished import stores nothing"
+    );
+    let mut batch = store.begin_import(T0).unwrap();
+    for (id, issue) in [("calc-2", "Two"), ("calc-10", "Ten")] {
+        batch
+            .put_record(SourceKind::Dataset, "f:line 1", &record(id, issue))
+            .unwrap();
+    }
+    let summary = batch.finish().unwrap();
+    assert_eq!(
+        (summary.added, summary.updated, summary.unchanged),
+        (2, 0, 0)
+    );
+    let mut batch = store.begin_import(T1).unwrap();
+    batch
+        .put_record(
+            SourceKind::Dataset,
+            "g:line 1",
+            &record("calc-2", "Two, changed"),
+        )
+        .unwrap();
+    batch
+        .put_record(SourceKind::Dataset, "g:line 2", &record("calc-10", "Ten"))
+        .unwrap();
+    let summary = batch.finish().unwrap();
+    assert_eq!(
+        (summary.added, summary.updated, summary.unchanged),
+        (0, 1, 1)
+    );
+    let two = store.case_by_instance("calc-2").unwrap().unwrap();
+    assert_eq!(two.revision, 2);
+    assert_eq!(two.case.problem_statement, "Two, changed");
+    assert_eq!(store.case_revisions(two.case_id).unwrap().len(), 2);
+    assert_eq!(
+        store
+            .case_revision(store.case_revisions(two.case_id).unwrap()[0].0)
+            .unwrap()
+            .case
+            .problem_statement,
+        "Two",
+        "the old revision stays"
+    );
+    assert_eq!(
+        store.instance_ids_with_prefix("calc-1", 5).unwrap(),
+        ["calc-10"]
+    );
+    assert!(store.case_by_instance("calc-3").unwrap().is_none());
+
+    // Raters: unique regardless of case, deactivated rather than deleted once they answer.
+    let ana = store.add_rater("ana", T0).unwrap();
+    let bo = store.add_rater("bo", T0).unwrap();
+    assert!(matches!(
+        store.add_rater("Ana", T0),
+        Err(StoreError::NameTaken(_))
+    ));
+    assert_eq!(
+        store
+            .list_raters()
+            .unwrap()
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>(),
+        ["ana", "bo"]
+    );
+    assert_eq!(store.rater_by_name("bo").unwrap().unwrap().id, bo.id);
+
+    // Assignments and active time.
+    let ten = store.case_by_instance("calc-10").unwrap().unwrap();
+    let pairs = [
+        (two.case_id, ana.id),
+        (ten.case_id, ana.id),
+        (two.case_id, bo.id),
+    ];
+    assert_eq!(store.add_assignments(&pairs, T0).unwrap(), 3);
+    assert_eq!(
+        store.add_assignments(&pairs, T0).unwrap(),
+        0,
+        "existing pairs stay"
+    );
+    assert!(store.is_assigned(ten.case_id, ana.id).unwrap());
+    assert!(!store.is_assigned(ten.case_id, bo.id).unwrap());
+    assert!(store.add_active_time(two.case_id, ana.id, 1500).unwrap());
+    assert!(!store.add_active_time(ten.case_id, bo.id, 1500).unwrap());
+    assert_eq!(store.list_assignments().unwrap().len(), 3);
+
+    // Answer events: appended, never changed; the current answer is derived.
+    let event = |kind, revision, value, at| {
+        let values = answer(value);
+        (kind, revision, values, at)
+    };
+    for (kind, revision, values, at) in [
+        event(EventKind::Draft, 0, 1, T0),
+        event(EventKind::Submit, 1, 2, T0),
+        event(EventKind::Revise, 2, 3, T1),
+    ] {
+        store
+            .append_answer_event(&NewAnswerEvent {
+                case_id: two.case_id,
+                rater_id: ana.id,
+                case_revision_id: two.revision_id,
+                questionnaire_id: q,
+                kind,
+                answer_revision: revision,
+                answer: &values,
+                reason: (kind == EventKind::Revise).then_some("read the test again"),
+                at,
+            })
+            .unwrap();
+    }
+    let events = store.answer_events(two.case_id, ana.id).unwrap();
+    let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [EventKind::Draft, EventKind::Submit, EventKind::Revise]
+    );
+    assert_eq!(
+        events[0].answer,
+        answer(1),
+        "earlier events are never changed"
+    );
+    assert_eq!(store.first_submissions().unwrap()[0].answer, answer(2));
+    assert_eq!(store.latest_submissions().unwrap()[0].answer, answer(3));
+    assert_eq!(store.latest_answer_events().unwrap().len(), 1);
+    assert_eq!(store.all_answer_events().unwrap().len(), 3);
+    assert_eq!(store.rater_event_count(ana.id).unwrap(), 3);
+    assert_eq!(
+        store.answer_event_span().unwrap()[&(two.case_id, ana.id)],
+        (T0.to_string(), T1.to_string())
+    );
+
+    // Deactivating releases unfinished assignments; removing needs a rater without answers.
+    assert_eq!(
+        store.set_rater_active(ana.id, false, T1).unwrap(),
+        1,
+        "calc-10 was unfinished"
+    );
+    assert!(!store.rater_by_name("ana").unwrap().unwrap().active);
+    assert!(
+        store.is_assigned(two.case_id, ana.id).unwrap(),
+        "the submitted one stays"
+    );
+    store.set_rater_active(ana.id, true, T1).unwrap();
+    store.remove_rater(bo.id).unwrap();
+    assert!(store.rater_by_name("bo").unwrap().is_none());
+    assert!(
+        store.remove_rater(ana.id).is_err(),
+        "a rater who answered is never deleted"
+    );
+
+    // Imported answers, reference labels, adjudications.
+    let mut batch = store.begin_import(T1).unwrap();
+    batch.ensure_case("calc-77", "openai.csv").unwrap();
+    let (stub, stub_revision) = batch.revision_for_answers("calc-77").unwrap();
+    let cy = batch.ensure_rater("cy", T1).unwrap();
+    assert_eq!(batch.ensure_rater("cy", T1).unwrap(), cy);
+    let fields = json!({"submitted_at": "2024-06-12 10:31:05"})
+        .as_object()
+        .unwrap()
+        .clone();
+    let imported = answer(0);
+    let id = batch
+        .append_imported_answer(
+            &NewAnswerEvent {
+                case_id: stub,
+                rater_id: cy,
+                case_revision_id: stub_revision,
+                questionnaire_id: q,
+                kind: EventKind::Submit,
+                answer_revision: 1,
+                answer: &imported,
+                reason: None,
+                at: T1,
+            },
+            "openai.csv:line 2",
+            &fields,
+        )
+        .unwrap();
+    assert_eq!(batch.submission_of(stub, cy).unwrap().unwrap().0, imported);
+    let stub_id = batch.case_row_id("calc-77").unwrap().unwrap();
+    batch
+        .put_reference_label(
+            "ensembled",
+            stub_id,
+            &json!({"underspecified": 1}),
+            "e.csv:line 2",
+            T1,
+        )
+        .unwrap();
+    batch.finish().unwrap();
+    assert_eq!(store.answer_event_fields().unwrap()[&id], fields);
+    assert_eq!(
+        store.reference_sets().unwrap(),
+        [("ensembled".to_string(), 1)]
+    );
+    assert_eq!(
+        store.reference_labels("ensembled").unwrap()[0].instance_id,
+        "calc-77"
+    );
+    store.add_adjudicator("lead", T0).unwrap();
+    assert_eq!(store.list_adjudicators().unwrap(), ["lead"]);
+    for (value, at) in [(json!(1), T0), (json!(2), T1)] {
+        store
+            .add_adjudication(
+                two.case_id,
+                "underspecified",
+                &value,
+                "why",
+                "lead",
+                "adjudicated",
+                at,
+            )
+            .unwrap();
+    }
+    let latest = store.latest_adjudications().unwrap();
+    assert_eq!(
+        (latest.len(), latest[0].value.clone()),
+        (1, json!(2)),
+        "the latest applies"
+    );
+    assert!(store.remove_adjudicator("lead").unwrap());
+    assert!(!store.remove_adjudicator("lead").unwrap());
+
+    // Repositories and the evidence cache.
+    store
+        .put_repository("acme/calc", "/clones/calc", T0)
+        .unwrap();
+    store
+        .put_repository("acme/calc", "/clones/calc-2", T1)
+        .unwrap();
+    assert_eq!(
+        store.repository("acme/calc").unwrap().unwrap().path,
+        "/clones/calc-2"
+    );
+    store
+        .put_evidence(two.revision_id, &"a".repeat(40), "evidence-2", "{}", T1)
+        .unwrap();
+    assert_eq!(
+        store
+            .cached_evidence(two.revision_id, &"a".repeat(40), "evidence-2")
+            .unwrap()
+            .unwrap()
+            .report,
+        "{}"
+    );
+    assert!(store.remove_repository("acme/calc").unwrap());
+    assert!(store.list_repositories().unwrap().is_empty());
+}
+
+#[test]
+fn a_sqlite_project_file_passes_the_store_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.verity");
+    let mut store = Store::create(&path).unwrap();
+    suite(&mut store);
+    drop(store);
+
+    // The schema refuses to change or delete an answer event, whoever connects to the file.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert!(
+        conn.execute("UPDATE answer_events SET answer = '{}'", [])
+            .is_err()
+    );
+    assert!(conn.execute("DELETE FROM answer_events", []).is_err());
+    let count: i64 = conn
+        .query_row("SELECT COUNT(*) FROM answer_events", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(count, 4);
+}
