@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use git2::Oid;
 
-use super::repository::FileEntry;
+use super::paths::FileEntry;
 
 /// What the cache knows of one blob's content.
 #[derive(Debug, Clone)]
@@ -162,14 +162,67 @@ pub(crate) trait Indexed: Clone + Costed + Send + Sync + Sized + 'static {
     fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<Self>>>;
 }
 
+// The kinds of scan result the cache keeps per blob: the sweep's (`sweep.rs`) and the
+// airtight candidates' near strings (`candidates.rs`). They live here, with the cache that
+// stores them, so the cache depends on none of its users.
+
+/// One pattern's matches in one blob.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PatternScan {
+    /// Lines holding at least one match.
+    pub(crate) lines: u32,
+    /// The first matching lines: 1-based line number and the byte offset of the match (the
+    /// line's text is read only for the hits a report keeps).
+    pub(crate) hits: Vec<(u32, usize)>,
+}
+
+impl Costed for PatternScan {
+    fn heap_bytes(&self) -> usize {
+        self.hits.capacity() * std::mem::size_of::<(u32, usize)>()
+    }
+}
+
+impl Indexed for PatternScan {
+    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32> {
+        &mut cache.term_names
+    }
+
+    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<PatternScan>>> {
+        &mut entry.terms
+    }
+}
+
+/// One candidate's near strings in one blob: each literal with its line and Jaccard index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NearHits {
+    pub(crate) finds: Vec<(Box<str>, u32, f32)>,
+}
+
+impl Costed for NearHits {
+    fn heap_bytes(&self) -> usize {
+        self.finds.capacity() * std::mem::size_of::<(Box<str>, u32, f32)>()
+            + self.finds.iter().map(|(l, _, _)| l.len()).sum::<usize>()
+    }
+}
+
+impl Indexed for NearHits {
+    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32> {
+        &mut cache.near_names
+    }
+
+    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<NearHits>>> {
+        &mut entry.near
+    }
+}
+
 /// Everything cached about one blob.
 #[derive(Debug, Default)]
 pub(crate) struct BlobEntry {
     /// `Some(size)` once the blob is known to be binary.
     binary: Option<usize>,
     text: Option<Arc<[u8]>>,
-    pub(crate) terms: Option<Arc<ScanIndex<super::sweep::PatternScan>>>,
-    pub(crate) near: Option<Arc<ScanIndex<super::candidates::NearHits>>>,
+    pub(crate) terms: Option<Arc<ScanIndex<PatternScan>>>,
+    pub(crate) near: Option<Arc<ScanIndex<NearHits>>>,
     /// Bytes counted for the text alone, and for everything.
     text_cost: usize,
     cost: usize,
@@ -486,7 +539,6 @@ impl BlobCache {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::evidence::sweep::PatternScan;
 
     fn oid(n: u8) -> Oid {
         Oid::from_bytes(&[n; 20]).unwrap()

@@ -14,18 +14,19 @@
 //! the 21.8 MB under `django/`, nearly every line quoted.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use aho_corasick::BuildError;
 use similar::{ChangeTag, TextDiff};
 
-use super::blobs::{BlobCache, BlobEntry, Costed, Indexed, ScanIndex};
+use super::blobs::NearHits;
+use super::engine::Engine;
+use super::error::EvidenceError;
+use super::paths::FileEntry;
 use super::receipt::{line_receipt, term_receipt};
 use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
-use super::repository::{FileEntry, RepoAccess, ResolvedCommit};
+use super::repository::{RepoAccess, ResolvedCommit};
 use super::sweep::{Scanned, Scanner, Search, index_blobs};
 use super::terms::TermKind;
-use super::{Engine, EvidenceError};
 
 const STOP_WORDS: &[&str] = &[
     "the", "and", "not", "are", "was", "were", "for", "with", "when", "this", "that", "from",
@@ -106,29 +107,6 @@ pub(crate) fn line_literals(line: &str) -> Vec<&str> {
 struct Prepared {
     words: HashSet<String>,
     needed: u32,
-}
-
-/// One candidate's near strings in one blob: each literal with its line and Jaccard index.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct NearHits {
-    finds: Vec<(Box<str>, u32, f32)>,
-}
-
-impl Costed for NearHits {
-    fn heap_bytes(&self) -> usize {
-        self.finds.capacity() * std::mem::size_of::<(Box<str>, u32, f32)>()
-            + self.finds.iter().map(|(l, _, _)| l.len()).sum::<usize>()
-    }
-}
-
-impl Indexed for NearHits {
-    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32> {
-        &mut cache.near_names
-    }
-
-    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<NearHits>>> {
-        &mut entry.near
-    }
 }
 
 /// The search for some candidates' words.

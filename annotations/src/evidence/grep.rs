@@ -7,10 +7,11 @@ use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use super::blobs::BlobText;
+use super::engine::Engine;
+use super::error::{CaseContext, EvidenceError};
 use super::paths::PathClass;
 use super::receipt::{shell_quote, show_receipt};
 use super::repository::RepoAccess;
-use super::{CaseContext, Engine, EvidenceError};
 
 /// A search typed by a rater.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]

@@ -24,6 +24,10 @@
 //! library's own test framework (such as `django/test/`) is classed as test code by rule 3: the
 //! audit's receipts do the same, and it errs toward calling fewer terms "codebase".
 
+use std::sync::Arc;
+
+use git2::Oid;
+
 /// What a path of the base commit is, for evidence purposes.
 #[derive(
     Debug,
@@ -175,6 +179,18 @@ pub fn classify_path(path: &str) -> PathClass {
         return PathClass::Docs;
     }
     PathClass::Live
+}
+
+/// A regular file of a commit's tree.
+#[derive(Debug, Clone)]
+pub(crate) struct FileEntry {
+    /// Path from the repository root, `/`-separated (shared by the listings of every tree
+    /// above the file).
+    pub(crate) path: Arc<str>,
+    /// The blob's id.
+    pub(crate) blob: Oid,
+    /// Live or non-live.
+    pub(crate) class: PathClass,
 }
 
 #[cfg(test)]

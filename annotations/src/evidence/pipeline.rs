@@ -5,12 +5,28 @@
 use std::path::Path;
 
 use super::classify::{added_text, classify_term, text_contains};
+use super::engine::{ENGINE_VERSION, Engine};
+use super::error::{CaseContext, EvidenceError};
 use super::precedents::Snippet;
 use super::receipt::term_receipt;
 use super::report::{EvidenceReport, PrecedentFinding, Summary, TermClass, TermEvidence};
 use super::repository::RepoAccess;
 use super::terms::extract_terms;
-use super::{CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceRequest};
+
+/// What one task's evidence is computed from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EvidenceRequest {
+    /// The base commit: a full 40-hex-digit id.
+    pub base_commit: String,
+    /// Issue text, requirements and interface, concatenated.
+    pub prose: String,
+    /// The gold patch (unified diff).
+    pub gold_patch: String,
+    /// The test patch (unified diff).
+    pub test_patch: String,
+    /// Code snippets to verify at the base commit.
+    pub precedents: Vec<Snippet>,
+}
 
 impl Engine {
     /// Computes one task's evidence report at its base commit in the clone at `repo_path`.

@@ -6,10 +6,10 @@
 //! consecutive lines with the file's own whitespace (tabs stay tabs). Snippets come from a
 //! rater or from an audit's `codebase_ambiguity.json` ([`parse_codebase_ambiguity`]).
 
-use super::EvidenceError;
+use super::error::EvidenceError;
+use super::paths::FileEntry;
 use super::receipt::line_receipt;
 use super::report::{PrecedentFinding, PrecedentLocation};
-use super::repository::FileEntry;
 use super::sweep::PatternResult;
 
 /// A code snippet to verify.

@@ -198,7 +198,7 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct EvidenceReport {
-    /// [`ENGINE_VERSION`] of the engine that computed it.
+    /// [`ENGINE_VERSION`](super::ENGINE_VERSION) of the engine that computed it.
     pub engine_version: String,
     /// The case, if any.
     pub case_id: Option<String>,

@@ -11,23 +11,12 @@ use std::sync::{Arc, Once};
 use git2::{ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags};
 
 use super::blobs::BlobText;
-use super::paths::{PathClass, classify_path};
-use super::{CaseContext, Engine, EvidenceError};
+use super::engine::Engine;
+use super::error::{CaseContext, EvidenceError};
+use super::paths::{FileEntry, classify_path};
 
 /// Git's `FIRST_FEW_BYTES`: `git grep -I` looks this far for a NUL byte.
 const BINARY_PROBE: usize = 8000;
-
-/// A regular file of a commit's tree.
-#[derive(Debug, Clone)]
-pub(crate) struct FileEntry {
-    /// Path from the repository root, `/`-separated (shared by the listings of every tree
-    /// above the file).
-    pub(crate) path: Arc<str>,
-    /// The blob's id.
-    pub(crate) blob: Oid,
-    /// Live or non-live.
-    pub(crate) class: PathClass,
-}
 
 /// An entry of one tree: a regular file, or a folder with the path prefix of its entries.
 enum TreeEntry {

@@ -11,7 +11,7 @@
 //! Blobs to scan are spread over the engine's threads; each thread opens its own handle on the
 //! clone only when a blob's content is not cached.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -20,11 +20,12 @@ use aho_corasick::nfa::contiguous;
 use aho_corasick::{Anchored, BuildError, MatchKind, dfa};
 use git2::Oid;
 
-use super::blobs::{BlobCache, BlobEntry, BlobText, Costed, Indexed, OidMap, ScanIndex};
-use super::paths::PathClass;
+use super::blobs::{BlobText, Indexed, OidMap, PatternScan, ScanIndex};
+use super::engine::Engine;
+use super::error::EvidenceError;
+use super::paths::{FileEntry, PathClass};
 use super::report::Hit;
-use super::repository::{FileEntry, RepoAccess, ResolvedCommit};
-use super::{Engine, EvidenceError};
+use super::repository::{RepoAccess, ResolvedCommit};
 
 /// Longest line text kept in a hit, in characters.
 const HIT_TEXT_CHARS: usize = 240;
@@ -181,32 +182,6 @@ fn lockstep_matches<A: Automaton>(
         );
     }
     all
-}
-
-/// One pattern's matches in one blob.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PatternScan {
-    /// Lines holding at least one match.
-    lines: u32,
-    /// The first matching lines: 1-based line number and the byte offset of the match (the
-    /// line's text is read only for the hits a report keeps).
-    hits: Vec<(u32, usize)>,
-}
-
-impl Costed for PatternScan {
-    fn heap_bytes(&self) -> usize {
-        self.hits.capacity() * std::mem::size_of::<(u32, usize)>()
-    }
-}
-
-impl Indexed for PatternScan {
-    fn names(cache: &mut BlobCache) -> &mut HashMap<Box<str>, u32> {
-        &mut cache.term_names
-    }
-
-    fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<PatternScan>>> {
-        &mut entry.terms
-    }
 }
 
 /// One pattern's matches over the commit.

@@ -9,7 +9,7 @@ import type { TermEvidence } from "./TermEvidence";
  */
 export type EvidenceReport = { 
 /**
- * [`ENGINE_VERSION`] of the engine that computed it.
+ * [`ENGINE_VERSION`](super::ENGINE_VERSION) of the engine that computed it.
  */
 engine_version: string, 
 /**
