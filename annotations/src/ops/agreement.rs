@@ -470,15 +470,21 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         }
         let mut reference = Vec::new();
         for (set, _) in &references {
-            let labels: BTreeMap<String, Value> = project
-                .store
-                .reference_labels(set)?
-                .into_iter()
-                .filter_map(|row| {
-                    let labels: ReferenceLabels = serde_json::from_value(row.labels).ok()?;
-                    Some((row.instance_id, labels.values.get(&question.id)?.clone()))
-                })
-                .collect();
+            let mut labels: BTreeMap<String, Value> = BTreeMap::new();
+            for row in project.store.reference_labels(set)? {
+                let stored: ReferenceLabels = serde_json::from_value(row.labels).map_err(|e| {
+                    Error::refused(
+                        ErrorCode::Store,
+                        format!(
+                            "the stored labels of {} in reference set {set} cannot be read: {e}",
+                            row.instance_id
+                        ),
+                    )
+                })?;
+                if let Some(value) = stored.values.get(&question.id) {
+                    labels.insert(row.instance_id, value.clone());
+                }
+            }
             if labels.is_empty() {
                 continue;
             }
