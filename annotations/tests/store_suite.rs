@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used)]
 
 use annotations::case::{CaseRecord, SourceKind};
-use annotations::store::{EventKind, NewAnswerEvent, ProjectStore, Store, StoreError};
+use annotations::store::{
+    EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, ProjectStore, Store, StoreError,
+};
 use serde_json::{Map, Value, json};
 
 const T0: &str = "2026-01-01T00:00:00Z";
@@ -253,15 +255,15 @@ fn suite(store: &mut dyn ProjectStore) {
     assert_eq!(store.list_adjudicators().unwrap(), ["lead"]);
     for (value, at) in [(json!(1), T0), (json!(2), T1)] {
         store
-            .add_adjudication(
-                two.case_id,
-                "underspecified",
-                &value,
-                "why",
-                "lead",
-                "adjudicated",
+            .add_adjudication(&NewAdjudication {
+                case_id: two.case_id,
+                question: "underspecified",
+                value: &value,
+                rationale: "why",
+                decided_by: "lead",
+                rule: "adjudicated",
                 at,
-            )
+            })
             .unwrap();
     }
     let latest = store.latest_adjudications().unwrap();
@@ -274,6 +276,12 @@ fn suite(store: &mut dyn ProjectStore) {
     assert!(!store.remove_adjudicator("lead").unwrap());
 
     // Repositories and the evidence cache.
+    let commit = "a".repeat(40);
+    let key = EvidenceKey {
+        case_revision_id: two.revision_id,
+        base_commit: &commit,
+        engine_version: "evidence-2",
+    };
     store
         .put_repository("acme/calc", "/clones/calc", T0)
         .unwrap();
@@ -284,17 +292,8 @@ fn suite(store: &mut dyn ProjectStore) {
         store.repository("acme/calc").unwrap().unwrap().path,
         "/clones/calc-2"
     );
-    store
-        .put_evidence(two.revision_id, &"a".repeat(40), "evidence-2", "{}", T1)
-        .unwrap();
-    assert_eq!(
-        store
-            .cached_evidence(two.revision_id, &"a".repeat(40), "evidence-2")
-            .unwrap()
-            .unwrap()
-            .report,
-        "{}"
-    );
+    store.put_evidence(&key, "{}", T1).unwrap();
+    assert_eq!(store.cached_evidence(&key).unwrap().unwrap().report, "{}");
     assert!(store.remove_repository("acme/calc").unwrap());
     assert!(store.list_repositories().unwrap().is_empty());
 }

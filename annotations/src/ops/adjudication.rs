@@ -12,6 +12,7 @@ use super::submitted::{Panel, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::ensemble::Procedure;
 use crate::questionnaire::{MeasurementLevel, QuestionKind};
+use crate::store::NewAdjudication;
 
 /// A rater's answer to one question.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -242,15 +243,15 @@ pub fn adjudicate(
         ));
     }
     let at = stamp(now);
-    project.store.add_adjudication(
-        stored.case_id,
-        &req.question,
-        &value,
-        req.rationale.trim(),
-        by,
-        Procedure::Adjudicated.name(),
-        &at,
-    )?;
+    project.store.add_adjudication(&NewAdjudication {
+        case_id: stored.case_id,
+        question: &req.question,
+        value: &value,
+        rationale: req.rationale.trim(),
+        decided_by: by,
+        rule: Procedure::Adjudicated.name(),
+        at: &at,
+    })?;
     Ok(AdjudicationView {
         case: stored.case.instance_id,
         question: req.question.clone(),

@@ -13,7 +13,7 @@ use crate::evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,
     GrepQuery, GrepReport, ShownFile, Snippet,
 };
-use crate::store::StoredCase;
+use crate::store::{EvidenceKey, StoredCase};
 
 impl From<EvidenceError> for Error {
     fn from(err: EvidenceError) -> Error {
@@ -188,6 +188,15 @@ struct Target {
     context: CaseContext,
 }
 
+/// Where a case's evidence is cached: its revision, its base commit, this engine.
+fn evidence_key(t: &Target) -> EvidenceKey<'_> {
+    EvidenceKey {
+        case_revision_id: t.stored.revision_id,
+        base_commit: &t.base_commit,
+        engine_version: ENGINE_VERSION,
+    }
+}
+
 fn target(project: &Project, case: &str) -> Result<Target> {
     let stored = find_case(project, case)?;
     let context = CaseContext::new(case, &stored.case.repo);
@@ -236,10 +245,7 @@ pub fn case_evidence(
     project.require_actor()?;
     let t = target(project, case)?;
     if !refresh
-        && let Some(hit) =
-            project
-                .store
-                .cached_evidence(t.stored.revision_id, &t.base_commit, ENGINE_VERSION)?
+        && let Some(hit) = project.store.cached_evidence(&evidence_key(&t))?
         && let Ok(report) = serde_json::from_str(&hit.report)
     {
         return Ok(EvidenceView {
@@ -274,13 +280,7 @@ pub fn case_evidence(
         source,
     })?;
     let at = stamp(now);
-    project.store.put_evidence(
-        t.stored.revision_id,
-        &t.base_commit,
-        ENGINE_VERSION,
-        &json,
-        &at,
-    )?;
+    project.store.put_evidence(&evidence_key(&t), &json, &at)?;
     Ok(EvidenceView {
         report,
         cached: false,

@@ -123,18 +123,34 @@ pub(super) fn insert_answer_event(
     Ok(conn.last_insert_rowid())
 }
 
-impl Store {
+/// Answer events: appended, never changed or deleted.
+pub trait AnswerStore {
     /// Appends one event.
-    pub fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError> {
+    fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError>;
+
+    /// A rater's events on a case, oldest first.
+    fn answer_events(&self, case_id: i64, rater_id: i64) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// The latest event of every (case, rater) pair.
+    fn latest_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// Every rater's first submission on every case: the blind answers agreement is measured
+    /// on, given before any discussion or revision.
+    fn first_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// Every submitted answer's latest revision, per (case, rater).
+    fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// Every event of every case and rater, oldest first.
+    fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError>;
+}
+
+impl AnswerStore for Store {
+    fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError> {
         insert_answer_event(&self.conn, &self.path, event)
     }
 
-    /// A rater's events on a case, oldest first.
-    pub fn answer_events(
-        &self,
-        case_id: i64,
-        rater_id: i64,
-    ) -> Result<Vec<AnswerEvent>, StoreError> {
+    fn answer_events(&self, case_id: i64, rater_id: i64) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
                 "SELECT {EVENT_COLUMNS} FROM answer_events WHERE case_id = ?1 AND rater_id = ?2 ORDER BY id"
@@ -143,8 +159,7 @@ impl Store {
         )
     }
 
-    /// The latest event of every (case, rater) pair.
-    pub fn latest_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
+    fn latest_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
                 "SELECT {EVENT_COLUMNS} FROM answer_events WHERE id IN
@@ -155,9 +170,7 @@ impl Store {
         )
     }
 
-    /// Every rater's first submission on every case: the blind answers agreement is measured
-    /// on, given before any discussion or revision.
-    pub fn first_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
+    fn first_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
                 "SELECT {EVENT_COLUMNS} FROM answer_events WHERE id IN
@@ -168,8 +181,7 @@ impl Store {
         )
     }
 
-    /// Every submitted answer's latest revision, per (case, rater).
-    pub fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
+    fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
                 "SELECT {EVENT_COLUMNS} FROM answer_events WHERE id IN
@@ -180,14 +192,15 @@ impl Store {
         )
     }
 
-    /// Every event of every case and rater, oldest first.
-    pub fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
+    fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!("SELECT {EVENT_COLUMNS} FROM answer_events ORDER BY id"),
             [],
         )
     }
+}
 
+impl Store {
     fn query_events(
         &self,
         sql: &str,
@@ -248,6 +261,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::case::{CaseRecord, SourceKind};
+    use crate::store::prelude::*;
 
     #[test]
     fn answer_events_cannot_be_changed_or_deleted() {

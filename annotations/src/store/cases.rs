@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
-use super::{Store, StoreError, sql_err};
+use super::{MetaStore, Store, StoreError, sql_err};
 use crate::case::{Case, CaseRecord, SourceKind, TITLE_RULE, content_hash};
 
 /// The meta key holding the version of the title rule the stored titles were made with.
@@ -66,9 +66,145 @@ pub struct ImportSession<'s> {
     changed: BTreeSet<i64>,
 }
 
+/// Cases, their revisions, and imports.
+pub trait CaseStore {
+    /// Starts an import.
+    fn begin_import(&mut self, now: &str) -> Result<Box<dyn ImportBatch + '_>, StoreError>;
+
+    /// The current revision of a case.
+    fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError>;
+
+    /// Up to `limit` instance ids that start with `prefix`, in order.
+    fn instance_ids_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// One revision of a case by its row id.
+    fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError>;
+
+    /// Every revision of a case: (row id, revision number), oldest first.
+    fn case_revisions(&self, case_id: i64) -> Result<Vec<(i64, i64)>, StoreError>;
+
+    /// Every case's current revision, by instance id.
+    fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError>;
+}
+
+impl CaseStore for Store {
+    fn begin_import(&mut self, now: &str) -> Result<Box<dyn ImportBatch + '_>, StoreError> {
+        Ok(Box::new(self.begin_session(now)?))
+    }
+
+    fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT c.id, r.revision, r.id, r.content FROM cases c
+                 JOIN case_revisions r ON r.case_id = c.id
+                 WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1",
+                [instance_id],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, String>(3)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        row.map(|(case_id, revision, revision_id, content)| {
+            Ok(StoredCase {
+                case_id,
+                revision,
+                revision_id,
+                case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
+            })
+        })
+        .transpose()
+    }
+
+    fn instance_ids_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        // Every id that starts with the prefix sorts between it and the prefix followed by the
+        // largest code point, so the unique index on instance_id answers the range.
+        let upper = format!("{prefix}\u{10FFFF}");
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT instance_id FROM cases WHERE instance_id >= ?1 AND instance_id < ?2
+                 ORDER BY instance_id LIMIT ?3",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map(params![prefix, upper, limit as i64], |row| row.get(0))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
+        let (case_id, revision, content): (i64, i64, String) = self
+            .conn
+            .query_row(
+                "SELECT case_id, revision, content FROM case_revisions WHERE id = ?1",
+                [revision_id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(StoredCase {
+            case_id,
+            revision,
+            revision_id,
+            case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
+        })
+    }
+
+    fn case_revisions(&self, case_id: i64) -> Result<Vec<(i64, i64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, revision FROM case_revisions WHERE case_id = ?1 ORDER BY revision")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([case_id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
+                 FROM cases c JOIN case_revisions r ON r.case_id = c.id
+                 WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+                 ORDER BY c.instance_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok(CaseRow {
+                    case_id: row.get(0)?,
+                    instance_id: row.get(1)?,
+                    repo: row.get(2)?,
+                    base_commit: row.get(3)?,
+                    title: row.get(4)?,
+                    revision: row.get(5)?,
+                    has_materials: row.get(6)?,
+                })
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+}
+
 impl Store {
     /// Starts an import.
-    pub fn begin_import(&mut self, now: &str) -> Result<ImportSession<'_>, StoreError> {
+    fn begin_session(&mut self, now: &str) -> Result<ImportSession<'_>, StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -136,122 +272,30 @@ impl Store {
         .map_err(sql)?;
         tx.commit().map_err(sql)
     }
-
-    /// The current revision of a case.
-    pub fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError> {
-        let row = self
-            .conn
-            .query_row(
-                "SELECT c.id, r.revision, r.id, r.content FROM cases c
-                 JOIN case_revisions r ON r.case_id = c.id
-                 WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1",
-                [instance_id],
-                |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, i64>(1)?,
-                        row.get::<_, i64>(2)?,
-                        row.get::<_, String>(3)?,
-                    ))
-                },
-            )
-            .optional()
-            .map_err(|e| self.sql(e))?;
-        row.map(|(case_id, revision, revision_id, content)| {
-            Ok(StoredCase {
-                case_id,
-                revision,
-                revision_id,
-                case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
-            })
-        })
-        .transpose()
-    }
-
-    /// Up to `limit` instance ids that start with `prefix`, in order.
-    pub fn instance_ids_with_prefix(
-        &self,
-        prefix: &str,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
-        // Every id that starts with the prefix sorts between it and the prefix followed by the
-        // largest code point, so the unique index on instance_id answers the range.
-        let upper = format!("{prefix}\u{10FFFF}");
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT instance_id FROM cases WHERE instance_id >= ?1 AND instance_id < ?2
-                 ORDER BY instance_id LIMIT ?3",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map(params![prefix, upper, limit as i64], |row| row.get(0))
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
-    }
-
-    /// One revision of a case by its row id.
-    pub fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
-        let (case_id, revision, content): (i64, i64, String) = self
-            .conn
-            .query_row(
-                "SELECT case_id, revision, content FROM case_revisions WHERE id = ?1",
-                [revision_id],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .map_err(|e| self.sql(e))?;
-        Ok(StoredCase {
-            case_id,
-            revision,
-            revision_id,
-            case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
-        })
-    }
-
-    /// Every revision of a case: (row id, revision number), oldest first.
-    pub fn case_revisions(&self, case_id: i64) -> Result<Vec<(i64, i64)>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, revision FROM case_revisions WHERE case_id = ?1 ORDER BY revision")
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([case_id], |row| Ok((row.get(0)?, row.get(1)?)))
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
-    }
-
-    /// Every case's current revision, by instance id.
-    pub fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
-                 FROM cases c JOIN case_revisions r ON r.case_id = c.id
-                 WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
-                 ORDER BY c.instance_id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok(CaseRow {
-                    case_id: row.get(0)?,
-                    instance_id: row.get(1)?,
-                    repo: row.get(2)?,
-                    base_commit: row.get(3)?,
-                    title: row.get(4)?,
-                    revision: row.get(5)?,
-                    has_materials: row.get(6)?,
-                })
-            })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
-    }
 }
 
-impl ImportSession<'_> {
+/// One import, all or nothing: nothing it wrote is visible until [`ImportBatch::finish`], and
+/// dropping it unfinished stores nothing.
+pub trait ImportBatch: super::ImportLabels {
     /// Records what one source says about a case. The case's revision is settled in
     /// [`ImportSession::finish`], once every source of this import is in.
-    pub fn put_record(
+    fn put_record(
+        &mut self,
+        kind: SourceKind,
+        origin: &str,
+        record: &CaseRecord,
+    ) -> Result<(), StoreError>;
+
+    /// Makes sure a case exists, creating it from its id alone (a stub lacking materials) when
+    /// the project does not hold it yet. Returns whether it had to be created.
+    fn ensure_case(&mut self, instance_id: &str, origin: &str) -> Result<bool, StoreError>;
+
+    /// Settles a new revision for every case whose merged content changed, and commits.
+    fn finish(self: Box<Self>) -> Result<ImportSummary, StoreError>;
+}
+
+impl ImportBatch for ImportSession<'_> {
+    fn put_record(
         &mut self,
         kind: SourceKind,
         origin: &str,
@@ -291,9 +335,7 @@ impl ImportSession<'_> {
         Ok(())
     }
 
-    /// Makes sure a case exists, creating it from its id alone (a stub lacking materials) when
-    /// the project does not hold it yet. Returns whether it had to be created.
-    pub fn ensure_case(&mut self, instance_id: &str, origin: &str) -> Result<bool, StoreError> {
+    fn ensure_case(&mut self, instance_id: &str, origin: &str) -> Result<bool, StoreError> {
         let exists: Option<i64> = self
             .tx
             .query_row(
@@ -314,6 +356,12 @@ impl ImportSession<'_> {
         Ok(true)
     }
 
+    fn finish(self: Box<Self>) -> Result<ImportSummary, StoreError> {
+        self.commit()
+    }
+}
+
+impl ImportSession<'_> {
     /// Gives the transaction to the store's code that stores other rows in the same import
     /// (ratings, reference labels).
     pub(super) fn transaction(&self) -> &Transaction<'_> {
@@ -345,7 +393,7 @@ impl ImportSession<'_> {
     }
 
     /// Settles a new revision for every case whose merged content changed, and commits.
-    pub fn finish(self) -> Result<ImportSummary, StoreError> {
+    fn commit(self) -> Result<ImportSummary, StoreError> {
         let mut summary = ImportSummary::default();
         for &case_id in &self.seen {
             let changed = self.changed.contains(&case_id) && self.settle_revision(case_id)?;

@@ -63,10 +63,44 @@ fn corrupt(path: &Path, what: &'static str, source: serde_json::Error) -> StoreE
     }
 }
 
-impl ImportSession<'_> {
+/// What an import of OpenAI's annotation files writes besides cases, inside the import's
+/// transaction.
+pub trait ImportLabels {
     /// The case's row id and the id of its current revision, settling a first revision now for
     /// a case this import created (answers must point at a revision).
-    pub fn revision_for_answers(&self, instance_id: &str) -> Result<(i64, i64), StoreError> {
+    fn revision_for_answers(&self, instance_id: &str) -> Result<(i64, i64), StoreError>;
+
+    /// The rater with this name, created when the project does not have one.
+    fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError>;
+
+    /// A rater's first submission on a case, if any: (answers, time).
+    fn submission_of(&self, case_id: i64, rater_id: i64) -> Result<Option<Submission>, StoreError>;
+
+    /// Appends an imported answer event with the columns of its source row that are not
+    /// questions, kept as written.
+    fn append_imported_answer(
+        &self,
+        event: &NewAnswerEvent<'_>,
+        origin: &str,
+        fields: &Map<String, Value>,
+    ) -> Result<i64, StoreError>;
+
+    /// Stores (or replaces) one case's labels in a reference label set.
+    fn put_reference_label(
+        &self,
+        label_set: &str,
+        case_id: i64,
+        labels: &Value,
+        origin: &str,
+        now: &str,
+    ) -> Result<(), StoreError>;
+
+    /// The row id of a case, which must exist in this import's view of the project.
+    fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError>;
+}
+
+impl ImportLabels for ImportSession<'_> {
+    fn revision_for_answers(&self, instance_id: &str) -> Result<(i64, i64), StoreError> {
         let tx = self.transaction();
         let path = tx_path(tx);
         let case_id: i64 = tx
@@ -101,8 +135,7 @@ impl ImportSession<'_> {
         Ok((case_id, id))
     }
 
-    /// The rater with this name, created when the project does not have one.
-    pub fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
+    fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
         let tx = self.transaction();
         let path = tx_path(tx);
         tx.execute(
@@ -116,12 +149,7 @@ impl ImportSession<'_> {
         .map_err(|e| sql_err(path, e))
     }
 
-    /// A rater's first submission on a case, if any: (answers, time).
-    pub fn submission_of(
-        &self,
-        case_id: i64,
-        rater_id: i64,
-    ) -> Result<Option<Submission>, StoreError> {
+    fn submission_of(&self, case_id: i64, rater_id: i64) -> Result<Option<Submission>, StoreError> {
         let tx = self.transaction();
         let path = tx_path(tx);
         let row: Option<(String, String)> = tx
@@ -142,9 +170,7 @@ impl ImportSession<'_> {
         .transpose()
     }
 
-    /// Appends an imported answer event with the columns of its source row that are not
-    /// questions, kept as written.
-    pub fn append_imported_answer(
+    fn append_imported_answer(
         &self,
         event: &NewAnswerEvent<'_>,
         origin: &str,
@@ -162,8 +188,7 @@ impl ImportSession<'_> {
         Ok(id)
     }
 
-    /// Stores (or replaces) one case's labels in a reference label set.
-    pub fn put_reference_label(
+    fn put_reference_label(
         &self,
         label_set: &str,
         case_id: i64,
@@ -185,8 +210,7 @@ impl ImportSession<'_> {
         Ok(())
     }
 
-    /// The row id of a case, which must exist in this import's view of the project.
-    pub fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
+    fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
         let tx = self.transaction();
         tx.query_row(
             "SELECT id FROM cases WHERE instance_id = ?1",
@@ -198,9 +222,58 @@ impl ImportSession<'_> {
     }
 }
 
-impl Store {
+/// An adjudication to record.
+#[derive(Debug, Clone)]
+pub struct NewAdjudication<'a> {
+    /// The case's row id.
+    pub case_id: i64,
+    /// The question's id.
+    pub question: &'a str,
+    /// The final value.
+    pub value: &'a Value,
+    /// Why.
+    pub rationale: &'a str,
+    /// Who decided.
+    pub decided_by: &'a str,
+    /// The rule's name (`adjudicated`).
+    pub rule: &'a str,
+    /// When.
+    pub at: &'a str,
+}
+
+/// Adjudications, adjudicators, reference labels and imported answers' fields.
+pub trait LabelStore {
     /// Names an adjudicator; naming one twice changes nothing.
-    pub fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
+    fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError>;
+
+    /// Removes an adjudicator (their decisions stay); false when there was none by that name.
+    fn remove_adjudicator(&mut self, name: &str) -> Result<bool, StoreError>;
+
+    /// The named adjudicators, by name.
+    fn list_adjudicators(&self) -> Result<Vec<String>, StoreError>;
+
+    /// Records an adjudication; earlier ones on the same question stay as history and the
+    /// latest applies.
+    fn add_adjudication(&mut self, decision: &NewAdjudication<'_>) -> Result<i64, StoreError>;
+
+    /// The latest adjudication of every (case, question).
+    fn latest_adjudications(&self) -> Result<Vec<AdjudicationRow>, StoreError>;
+
+    /// The names of the reference label sets with how many cases each labels.
+    fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError>;
+
+    /// Every case's labels in one reference set, by instance id.
+    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError>;
+
+    /// The kept source columns of imported answer events, by event id.
+    fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError>;
+
+    /// When each (case, rater) pair's first and latest answer events were saved.
+    fn answer_event_span(&self) -> Result<EventSpans, StoreError>;
+}
+
+impl LabelStore for Store {
+    fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "INSERT OR IGNORE INTO adjudicators(name, added_at) VALUES (?1, ?2)",
@@ -210,8 +283,7 @@ impl Store {
         Ok(())
     }
 
-    /// Removes an adjudicator (their decisions stay); false when there was none by that name.
-    pub fn remove_adjudicator(&mut self, name: &str) -> Result<bool, StoreError> {
+    fn remove_adjudicator(&mut self, name: &str) -> Result<bool, StoreError> {
         let removed = self
             .conn
             .execute("DELETE FROM adjudicators WHERE name = ?1", [name])
@@ -219,8 +291,7 @@ impl Store {
         Ok(removed > 0)
     }
 
-    /// The named adjudicators, by name.
-    pub fn list_adjudicators(&self) -> Result<Vec<String>, StoreError> {
+    fn list_adjudicators(&self) -> Result<Vec<String>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT name FROM adjudicators ORDER BY name")
@@ -231,32 +302,19 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
-    /// Records an adjudication; earlier ones on the same question stay as history and the
-    /// latest applies.
-    #[allow(clippy::too_many_arguments)]
-    pub fn add_adjudication(
-        &mut self,
-        case_id: i64,
-        question: &str,
-        value: &Value,
-        rationale: &str,
-        decided_by: &str,
-        rule: &str,
-        now: &str,
-    ) -> Result<i64, StoreError> {
-        let value = serde_json::to_string(value).map_err(|e| self.corrupt("adjudication", e))?;
+    fn add_adjudication(&mut self, d: &NewAdjudication<'_>) -> Result<i64, StoreError> {
+        let value = serde_json::to_string(d.value).map_err(|e| self.corrupt("adjudication", e))?;
         self.conn
             .execute(
                 "INSERT INTO adjudications(case_id, question_id, value, rationale, decided_by, rule, at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![case_id, question, value, rationale, decided_by, rule, now],
+                params![d.case_id, d.question, value, d.rationale, d.decided_by, d.rule, d.at],
             )
             .map_err(|e| self.sql(e))?;
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// The latest adjudication of every (case, question).
-    pub fn latest_adjudications(&self) -> Result<Vec<AdjudicationRow>, StoreError> {
+    fn latest_adjudications(&self) -> Result<Vec<AdjudicationRow>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -298,8 +356,7 @@ impl Store {
         Ok(out)
     }
 
-    /// The names of the reference label sets with how many cases each labels.
-    pub fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError> {
+    fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -314,8 +371,7 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
-    /// Every case's labels in one reference set, by instance id.
-    pub fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
+    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -344,8 +400,7 @@ impl Store {
         Ok(out)
     }
 
-    /// The kept source columns of imported answer events, by event id.
-    pub fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {
+    fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT answer_event_id, fields FROM answer_event_fields")
@@ -366,8 +421,7 @@ impl Store {
         Ok(out)
     }
 
-    /// When each (case, rater) pair's first and latest answer events were saved.
-    pub fn answer_event_span(&self) -> Result<EventSpans, StoreError> {
+    fn answer_event_span(&self) -> Result<EventSpans, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -395,6 +449,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::store::EventKind;
+    use crate::store::prelude::*;
 
     #[test]
     fn imported_answers_on_a_new_case_point_at_a_settled_stub_revision() {
@@ -446,28 +501,22 @@ mod tests {
         session.ensure_case("a", "x").unwrap();
         session.finish().unwrap();
         let case = store.case_by_instance("a").unwrap().unwrap();
-        store
-            .add_adjudication(
-                case.case_id,
-                "difficulty",
-                &Value::from("1-4 hours"),
-                "first",
-                "lead",
-                "adjudicated",
-                "t1",
-            )
-            .unwrap();
-        store
-            .add_adjudication(
-                case.case_id,
-                "difficulty",
-                &Value::from(">4 hours"),
-                "second look",
-                "lead",
-                "adjudicated",
-                "t2",
-            )
-            .unwrap();
+        for (value, rationale, at) in [
+            ("1-4 hours", "first", "t1"),
+            (">4 hours", "second look", "t2"),
+        ] {
+            store
+                .add_adjudication(&NewAdjudication {
+                    case_id: case.case_id,
+                    question: "difficulty",
+                    value: &Value::from(value),
+                    rationale,
+                    decided_by: "lead",
+                    rule: "adjudicated",
+                    at,
+                })
+                .unwrap();
+        }
         let latest = store.latest_adjudications().unwrap();
         assert_eq!(latest.len(), 1);
         assert_eq!(latest[0].value, Value::from(">4 hours"));

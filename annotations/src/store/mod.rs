@@ -17,12 +17,23 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-pub use answers::{AnswerEvent, EventKind, NewAnswerEvent};
-pub use cases::{CaseRow, ImportSession, ImportSummary, StoredCase};
-pub use interface::{ImportBatch, ProjectStore};
-pub use labels::{AdjudicationRow, EventSpans, ReferenceRow, Submission};
-pub use raters::{Assignment, Rater};
-pub use repos::{CachedEvidence, Repository};
+pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent};
+pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
+pub use interface::ProjectStore;
+
+/// Every trait of the store's interface, to call its methods on a concrete backend.
+pub mod prelude {
+    pub use super::{
+        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProjectStore,
+        RaterStore, RepoStore,
+    };
+}
+pub use labels::{
+    AdjudicationRow, EventSpans, ImportLabels, LabelStore, NewAdjudication, ReferenceRow,
+    Submission,
+};
+pub use raters::{Assignment, Rater, RaterStore};
+pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
 
 /// Marks a SQLite file as a Verity project (`PRAGMA application_id`, "VERI").
 const APPLICATION_ID: i64 = 0x5645_5249;
@@ -96,6 +107,112 @@ pub struct Store {
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+/// The project's metadata and questionnaires.
+pub trait MetaStore {
+    /// The project file's path.
+    fn path(&self) -> &Path;
+
+    /// The schema version of the open file.
+    fn schema_version(&self) -> Result<i64, StoreError>;
+
+    /// Reads a project setting.
+    fn meta(&self, key: &str) -> Result<Option<String>, StoreError>;
+
+    /// Writes a project setting.
+    fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
+
+    /// Stores a questionnaire's source (once per id and version) and returns its row id.
+    fn put_questionnaire(
+        &mut self,
+        id: &str,
+        version: &str,
+        source: &str,
+    ) -> Result<i64, StoreError>;
+
+    /// A stored questionnaire's source by row id.
+    fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError>;
+}
+
+impl MetaStore for Store {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| self.sql(e))
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+                row.get(0)
+            })
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
+    fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    fn put_questionnaire(
+        &mut self,
+        id: &str,
+        version: &str,
+        source: &str,
+    ) -> Result<i64, StoreError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| sql_err(&self.path, e))?;
+        let existing: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT id, source FROM questionnaires WHERE qid = ?1 AND version = ?2",
+                [id, version],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| sql_err(&self.path, e))?;
+        let row = match existing {
+            Some((row, stored)) if stored == source => row,
+            Some(_) => {
+                return Err(StoreError::Rule(format!(
+                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
+                )));
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO questionnaires(qid, version, source) VALUES (?1, ?2, ?3)",
+                    [id, version, source],
+                )
+                .map_err(|e| sql_err(&self.path, e))?;
+                tx.last_insert_rowid()
+            }
+        };
+        tx.commit().map_err(|e| sql_err(&self.path, e))?;
+        Ok(row)
+    }
+
+    fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {
+        self.conn
+            .query_row(
+                "SELECT qid, version, source FROM questionnaires WHERE id = ?1",
+                [row],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| self.sql(e))
     }
 }
 
@@ -187,90 +304,6 @@ impl Store {
         };
         store.refresh_titles()?;
         Ok(store)
-    }
-
-    /// The project file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The schema version of the open file.
-    pub fn schema_version(&self) -> Result<i64, StoreError> {
-        self.conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|e| self.sql(e))
-    }
-
-    /// Reads a project setting.
-    pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
-                row.get(0)
-            })
-            .optional()
-            .map_err(|e| self.sql(e))
-    }
-
-    /// Writes a project setting.
-    pub fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "INSERT INTO meta(key, value) VALUES (?1, ?2)
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [key, value],
-            )
-            .map_err(|e| self.sql(e))?;
-        Ok(())
-    }
-
-    /// Stores a questionnaire's source (once per id and version) and returns its row id.
-    pub fn put_questionnaire(
-        &mut self,
-        id: &str,
-        version: &str,
-        source: &str,
-    ) -> Result<i64, StoreError> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| sql_err(&self.path, e))?;
-        let existing: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, source FROM questionnaires WHERE qid = ?1 AND version = ?2",
-                [id, version],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| sql_err(&self.path, e))?;
-        let row = match existing {
-            Some((row, stored)) if stored == source => row,
-            Some(_) => {
-                return Err(StoreError::Rule(format!(
-                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
-                )));
-            }
-            None => {
-                tx.execute(
-                    "INSERT INTO questionnaires(qid, version, source) VALUES (?1, ?2, ?3)",
-                    [id, version, source],
-                )
-                .map_err(|e| sql_err(&self.path, e))?;
-                tx.last_insert_rowid()
-            }
-        };
-        tx.commit().map_err(|e| sql_err(&self.path, e))?;
-        Ok(row)
-    }
-
-    /// A stored questionnaire's source by row id.
-    pub fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {
-        self.conn
-            .query_row(
-                "SELECT qid, version, source FROM questionnaires WHERE id = ?1",
-                [row],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .map_err(|e| self.sql(e))
     }
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {

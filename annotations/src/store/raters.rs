@@ -37,10 +37,51 @@ pub struct Assignment {
     pub active_ms: i64,
 }
 
-impl Store {
+/// Raters and their assignments.
+pub trait RaterStore {
     /// Adds a rater. Names are unique regardless of case: `Alice` beside `alice` is refused as
     /// a likely duplicate.
-    pub fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError> {
+    fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError>;
+
+    /// Every rater, active or not, by name.
+    fn list_raters(&self) -> Result<Vec<Rater>, StoreError>;
+
+    /// The rater with this name.
+    fn rater_by_name(&self, name: &str) -> Result<Option<Rater>, StoreError>;
+
+    /// Deactivates a rater (or, with `active`, brings them back). Deactivating releases every
+    /// assignment the rater has not submitted, so `assign` can give those cases to others; the
+    /// rater's answer events, drafts included, stay. Returns the released assignments.
+    fn set_rater_active(
+        &mut self,
+        rater_id: i64,
+        active: bool,
+        now: &str,
+    ) -> Result<usize, StoreError>;
+
+    /// How many answer events a rater has saved.
+    fn rater_event_count(&self, rater_id: i64) -> Result<i64, StoreError>;
+
+    /// Removes a rater who never saved an answer, with their assignments. Refused when they
+    /// have answer events: those are never deleted.
+    fn remove_rater(&mut self, rater_id: i64) -> Result<(), StoreError>;
+
+    /// Every assignment.
+    fn list_assignments(&self) -> Result<Vec<Assignment>, StoreError>;
+
+    /// Adds assignments in one transaction; existing pairs are kept as they are.
+    fn add_assignments(&mut self, pairs: &[(i64, i64)], now: &str) -> Result<usize, StoreError>;
+
+    /// Whether the rater is assigned the case.
+    fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError>;
+
+    /// Adds active time to an assignment; false when the rater is not assigned the case.
+    fn add_active_time(&mut self, case_id: i64, rater_id: i64, ms: i64)
+    -> Result<bool, StoreError>;
+}
+
+impl RaterStore for Store {
+    fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError> {
         let folded = name.to_lowercase();
         if let Some(existing) = self
             .list_raters()?
@@ -69,8 +110,7 @@ impl Store {
         })
     }
 
-    /// Every rater, active or not, by name.
-    pub fn list_raters(&self) -> Result<Vec<Rater>, StoreError> {
+    fn list_raters(&self) -> Result<Vec<Rater>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT {RATER_COLUMNS} FROM raters ORDER BY name"))
@@ -79,8 +119,7 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
-    /// The rater with this name.
-    pub fn rater_by_name(&self, name: &str) -> Result<Option<Rater>, StoreError> {
+    fn rater_by_name(&self, name: &str) -> Result<Option<Rater>, StoreError> {
         self.conn
             .query_row(
                 &format!("SELECT {RATER_COLUMNS} FROM raters WHERE name = ?1"),
@@ -91,10 +130,7 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// Deactivates a rater (or, with `active`, brings them back). Deactivating releases every
-    /// assignment the rater has not submitted, so `assign` can give those cases to others; the
-    /// rater's answer events, drafts included, stay. Returns the released assignments.
-    pub fn set_rater_active(
+    fn set_rater_active(
         &mut self,
         rater_id: i64,
         active: bool,
@@ -124,8 +160,7 @@ impl Store {
         Ok(released)
     }
 
-    /// How many answer events a rater has saved.
-    pub fn rater_event_count(&self, rater_id: i64) -> Result<i64, StoreError> {
+    fn rater_event_count(&self, rater_id: i64) -> Result<i64, StoreError> {
         self.conn
             .query_row(
                 "SELECT COUNT(*) FROM answer_events WHERE rater_id = ?1",
@@ -135,9 +170,7 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// Removes a rater who never saved an answer, with their assignments. Refused when they
-    /// have answer events: those are never deleted.
-    pub fn remove_rater(&mut self, rater_id: i64) -> Result<(), StoreError> {
+    fn remove_rater(&mut self, rater_id: i64) -> Result<(), StoreError> {
         let tx = self
             .conn
             .transaction()
@@ -150,8 +183,7 @@ impl Store {
         tx.commit().map_err(|e| sql_err(&self.path, e))
     }
 
-    /// Every assignment.
-    pub fn list_assignments(&self) -> Result<Vec<Assignment>, StoreError> {
+    fn list_assignments(&self) -> Result<Vec<Assignment>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -170,12 +202,7 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
-    /// Adds assignments in one transaction; existing pairs are kept as they are.
-    pub fn add_assignments(
-        &mut self,
-        pairs: &[(i64, i64)],
-        now: &str,
-    ) -> Result<usize, StoreError> {
+    fn add_assignments(&mut self, pairs: &[(i64, i64)], now: &str) -> Result<usize, StoreError> {
         let tx = self
             .conn
             .transaction()
@@ -197,8 +224,7 @@ impl Store {
         Ok(added)
     }
 
-    /// Whether the rater is assigned the case.
-    pub fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError> {
+    fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError> {
         self.conn
             .query_row(
                 "SELECT 1 FROM assignments WHERE case_id = ?1 AND rater_id = ?2",
@@ -210,8 +236,7 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// Adds active time to an assignment; false when the rater is not assigned the case.
-    pub fn add_active_time(
+    fn add_active_time(
         &mut self,
         case_id: i64,
         rater_id: i64,

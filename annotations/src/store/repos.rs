@@ -23,9 +23,46 @@ pub struct CachedEvidence {
     pub computed_at: String,
 }
 
-impl Store {
+/// What an evidence report is cached under: the case revision, the commit and the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvidenceKey<'a> {
+    /// The case revision's row id.
+    pub case_revision_id: i64,
+    /// The base commit.
+    pub base_commit: &'a str,
+    /// The evidence engine's version.
+    pub engine_version: &'a str,
+}
+
+/// Registered clones and the evidence cache.
+pub trait RepoStore {
     /// Registers (or moves) the clone of a repository.
-    pub fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
+    fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError>;
+
+    /// Forgets the clone registered for a repository (the clone itself is never touched);
+    /// false when none was registered.
+    fn remove_repository(&mut self, name: &str) -> Result<bool, StoreError>;
+
+    /// Every registered repository, by name.
+    fn list_repositories(&self) -> Result<Vec<Repository>, StoreError>;
+
+    /// The clone registered for a repository.
+    fn repository(&self, name: &str) -> Result<Option<Repository>, StoreError>;
+
+    /// A cached evidence report.
+    fn cached_evidence(&self, key: &EvidenceKey<'_>) -> Result<Option<CachedEvidence>, StoreError>;
+
+    /// Stores an evidence report.
+    fn put_evidence(
+        &mut self,
+        key: &EvidenceKey<'_>,
+        report: &str,
+        now: &str,
+    ) -> Result<(), StoreError>;
+}
+
+impl RepoStore for Store {
+    fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "INSERT INTO repositories(name, path, added_at) VALUES (?1, ?2, ?3)
@@ -36,9 +73,7 @@ impl Store {
         Ok(())
     }
 
-    /// Forgets the clone registered for a repository (the clone itself is never touched);
-    /// false when none was registered.
-    pub fn remove_repository(&mut self, name: &str) -> Result<bool, StoreError> {
+    fn remove_repository(&mut self, name: &str) -> Result<bool, StoreError> {
         let removed = self
             .conn
             .execute("DELETE FROM repositories WHERE name = ?1", [name])
@@ -46,8 +81,7 @@ impl Store {
         Ok(removed > 0)
     }
 
-    /// Every registered repository, by name.
-    pub fn list_repositories(&self) -> Result<Vec<Repository>, StoreError> {
+    fn list_repositories(&self) -> Result<Vec<Repository>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT name, path FROM repositories ORDER BY name")
@@ -63,8 +97,7 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
-    /// The clone registered for a repository.
-    pub fn repository(&self, name: &str) -> Result<Option<Repository>, StoreError> {
+    fn repository(&self, name: &str) -> Result<Option<Repository>, StoreError> {
         self.conn
             .query_row(
                 "SELECT name, path FROM repositories WHERE name = ?1",
@@ -80,18 +113,12 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// A cached evidence report.
-    pub fn cached_evidence(
-        &self,
-        case_revision_id: i64,
-        base_commit: &str,
-        engine_version: &str,
-    ) -> Result<Option<CachedEvidence>, StoreError> {
+    fn cached_evidence(&self, key: &EvidenceKey<'_>) -> Result<Option<CachedEvidence>, StoreError> {
         self.conn
             .query_row(
                 "SELECT report, computed_at FROM evidence_cache
                  WHERE case_revision_id = ?1 AND base_commit = ?2 AND engine_version = ?3",
-                params![case_revision_id, base_commit, engine_version],
+                params![key.case_revision_id, key.base_commit, key.engine_version],
                 |row| {
                     Ok(CachedEvidence {
                         report: row.get(0)?,
@@ -103,12 +130,9 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// Stores an evidence report.
-    pub fn put_evidence(
+    fn put_evidence(
         &mut self,
-        case_revision_id: i64,
-        base_commit: &str,
-        engine_version: &str,
+        key: &EvidenceKey<'_>,
         report: &str,
         now: &str,
     ) -> Result<(), StoreError> {
@@ -116,7 +140,7 @@ impl Store {
             .execute(
                 "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![case_revision_id, base_commit, engine_version, report, now],
+                params![key.case_revision_id, key.base_commit, key.engine_version, report, now],
             )
             .map_err(|e| self.sql(e))?;
         Ok(())
