@@ -88,10 +88,11 @@ rows.push(['app start to interactive queue, rater picked (ms, median of 3)', med
 
 const browser = await startApp();
 try {
-  // 2. A task with 5,000 patch lines, imported by the coordinator, drafted by the rater so that
-  //    it is in the rater's queue.
+  // 2. A task with 5,000 patch lines, imported by the coordinator and given to every rater of
+  //    the demo (three), then drafted by the rater so that the queue opens on it.
   await openDemoAsCoordinator(browser);
   await invoke(browser, 'import_paths', { paths: [path.join(dir, 'big.jsonl')] });
+  await invoke(browser, 'assign_raters', { per_case: 3, seed: 0 });
   await signOut(browser);
   await openDemoAs(browser, 'Amara Nwosu');
   await invoke(browser, 'save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: {}, case_revision: null, reason: null } });
