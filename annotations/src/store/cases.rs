@@ -203,7 +203,7 @@ impl CaseStore for Store {
 }
 
 impl Store {
-    /// Starts an import.
+    /// Opens the import's immediate transaction: no other writer interleaves with it.
     fn begin_session(&mut self, now: &str) -> Result<ImportSession<'_>, StoreError> {
         let tx = self
             .conn
