@@ -199,6 +199,16 @@ fn an_export_refuses_an_existing_file_unless_forced_and_then_replaces_it_whole()
         .filter(|n| n.contains("partial"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    let report = h.path("report");
+    let report = report.to_str().unwrap();
+    h.ok(&["report", "--out", report, "--bootstrap", "0"]);
+    let err = h.fails(&["report", "--out", report, "--bootstrap", "0"]);
+    assert!(
+        err.contains("already holds a report") && err.contains("--force"),
+        "{err}"
+    );
+    h.ok(&["report", "--out", report, "--bootstrap", "0", "--force"]);
 }
 
 #[test]

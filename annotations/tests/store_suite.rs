@@ -195,7 +195,11 @@ fn suite(store: &mut dyn ProjectStore) {
         "the submitted one stays"
     );
     store.set_rater_active(ana.id, true, T1).unwrap();
-    store.remove_rater(bo.id).unwrap();
+    assert_eq!(
+        store.remove_rater(bo.id).unwrap(),
+        1,
+        "with their one assignment"
+    );
     assert!(store.rater_by_name("bo").unwrap().is_none());
     assert!(
         store.remove_rater(ana.id).is_err(),

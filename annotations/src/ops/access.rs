@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::raters::find_active_rater;
 use super::{Error, ErrorCode, Project, Result};
 
 /// Who is acting.
@@ -33,19 +34,7 @@ impl Project {
     /// Acts for `actor` from now on. A rater must be in the project and active.
     pub fn act_as(&mut self, actor: Actor) -> Result<()> {
         if let Actor::Rater { name } = &actor {
-            let rater = self.store.rater_by_name(name)?.ok_or_else(|| {
-                Error::NotFound(format!(
-                    "the project has no rater named {name:?}; the coordinator adds raters"
-                ))
-            })?;
-            if !rater.active {
-                return Err(Error::refused(
-                    ErrorCode::RaterInactive,
-                    format!(
-                        "{name} was deactivated and has no queue; the coordinator can reactivate them"
-                    ),
-                ));
-            }
+            find_active_rater(self, name)?;
         }
         self.actor = Some(actor);
         Ok(())

@@ -77,8 +77,7 @@ fn answer_view(
     events: &[AnswerEvent],
     unchanged: bool,
 ) -> Result<AnswerView> {
-    let refs: Vec<&AnswerEvent> = events.iter().collect();
-    let status = status_of(&refs);
+    let status = status_of(events);
     let latest = events.last();
     let case_revision = match latest {
         Some(e) => Some(project.store.case_revision(e.case_revision_id)?.revision),
@@ -193,7 +192,8 @@ fn write_answer(
         }
     };
     let at = stamp(now);
-    project.store.append_answer_event(&NewAnswerEvent {
+    let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
+    let new = NewAnswerEvent {
         case_id: stored.case_id,
         rater_id: rater.id,
         case_revision_id: revision_id,
@@ -201,10 +201,23 @@ fn write_answer(
         kind,
         answer_revision,
         answer: &values,
-        reason: req.reason.as_deref().filter(|_| kind == EventKind::Revise),
+        reason,
         at: &at,
-    })?;
-    let events = project.store.answer_events(stored.case_id, rater.id)?;
+    };
+    let id = project.store.append_answer_event(&new)?;
+    let mut events = events;
+    events.push(AnswerEvent {
+        id,
+        case_id: new.case_id,
+        rater_id: new.rater_id,
+        case_revision_id: new.case_revision_id,
+        questionnaire_id: new.questionnaire_id,
+        kind,
+        answer_revision,
+        answer: values.clone(),
+        reason: reason.map(str::to_owned),
+        at: at.clone(),
+    });
     answer_view(project, &rater.name, &case, &events, false)
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use super::raters::find_rater;
-use super::{Error, Project, Result, natural_cmp};
+use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::case::{AuditNote, Case};
 use crate::store::{AnswerEvent, EventKind};
 
@@ -107,7 +107,7 @@ pub struct CaseDetail {
     pub assignments: Vec<AssignmentStatus>,
 }
 
-pub(super) fn status_of(events: &[&AnswerEvent]) -> AnswerStatus {
+pub(super) fn status_of(events: &[AnswerEvent]) -> AnswerStatus {
     if events.iter().any(|e| e.kind != EventKind::Draft) {
         AnswerStatus::Submitted
     } else if events.is_empty() {
@@ -215,31 +215,33 @@ pub(super) fn case_items(project: &Project, filter: &CaseFilter) -> Result<Vec<C
 }
 
 /// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
-/// starts with.
+/// starts with. Answered from the id index alone: no case is read.
 pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
-    if project.store.case_by_instance(id)?.is_some() {
-        return Ok(id.to_string());
-    }
     const SHOWN: usize = 5;
+    // An id is a prefix of itself and sorts before every longer id that starts with it.
     let matches = if id.is_empty() {
         Vec::new()
     } else {
         project.store.instance_ids_with_prefix(id, SHOWN + 1)?
     };
     match matches.as_slice() {
+        [first, ..] if first == id => Ok(id.to_string()),
         [] => Err(Error::NotFound(format!(
             "the project has no case {id:?}, and no case id starts with it"
         ))),
         [only] => Ok(only.clone()),
-        many => Err(Error::NotFound(format!(
-            "{id:?} is the start of more than one case id ({}{}); give more of it",
-            many.iter()
-                .take(SHOWN)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-            if many.len() > SHOWN { ", …" } else { "" }
-        ))),
+        many => Err(Error::refused(
+            ErrorCode::Ambiguous,
+            format!(
+                "{id:?} is the start of more than one case id ({}{}); give more of it",
+                many.iter()
+                    .take(SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if many.len() > SHOWN { ", …" } else { "" }
+            ),
+        )),
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use super::ensemble::build_ensemble;
-use super::submitted::{CaseAnswers, Panel, option_index, rated_questions};
+use super::submitted::{Panel, option_index, rated_questions};
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::ensemble::Procedure;
 use crate::export;
@@ -94,11 +94,7 @@ fn ensembled_rows(
     rule: Option<&str>,
 ) -> Result<Vec<export::openai_ensembled::Row>> {
     let report = build_ensemble(project, panel, rule)?;
-    let latest: HashMap<&str, &CaseAnswers> = panel
-        .latest
-        .iter()
-        .map(|c| (c.instance_id.as_str(), c))
-        .collect();
+    let latest = panel.latest_by_case();
     let mut rows = Vec::new();
     for case in report.cases {
         let mut labels = ReferenceLabels {
@@ -175,11 +171,7 @@ fn case_rows(
     rule: Option<&str>,
 ) -> Result<Vec<export::case_table::Row>> {
     let report = build_ensemble(project, panel, rule)?;
-    let latest: HashMap<&str, &CaseAnswers> = panel
-        .latest
-        .iter()
-        .map(|c| (c.instance_id.as_str(), c))
-        .collect();
+    let latest = panel.latest_by_case();
     let questions = rated_questions(&project.questionnaire);
     let mut rows = Vec::new();
     for case in report.cases {

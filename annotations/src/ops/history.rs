@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{Actor, AnswerStatus, Project, Result, find_case, find_rater, natural_cmp, status_of};
-use crate::store::{AnswerEvent, EventKind};
+use crate::store::EventKind;
 
 /// One saved event of an answer.
 #[derive(Debug, Clone, Serialize)]
@@ -51,8 +51,7 @@ pub fn answer_history(project: &Project, case: &str) -> Result<Vec<RaterAnswerHi
         if events.is_empty() {
             continue;
         }
-        let refs: Vec<&AnswerEvent> = events.iter().collect();
-        let status = status_of(&refs);
+        let status = status_of(&events);
         let mut views = Vec::new();
         for event in &events {
             views.push(AnswerEventView {

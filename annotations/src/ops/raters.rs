@@ -10,9 +10,11 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::cases::{AnswerStatus, CaseFilter, case_items, resolve_case_id};
-use super::cases::{assignment_statuses, find_case};
+use super::cases::{
+    AnswerStatus, CaseFilter, assignment_statuses, case_items, find_case, resolve_case_id,
+};
 use super::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
+use crate::evidence::shell_quote;
 
 /// A rater as the app shows it.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -78,10 +80,7 @@ pub fn deactivate_rater(
     let released = project
         .store
         .set_rater_active(rater.id, false, &stamp(now))?;
-    let submitted = list_raters(project)?
-        .into_iter()
-        .find(|r| r.name == rater.name)
-        .map_or(0, |r| r.submitted);
+    let submitted = rater_summary(project, &rater.name)?.submitted;
     Ok(RaterChange {
         name: rater.name,
         released,
@@ -106,9 +105,14 @@ pub fn reactivate_rater(
     project
         .store
         .set_rater_active(rater.id, true, &stamp(now))?;
+    rater_summary(project, &rater.name)
+}
+
+/// One rater's line of [`list_raters`].
+fn rater_summary(project: &Project, name: &str) -> Result<RaterSummary> {
     list_raters(project)?
         .into_iter()
-        .find(|r| r.name == rater.name)
+        .find(|r| r.name == name)
         .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
 }
 
@@ -124,17 +128,11 @@ pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
             format!(
                 "rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate them instead (`verity raters deactivate {}`)",
                 if events == 1 { "" } else { "s" },
-                shell_word(name)
+                shell_quote(name)
             ),
         ));
     }
-    let released = project
-        .store
-        .list_assignments()?
-        .iter()
-        .filter(|a| a.rater_id == rater.id)
-        .count();
-    project.store.remove_rater(rater.id)?;
+    let released = project.store.remove_rater(rater.id)?;
     Ok(RaterChange {
         name: rater.name,
         released,
@@ -349,7 +347,7 @@ pub fn assign_to(
                 ErrorCode::RaterInactive,
                 format!(
                     "rater {name:?} is deactivated; reactivate them first (`verity raters activate {}`)",
-                    shell_word(name)
+                    shell_quote(name)
                 ),
             ));
         }
@@ -447,34 +445,8 @@ pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
         ErrorCode::NotAssigned,
         format!(
             "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
-            shell_word(case),
-            shell_word(rater)
+            shell_quote(case),
+            shell_quote(rater)
         ),
     )
-}
-
-/// A word as a shell reads it back: quoted when it holds anything but plain characters.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:@+=".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shell_word;
-
-    #[test]
-    fn command_hints_quote_words_a_shell_would_split() {
-        assert_eq!(shell_word("acme__calc-101"), "acme__calc-101");
-        assert_eq!(shell_word("Lena Vogt"), "'Lena Vogt'");
-        assert_eq!(shell_word("O'Neil"), "'O'\\''Neil'");
-        assert_eq!(shell_word(""), "''");
-    }
 }

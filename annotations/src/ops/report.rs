@@ -25,6 +25,9 @@ pub struct ReportSummary {
     pub filtered_out: usize,
 }
 
+/// The report's Markdown file, beside its charts.
+const REPORT_FILE: &str = "report.md";
+
 /// Writes `report.md` and its SVG charts into `dir`: agreement per question with bootstrap
 /// intervals (`bootstrap` resamples from `seed`), the rater-pair matrix, label distributions
 /// and the count the filter keeps. Each file is written atomically; a folder that already
@@ -37,6 +40,16 @@ pub fn write_report(
     overwrite: super::Overwrite,
 ) -> Result<ReportSummary> {
     project.require_coordinator("writes the report")?;
+    // The Markdown file stands for the whole report: refuse before computing or writing any of it.
+    if overwrite == super::Overwrite::Refuse && dir.join(REPORT_FILE).exists() {
+        return Err(Error::refused(
+            ErrorCode::AlreadyExists,
+            format!(
+                "{} already holds a report; Verity will not overwrite it (pass --force to replace it)",
+                dir.display()
+            ),
+        ));
+    }
     let agreement = project_agreement(
         project,
         &AgreementRequest {
@@ -48,19 +61,6 @@ pub fn write_report(
     let ensemble = ensemble_labels(project, None)?;
     let write_err = |path: PathBuf| move |source| Error::Write { path, source };
     let files = render(&agreement, &ensemble, bootstrap, seed);
-    // The Markdown file stands for the whole report: refuse before writing any chart.
-    if overwrite == super::Overwrite::Refuse
-        && let Some((name, _)) = files.iter().find(|(name, _)| name.ends_with(".md"))
-        && dir.join(name).exists()
-    {
-        return Err(Error::refused(
-            ErrorCode::AlreadyExists,
-            format!(
-                "{} already holds a report; Verity will not overwrite it (pass --force to replace it)",
-                dir.display()
-            ),
-        ));
-    }
     std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     let mut charts = Vec::new();
     let mut markdown = String::new();
@@ -358,6 +358,6 @@ pub fn render(
     for q in &agreement.questions {
         question_section(q, &mut md, &mut files);
     }
-    files.push(("report.md".into(), md));
+    files.push((REPORT_FILE.into(), md));
     files
 }

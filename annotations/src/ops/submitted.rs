@@ -98,6 +98,14 @@ fn group(
 }
 
 impl Panel {
+    /// Each case's latest submitted answers, by task id.
+    pub(super) fn latest_by_case(&self) -> HashMap<&str, &CaseAnswers> {
+        self.latest
+            .iter()
+            .map(|c| (c.instance_id.as_str(), c))
+            .collect()
+    }
+
     pub(super) fn load(project: &Project) -> Result<Panel> {
         let store = &project.store;
         let names: HashMap<i64, String> = store

@@ -62,9 +62,9 @@ pub trait RaterStore {
     /// How many answer events a rater has saved.
     fn rater_event_count(&self, rater_id: i64) -> Result<i64, StoreError>;
 
-    /// Removes a rater who never saved an answer, with their assignments. Refused when they
-    /// have answer events: those are never deleted.
-    fn remove_rater(&mut self, rater_id: i64) -> Result<(), StoreError>;
+    /// Removes a rater who never saved an answer, with their assignments, and returns how
+    /// many assignments went. Refused when they have answer events: those are never deleted.
+    fn remove_rater(&mut self, rater_id: i64) -> Result<usize, StoreError>;
 
     /// Every assignment.
     fn list_assignments(&self) -> Result<Vec<Assignment>, StoreError>;
@@ -170,17 +170,19 @@ impl RaterStore for Store {
             .map_err(|e| self.sql(e))
     }
 
-    fn remove_rater(&mut self, rater_id: i64) -> Result<(), StoreError> {
+    fn remove_rater(&mut self, rater_id: i64) -> Result<usize, StoreError> {
         let tx = self
             .conn
             .transaction()
             .map_err(|e| sql_err(&self.path, e))?;
-        tx.execute("DELETE FROM assignments WHERE rater_id = ?1", [rater_id])
+        let released = tx
+            .execute("DELETE FROM assignments WHERE rater_id = ?1", [rater_id])
             .map_err(|e| sql_err(&self.path, e))?;
         // The answer events' foreign key refuses this for a rater who answered.
         tx.execute("DELETE FROM raters WHERE id = ?1", [rater_id])
             .map_err(|e| sql_err(&self.path, e))?;
-        tx.commit().map_err(|e| sql_err(&self.path, e))
+        tx.commit().map_err(|e| sql_err(&self.path, e))?;
+        Ok(released)
     }
 
     fn list_assignments(&self) -> Result<Vec<Assignment>, StoreError> {
