@@ -1010,12 +1010,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 reference,
                 history,
             };
-            let overwrite = if force {
-                ops::Overwrite::Replace
-            } else {
-                ops::Overwrite::Refuse
-            };
-            let summary = ops::export_to_file(&p, format, &options, &path, overwrite)?;
+            let summary = ops::export_to_file(&p, format, &options, &path, overwrite(force))?;
             writeln!(
                 out,
                 "wrote {} rows to {}{}",
@@ -1113,12 +1108,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             seed,
         } => {
             let p = project.open()?;
-            let overwrite = if force {
-                ops::Overwrite::Replace
-            } else {
-                ops::Overwrite::Refuse
-            };
-            let summary = ops::write_report(&p, &dir, bootstrap, seed, overwrite)?;
+            let summary = ops::write_report(&p, &dir, bootstrap, seed, overwrite(force))?;
             writeln!(
                 out,
                 "wrote {} and {} charts ({} cases kept, {} filtered out)",
@@ -1130,6 +1120,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--force` asks of an output file that exists.
+fn overwrite(force: bool) -> ops::Overwrite {
+    if force {
+        ops::Overwrite::Replace
+    } else {
+        ops::Overwrite::Refuse
+    }
 }
 
 /// The case ids in a file, one per line; blank lines and `#` comments are skipped.
