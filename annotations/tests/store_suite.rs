@@ -5,8 +5,10 @@
 #![allow(clippy::unwrap_used)]
 
 use annotations::case::{CaseRecord, SourceKind};
+use annotations::store::transfer::{Cell, TABLES, copy_rows};
 use annotations::store::{
     EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, ProjectStore, Store, StoreError,
+    new_event_uid,
 };
 use serde_json::{Map, Value, json};
 
@@ -150,6 +152,7 @@ fn suite(store: &mut dyn ProjectStore) {
     ] {
         store
             .append_answer_event(&NewAnswerEvent {
+                uid: &new_event_uid(),
                 case_id: two.case_id,
                 rater_id: ana.id,
                 case_revision_id: two.revision_id,
@@ -164,6 +167,38 @@ fn suite(store: &mut dyn ProjectStore) {
     }
     let events = store.answer_events(two.case_id, ana.id).unwrap();
     let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
+    // An event is found by its global id, and stored once however often it is appended.
+    let last = events.last().unwrap();
+    assert_eq!(
+        store.answer_event_by_uid(&last.uid).unwrap().as_ref(),
+        Some(last)
+    );
+    assert_eq!(store.answer_event_by_uid("no such id").unwrap(), None);
+    let retried = NewAnswerEvent {
+        uid: &last.uid,
+        case_id: last.case_id,
+        rater_id: last.rater_id,
+        case_revision_id: last.case_revision_id,
+        questionnaire_id: last.questionnaire_id,
+        kind: last.kind,
+        answer_revision: last.answer_revision,
+        answer: &last.answer,
+        reason: last.reason.as_deref(),
+        at: &last.at,
+    };
+    assert_eq!(store.append_answer_event(&retried).unwrap(), last.id);
+    let other = answer(0);
+    let err = store
+        .append_answer_event(&NewAnswerEvent {
+            answer: &other,
+            ..retried
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("stored already with different content")
+    );
+    assert_eq!(store.answer_events(two.case_id, ana.id).unwrap().len(), 3);
     assert_eq!(
         kinds,
         [EventKind::Draft, EventKind::Submit, EventKind::Revise]
@@ -220,6 +255,7 @@ fn suite(store: &mut dyn ProjectStore) {
     let id = batch
         .append_imported_answer(
             &NewAnswerEvent {
+                uid: &new_event_uid(),
                 case_id: stub,
                 rater_id: cy,
                 case_revision_id: stub_revision,
@@ -302,6 +338,39 @@ fn suite(store: &mut dyn ProjectStore) {
     assert!(store.list_repositories().unwrap().is_empty());
 }
 
+/// Every row of every table, as the transfer interface reads them.
+fn all_rows(store: &dyn ProjectStore) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
+    TABLES
+        .iter()
+        .map(|table| {
+            let mut rows = Vec::new();
+            store
+                .read_rows(table, &mut |row| {
+                    rows.push(row);
+                    Ok(())
+                })
+                .unwrap();
+            (table.name, rows)
+        })
+        .collect()
+}
+
+/// A project copied into a new one reads back cell for cell, and a copy into a project that
+/// holds anything is refused whole.
+fn copy_is_lossless(from: &dyn ProjectStore, to: &mut dyn ProjectStore) {
+    let counts = copy_rows(from, to, &mut |_, _| true).unwrap();
+    let before = all_rows(from);
+    assert_eq!(before, all_rows(to));
+    let events = counts.iter().find(|(t, _)| *t == "answer_events").unwrap();
+    assert_eq!(events.1, 4);
+    let err = copy_rows(from, to, &mut |_, _| true).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a project is copied only into a new one")
+    );
+    assert_eq!(before, all_rows(to));
+}
+
 #[test]
 fn a_sqlite_project_file_passes_the_store_suite() {
     let dir = tempfile::tempdir().unwrap();
@@ -321,4 +390,8 @@ fn a_sqlite_project_file_passes_the_store_suite() {
         .query_row("SELECT COUNT(*) FROM answer_events", [], |r| r.get(0))
         .unwrap();
     assert_eq!(count, 4);
+
+    let from = Store::open(&path).unwrap();
+    let mut to = Store::create(&dir.path().join("copy.verity")).unwrap();
+    copy_is_lossless(&from, &mut to);
 }

@@ -10,7 +10,7 @@ use super::cases::{AnswerStatus, find_case, status_of};
 use super::raters::{find_active_rater, find_rater, not_assigned};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::questionnaire::Stage;
-use crate::store::{AnswerEvent, EventKind, NewAnswerEvent};
+use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, new_event_uid};
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -193,7 +193,9 @@ fn write_answer(
     };
     let at = stamp(now);
     let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
+    let uid = new_event_uid();
     let new = NewAnswerEvent {
+        uid: &uid,
         case_id: stored.case_id,
         rater_id: rater.id,
         case_revision_id: revision_id,
@@ -208,6 +210,7 @@ fn write_answer(
     let mut events = events;
     events.push(AnswerEvent {
         id,
+        uid: uid.clone(),
         case_id: new.case_id,
         rater_id: new.rater_id,
         case_revision_id: new.case_revision_id,

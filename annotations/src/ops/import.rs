@@ -15,7 +15,7 @@ use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::import::openai_csv::{self, OpenAiFile};
 use crate::import::{self, Format, ImportError};
 use crate::questionnaire::{Questionnaire, Stage};
-use crate::store::{EventKind, ImportBatch, NewAnswerEvent};
+use crate::store::{EventKind, ImportBatch, NewAnswerEvent, new_event_uid};
 
 /// How far an import has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -246,6 +246,7 @@ fn import_openai_file(
                 }
                 session.append_imported_answer(
                     &NewAnswerEvent {
+                        uid: &new_event_uid(),
                         case_id,
                         rater_id,
                         case_revision_id: revision_id,

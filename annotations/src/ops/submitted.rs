@@ -71,7 +71,7 @@ pub(super) struct Panel {
 
 fn group(
     events: Vec<AnswerEvent>,
-    order: &HashMap<(i64, i64), i64>,
+    order: &HashMap<(i64, i64), String>,
     raters: &HashMap<i64, String>,
     instance_ids: &HashMap<i64, String>,
 ) -> Vec<CaseAnswers> {
@@ -91,8 +91,15 @@ fn group(
         entry.answers.push((rater, event));
     }
     for case in by_case.values_mut() {
-        case.answers
-            .sort_by_key(|(_, e)| order.get(&(e.case_id, e.rater_id)).copied().unwrap_or(e.id));
+        case.answers.sort_by(|(_, a), (_, b)| {
+            let first = |e: &AnswerEvent| {
+                order
+                    .get(&(e.case_id, e.rater_id))
+                    .cloned()
+                    .unwrap_or_else(|| e.uid.clone())
+            };
+            first(a).cmp(&first(b))
+        });
     }
     by_case.into_values().collect()
 }
@@ -125,9 +132,9 @@ impl Panel {
             events
         };
         let first = decode(store.first_submissions()?);
-        let order: HashMap<(i64, i64), i64> = first
+        let order: HashMap<(i64, i64), String> = first
             .iter()
-            .map(|e| ((e.case_id, e.rater_id), e.id))
+            .map(|e| ((e.case_id, e.rater_id), e.uid.clone()))
             .collect();
         let latest = decode(store.latest_submissions()?);
         let adjudications = store

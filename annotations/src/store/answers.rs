@@ -43,6 +43,9 @@ impl EventKind {
 /// An event to append.
 #[derive(Debug, Clone)]
 pub struct NewAnswerEvent<'a> {
+    /// The event's global id: [`new_event_uid`] for a new event, the recorded one for an event
+    /// merged from elsewhere. A retried save reuses it, so it is stored once.
+    pub uid: &'a str,
     /// The case's row id.
     pub case_id: i64,
     /// The rater's row id.
@@ -67,8 +70,10 @@ pub struct NewAnswerEvent<'a> {
 /// A stored event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AnswerEvent {
-    /// Row id (increasing in time).
+    /// Row id, local to this project.
     pub id: i64,
+    /// The global id: the same in every copy of the project, and events' order in time.
+    pub uid: String,
     /// The case's row id.
     pub case_id: i64,
     /// The rater's row id.
@@ -89,10 +94,17 @@ pub struct AnswerEvent {
     pub at: String,
 }
 
-const EVENT_COLUMNS: &str = "id, case_id, rater_id, case_revision_id, questionnaire_id, kind, \
-     answer_revision, answer, reason, at";
+const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
+     kind, answer_revision, answer, reason, at";
 
-/// The one insert of an answer event, for the store and for an import session alike.
+/// A new event's global id: a UUID v7, so ids sort in the order events were made.
+pub fn new_event_uid() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// The one insert of an answer event, for the store and for an import session alike. An event
+/// whose global id is stored already is not stored twice: the same event again (a retried save,
+/// a package merged twice) gives the stored row's id; a different event under that id is refused.
 pub(super) fn insert_answer_event(
     conn: &rusqlite::Connection,
     path: &Path,
@@ -103,24 +115,95 @@ pub(super) fn insert_answer_event(
         what: "answer",
         source,
     })?;
-    conn.execute(
-        "INSERT INTO answer_events(case_id, rater_id, case_revision_id, questionnaire_id,
-           kind, answer_revision, answer, reason, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![
-            event.case_id,
-            event.rater_id,
-            event.case_revision_id,
-            event.questionnaire_id,
-            event.kind.as_str(),
-            event.answer_revision,
-            answer,
-            event.reason,
-            event.at
-        ],
-    )
-    .map_err(|e| sql_err(path, e))?;
-    Ok(conn.last_insert_rowid())
+    let inserted = conn
+        .execute(
+            "INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
+               kind, answer_revision, answer, reason, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (uid) DO NOTHING",
+            params![
+                event.uid,
+                event.case_id,
+                event.rater_id,
+                event.case_revision_id,
+                event.questionnaire_id,
+                event.kind.as_str(),
+                event.answer_revision,
+                answer,
+                event.reason,
+                event.at
+            ],
+        )
+        .map_err(|e| sql_err(path, e))?;
+    if inserted == 1 {
+        return Ok(conn.last_insert_rowid());
+    }
+    let (id, stored): (i64, StoredFields) = conn
+        .query_row(
+            "SELECT id, case_id, rater_id, case_revision_id, questionnaire_id, kind,
+               answer_revision, answer, reason, at FROM answer_events WHERE uid = ?1",
+            [event.uid],
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    (
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                        row.get(6)?,
+                        row.get(7)?,
+                        row.get(8)?,
+                        row.get(9)?,
+                    ),
+                ))
+            },
+        )
+        .map_err(|e| sql_err(path, e))?;
+    same_event(event, &answer, stored)?;
+    Ok(id)
+}
+
+/// An answer event's stored fields after its ids: case, rater, case revision, questionnaire,
+/// kind, answer revision, answer (JSON), reason and time.
+pub(super) type StoredFields = (
+    i64,
+    i64,
+    i64,
+    i64,
+    String,
+    i64,
+    String,
+    Option<String>,
+    String,
+);
+
+/// Refuses an event that reuses the global id of a different stored event.
+pub(super) fn same_event(
+    event: &NewAnswerEvent<'_>,
+    answer: &str,
+    stored: StoredFields,
+) -> Result<(), StoreError> {
+    let given: StoredFields = (
+        event.case_id,
+        event.rater_id,
+        event.case_revision_id,
+        event.questionnaire_id,
+        event.kind.as_str().to_string(),
+        event.answer_revision,
+        answer.to_string(),
+        event.reason.map(str::to_string),
+        event.at.to_string(),
+    );
+    if given == stored {
+        Ok(())
+    } else {
+        Err(StoreError::Rule(format!(
+            "answer event {} is stored already with different content; it was not stored again",
+            event.uid
+        )))
+    }
 }
 
 /// Answer events: appended, never changed or deleted.
@@ -143,6 +226,9 @@ pub trait AnswerStore {
 
     /// Every event of every case and rater, oldest first.
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// The event with this global id, if the project holds it.
+    fn answer_event_by_uid(&self, uid: &str) -> Result<Option<AnswerEvent>, StoreError>;
 }
 
 impl AnswerStore for Store {
@@ -153,7 +239,7 @@ impl AnswerStore for Store {
     fn answer_events(&self, case_id: i64, rater_id: i64) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
-                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE case_id = ?1 AND rater_id = ?2 ORDER BY id"
+                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE case_id = ?1 AND rater_id = ?2 ORDER BY uid"
             ),
             params![case_id, rater_id],
         )
@@ -162,8 +248,8 @@ impl AnswerStore for Store {
     fn latest_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
-                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE id IN
-                   (SELECT MAX(id) FROM answer_events GROUP BY case_id, rater_id)
+                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid IN
+                   (SELECT MAX(uid) FROM answer_events GROUP BY case_id, rater_id)
                  ORDER BY case_id, rater_id"
             ),
             [],
@@ -173,8 +259,8 @@ impl AnswerStore for Store {
     fn first_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
-                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE id IN
-                   (SELECT MIN(id) FROM answer_events WHERE kind = 'submit' GROUP BY case_id, rater_id)
+                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid IN
+                   (SELECT MIN(uid) FROM answer_events WHERE kind = 'submit' GROUP BY case_id, rater_id)
                  ORDER BY case_id, rater_id"
             ),
             [],
@@ -184,8 +270,8 @@ impl AnswerStore for Store {
     fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!(
-                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE id IN
-                   (SELECT MAX(id) FROM answer_events WHERE kind IN ('submit', 'revise') GROUP BY case_id, rater_id)
+                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid IN
+                   (SELECT MAX(uid) FROM answer_events WHERE kind IN ('submit', 'revise') GROUP BY case_id, rater_id)
                  ORDER BY case_id, rater_id"
             ),
             [],
@@ -194,9 +280,18 @@ impl AnswerStore for Store {
 
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
-            &format!("SELECT {EVENT_COLUMNS} FROM answer_events ORDER BY id"),
+            &format!("SELECT {EVENT_COLUMNS} FROM answer_events ORDER BY uid"),
             [],
         )
+    }
+
+    fn answer_event_by_uid(&self, uid: &str) -> Result<Option<AnswerEvent>, StoreError> {
+        Ok(self
+            .query_events(
+                &format!("SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid = ?1"),
+                [uid],
+            )?
+            .pop())
     }
 }
 
@@ -211,15 +306,16 @@ impl Store {
             .query_map(params, |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(1)?,
                     row.get::<_, i64>(2)?,
                     row.get::<_, i64>(3)?,
                     row.get::<_, i64>(4)?,
-                    row.get::<_, String>(5)?,
-                    row.get::<_, i64>(6)?,
-                    row.get::<_, String>(7)?,
-                    row.get::<_, Option<String>>(8)?,
-                    row.get::<_, String>(9)?,
+                    row.get::<_, i64>(5)?,
+                    row.get::<_, String>(6)?,
+                    row.get::<_, i64>(7)?,
+                    row.get::<_, String>(8)?,
+                    row.get::<_, Option<String>>(9)?,
+                    row.get::<_, String>(10)?,
                 ))
             })
             .map_err(|e| self.sql(e))?;
@@ -227,6 +323,7 @@ impl Store {
         for row in rows {
             let (
                 id,
+                uid,
                 case_id,
                 rater_id,
                 case_revision_id,
@@ -239,6 +336,7 @@ impl Store {
             ) = row.map_err(|e| self.sql(e))?;
             events.push(AnswerEvent {
                 id,
+                uid,
                 case_id,
                 rater_id,
                 case_revision_id,
@@ -284,6 +382,7 @@ mod tests {
         let answer = Map::new();
         store
             .append_answer_event(&NewAnswerEvent {
+                uid: &new_event_uid(),
                 case_id: case.case_id,
                 rater_id: rater.id,
                 case_revision_id: case.revision_id,

@@ -2,16 +2,26 @@
 //! second backend implements. Each table group declares its trait beside the SQLite code that
 //! implements it (`MetaStore` in `mod.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
 //! `RaterStore` in `raters.rs`, `AnswerStore` in `answers.rs`, `LabelStore` and `ImportLabels`
-//! in `labels.rs`, `RepoStore` in `repos.rs`); [`ProjectStore`] is all of them.
+//! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`);
+//! [`ProjectStore`] is all of them.
 //!
 //! Answer events are append-only: the interface has no way to change or delete one, and the
 //! SQLite schema refuses both besides (`tests/store_suite.rs` checks both).
 
+use super::transfer::TransferStore;
 use super::{AnswerStore, CaseStore, LabelStore, MetaStore, RaterStore, RepoStore};
 
 /// Everything `ops` reads and writes in a project.
 pub trait ProjectStore:
-    MetaStore + CaseStore + RaterStore + AnswerStore + LabelStore + RepoStore + Send + std::fmt::Debug
+    MetaStore
+    + CaseStore
+    + RaterStore
+    + AnswerStore
+    + LabelStore
+    + RepoStore
+    + TransferStore
+    + Send
+    + std::fmt::Debug
 {
 }
 
@@ -22,6 +32,7 @@ impl<T> ProjectStore for T where
         + AnswerStore
         + LabelStore
         + RepoStore
+        + TransferStore
         + Send
         + std::fmt::Debug
 {

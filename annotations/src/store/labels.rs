@@ -155,7 +155,7 @@ impl ImportLabels for ImportSession<'_> {
         let row: Option<(String, String)> = tx
             .query_row(
                 "SELECT answer, at FROM answer_events
-                 WHERE case_id = ?1 AND rater_id = ?2 AND kind = 'submit' ORDER BY id LIMIT 1",
+                 WHERE case_id = ?1 AND rater_id = ?2 AND kind = 'submit' ORDER BY uid LIMIT 1",
                 params![case_id, rater_id],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
@@ -426,10 +426,10 @@ impl LabelStore for Store {
             .conn
             .prepare(
                 "SELECT g.case_id, g.rater_id, f.at, l.at FROM
-                   (SELECT case_id, rater_id, MIN(id) AS first_id, MAX(id) AS last_id
+                   (SELECT case_id, rater_id, MIN(uid) AS first_uid, MAX(uid) AS last_uid
                     FROM answer_events GROUP BY case_id, rater_id) g
-                 JOIN answer_events f ON f.id = g.first_id
-                 JOIN answer_events l ON l.id = g.last_id",
+                 JOIN answer_events f ON f.uid = g.first_uid
+                 JOIN answer_events l ON l.uid = g.last_uid",
             )
             .map_err(|e| self.sql(e))?;
         let rows = stmt
@@ -448,8 +448,8 @@ impl LabelStore for Store {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::store::EventKind;
     use crate::store::prelude::*;
+    use crate::store::{EventKind, new_event_uid};
 
     #[test]
     fn imported_answers_on_a_new_case_point_at_a_settled_stub_revision() {
@@ -467,6 +467,7 @@ mod tests {
         session
             .append_imported_answer(
                 &NewAnswerEvent {
+                    uid: &new_event_uid(),
                     case_id,
                     rater_id: rater,
                     case_revision_id: revision_id,

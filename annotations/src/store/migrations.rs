@@ -129,6 +129,27 @@ CREATE TABLE adjudicators (
     added_at TEXT NOT NULL
 );
 "#,
+    // 4: answer events get a global id, so events recorded elsewhere (a rater's offline package,
+    // a retried save to a server) merge exactly once. New ids are UUID v7, ordered by creation;
+    // events written before carry a v7-shaped id of time zero and their row id, so they keep
+    // their order and precede every later event. Events are ordered by this id from now on.
+    // The project gets an id of its own, which a package carries back to its project.
+    r#"
+ALTER TABLE answer_events ADD COLUMN uid TEXT;
+DROP TRIGGER answer_events_no_update;
+UPDATE answer_events SET uid = '00000000-0000-7000-8000-' || printf('%012x', id);
+CREATE TRIGGER answer_events_no_update BEFORE UPDATE ON answer_events
+BEGIN SELECT RAISE(ABORT, 'answer events are append-only: a saved answer is never changed'); END;
+CREATE TRIGGER answer_events_need_uid BEFORE INSERT ON answer_events WHEN NEW.uid IS NULL
+BEGIN SELECT RAISE(ABORT, 'an answer event needs its global id'); END;
+CREATE UNIQUE INDEX answer_events_by_uid ON answer_events (uid);
+DROP INDEX answer_events_by_case_rater;
+CREATE INDEX answer_events_by_case_rater ON answer_events (case_id, rater_id, uid);
+INSERT INTO meta(key, value)
+SELECT 'project_id', substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-'
+       || substr('89ab', 1 + abs(random() % 4), 1) || substr(h, 18, 3) || '-' || substr(h, 21, 12)
+FROM (SELECT lower(hex(randomblob(16))) AS h);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -12,12 +12,13 @@ mod labels;
 mod migrations;
 mod raters;
 mod repos;
+pub mod transfer;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent};
+pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, new_event_uid};
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
 
@@ -25,7 +26,7 @@ pub use interface::ProjectStore;
 pub mod prelude {
     pub use super::{
         AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProjectStore,
-        RaterStore, RepoStore,
+        RaterStore, RepoStore, transfer::TransferStore,
     };
 }
 pub use labels::{
@@ -404,7 +405,8 @@ mod tests {
                 INSERT INTO raters VALUES (1, 'ana', 't');
                 INSERT INTO assignments VALUES (1, 1, 't', 0);
                 INSERT INTO answer_events VALUES
-                  (1, 1, 1, 1, 1, 'submit', 1, '{"underspecified":"2"}', NULL, 't');"#,
+                  (1, 1, 1, 1, 1, 'draft', 0, '{"underspecified":"1"}', NULL, 't'),
+                  (2, 1, 1, 1, 1, 'submit', 1, '{"underspecified":"2"}', NULL, 't');"#,
             )
             .unwrap();
         }
@@ -417,6 +419,26 @@ mod tests {
         assert_eq!((raters[0].name.as_str(), raters[0].active), ("ana", true));
         let events = store.first_submissions().unwrap();
         assert_eq!(events[0].answer["underspecified"], "2");
+        // Events written before global ids get ids that keep their order and precede any
+        // event made since.
+        let mut uids: Vec<String> = store
+            .answer_events(1, 1)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.uid)
+            .collect();
+        assert_eq!(
+            uids,
+            [
+                "00000000-0000-7000-8000-000000000001",
+                "00000000-0000-7000-8000-000000000002"
+            ]
+        );
+        uids.push(new_event_uid());
+        assert!(uids.is_sorted());
+        let project_id = store.meta("project_id").unwrap().unwrap();
+        assert_eq!(project_id.len(), 36);
+        assert_eq!(&project_id[14..15], "4");
         assert_eq!(store.list_cases().unwrap()[0].instance_id, "a");
         assert!(store.list_adjudicators().unwrap().is_empty());
         assert!(store.reference_sets().unwrap().is_empty());
