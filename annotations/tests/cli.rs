@@ -1035,3 +1035,69 @@ fn every_json_output_uses_snake_case_keys() {
         "the walk saw the cases' fields: {cases}"
     );
 }
+
+#[test]
+fn a_rater_works_offline_in_a_package_and_the_coordinator_merges_it_back() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    h.ok(&["raters", "add", "ana"]);
+    h.ok(&["raters", "add", "bo"]);
+    h.ok(&["assign", "--per-case", "2"]);
+    let package = h.path("ana.verity");
+    let package = package.to_str().unwrap();
+    let wrote = h.json(&["package", "--rater", "ana", "--out", package, "--json"]);
+    assert_eq!(
+        (wrote["tasks"].clone(), wrote["events"].clone()),
+        (json!(2), json!(0))
+    );
+    h.fails(&["package", "--rater", "ana", "--out", package]);
+
+    // The rater answers in the package, which acts for ana alone.
+    let answer = h.write("a.json", full_answer().to_string());
+    let in_package = |args: &[&str]| {
+        let mut all = vec!["--project", package];
+        all.extend_from_slice(args);
+        all.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let args = in_package(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-101",
+        "--file",
+        &answer,
+        "--submit",
+    ]);
+    h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let args = in_package(&["--as", "bo", "cases"]);
+    let err = h.fails(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(err.contains("acts for ana only"), "{err}");
+
+    let merged = h.json(&["merge", package, "--json"]);
+    assert_eq!(merged["packages"][0]["added"], json!(1));
+    let again = h.ok(&["merge", package]);
+    assert!(again.contains("0 added, 1 already merged"), "{again}");
+    let status = h.json(&["cases", "--json", "--rater", "ana", "--status", "submitted"]);
+    assert_eq!(status.as_array().unwrap().len(), 1);
+
+    // A copy of the whole project holds every answer event as it was.
+    let copy = h.path("copy.verity");
+    let copy = copy.to_str().unwrap();
+    let copied = h.ok(&["migrate", "--to", copy]);
+    assert!(copied.starts_with("copied "), "{copied}");
+    let history = h.export("answers-jsonl", &["--history"]);
+    let out = h.path("copy.jsonl");
+    h.ok(&[
+        "--project",
+        copy,
+        "export",
+        "--format",
+        "answers-jsonl",
+        "--history",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(out).unwrap(), history);
+    h.fails(&["migrate", "--to", copy]);
+}

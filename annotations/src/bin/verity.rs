@@ -228,6 +228,41 @@ enum Command {
         #[arg(long, num_args = 0..=1, default_missing_value = "")]
         reference: Option<String>,
     },
+    /// Write a rater's package: a project file with their assigned tasks, the questionnaire,
+    /// the cached evidence and their own answers, to work on offline and merge back.
+    Package {
+        /// The rater.
+        #[arg(long)]
+        rater: String,
+        /// The package file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace the file if it exists.
+        #[arg(long)]
+        force: bool,
+        /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Merge raters' packages into the project. Events already merged are skipped; two
+    /// different events with one id are listed as conflicts and the stored one stays.
+    Merge {
+        /// The package files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print what was merged as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy the whole project into a new one (a file or a server), every row as it is.
+    Migrate {
+        /// The new project: a file, or postgres://USER@HOST:PORT/DB.
+        #[arg(long)]
+        to: PathBuf,
+        /// Print what was copied as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Inter-rater agreement: on a ratings CSV (`unit,rater,value`) with --ratings, or per
     /// question of the project's questionnaire over raters' first submissions.
     Agreement {
@@ -477,16 +512,19 @@ fn project_path(cli_path: Option<&Path>) -> Result<&Path> {
     cli_path.context("no project given: pass --project FILE or set VERITY_PROJECT")
 }
 
-/// The project a command works on and who it acts as: the coordinator, unless `--as RATER`.
+/// The project a command works on and who it acts as: `--as RATER`, or else the coordinator
+/// (a rater's package acts for its rater).
 struct Session<'a> {
     path: Option<&'a Path>,
-    actor: ops::Actor,
+    actor: Option<ops::Actor>,
 }
 
 impl Session<'_> {
     fn open(&self) -> Result<Project> {
         let mut project = ops::open_project(project_path(self.path)?)?;
-        project.act_as(self.actor.clone())?;
+        if let Some(actor) = &self.actor {
+            project.act_as(actor.clone())?;
+        }
         Ok(project)
     }
 }
@@ -502,10 +540,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let now = OffsetDateTime::now_utc();
     let project = Session {
         path: cli.project.as_deref(),
-        actor: match cli.as_rater {
-            Some(name) => ops::Actor::Rater { name },
-            None => ops::Actor::Coordinator,
-        },
+        actor: cli.as_rater.map(|name| ops::Actor::Rater { name }),
     };
     let mut out = std::io::stdout().lock();
     match cli.command {
@@ -722,7 +757,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let mut p = project.open()?;
             // `--rater` says who answers; the coordinator acts as that rater for this command.
-            if project.actor == ops::Actor::Coordinator {
+            if p.actor() == Some(&ops::Actor::Coordinator) {
                 p.act_as(ops::Actor::Rater {
                     name: rater.clone(),
                 })?;
@@ -1022,6 +1057,78 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     ""
                 }
             )?;
+        }
+        Command::Package {
+            rater,
+            out: path,
+            force,
+            json,
+        } => {
+            let p = project.open()?;
+            let report = ops::package_for_rater(&p, &rater, &path, overwrite(force), now)?;
+            if json {
+                print_json(&report)?;
+            } else {
+                writeln!(
+                    out,
+                    "wrote {}'s package to {}: {} tasks, {} of their answer events, {} evidence reports{}",
+                    report.rater,
+                    report.file,
+                    report.tasks,
+                    report.events,
+                    report.evidence,
+                    if report.replaced {
+                        " (replaced the file that was there)"
+                    } else {
+                        ""
+                    }
+                )?;
+            }
+        }
+        Command::Merge { files, json } => {
+            let mut p = project.open()?;
+            let report = ops::merge_packages(&mut p, &files)?;
+            if json {
+                print_json(&report)?;
+            } else {
+                for merged in &report.packages {
+                    writeln!(
+                        out,
+                        "{} ({}): {} events, {} added, {} already merged",
+                        merged.file, merged.rater, merged.events, merged.added, merged.already
+                    )?;
+                }
+                for c in &report.conflicts {
+                    writeln!(
+                        out,
+                        "conflict: event {} from {} ({} on {}, {} at {}) differs from the stored one ({} at {}); the stored one stays",
+                        c.uid,
+                        c.file,
+                        c.incoming.rater,
+                        c.incoming.instance_id,
+                        c.incoming.kind.as_str(),
+                        c.incoming.at,
+                        c.stored.kind.as_str(),
+                        c.stored.at
+                    )?;
+                }
+            }
+        }
+        Command::Migrate { to, json } => {
+            let p = project.open()?;
+            let report = ops::migrate_project(&p, &to)?;
+            if json {
+                print_json(&report)?;
+            } else {
+                let rows: usize = report.tables.iter().map(|(_, n)| n).sum();
+                writeln!(
+                    out,
+                    "copied {} to {}: {rows} rows in {} tables",
+                    report.from,
+                    report.to,
+                    report.tables.len()
+                )?;
+            }
         }
         Command::Agreement {
             ratings,

@@ -9,6 +9,7 @@
 //! - A rater reads and writes only their own answers and queue; they never see another
 //!   rater's. The coordinator does not answer for a rater.
 //! - Anyone who has said who they are reads the tasks and their evidence.
+//! - A project bound to one rater (their package) acts for that rater alone.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -31,8 +32,23 @@ pub enum Actor {
 }
 
 impl Project {
-    /// Acts for `actor` from now on. A rater must be in the project and active.
+    /// Acts for `actor` from now on. A rater must be in the project and active; a project
+    /// bound to one rater acts for nobody else.
     pub fn act_as(&mut self, actor: Actor) -> Result<()> {
+        if let Some(bound) = &self.bound
+            && actor
+                != (Actor::Rater {
+                    name: bound.clone(),
+                })
+        {
+            return Err(Error::refused(
+                ErrorCode::IdentityFixed,
+                format!(
+                    "{} is {bound}'s package and acts for {bound} only",
+                    self.path().display()
+                ),
+            ));
+        }
         if let Actor::Rater { name } = &actor {
             find_active_rater(self, name)?;
         }
@@ -48,6 +64,11 @@ impl Project {
     /// Who the project acts for.
     pub fn actor(&self) -> Option<&Actor> {
         self.actor.as_ref()
+    }
+
+    /// The one rater the project acts for, when it is bound to one (a rater's package).
+    pub fn bound_rater(&self) -> Option<&str> {
+        self.bound.as_deref()
     }
 
     /// Refuses anyone but the coordinator; `what` completes "only the coordinator …".

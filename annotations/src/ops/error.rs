@@ -95,6 +95,10 @@ pub enum ErrorCode {
     RefusedUrl,
     /// The system could not open a link.
     OpenFailed,
+    /// A rater's package is from another project, holds another rater's answers, or is damaged.
+    BadPackage,
+    /// The project acts for one rater only (a rater's package, a rater's server login).
+    IdentityFixed,
     /// A bug in Verity; the log has details.
     Internal,
 }

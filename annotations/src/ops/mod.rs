@@ -55,8 +55,12 @@ mod history;
 pub use history::{AnswerEventView, RaterAnswerHistory, answer_history};
 mod import;
 pub use import::*;
+mod migrate;
+pub use migrate::*;
 mod output;
 pub use output::{Overwrite, Written, write_file};
+mod packages;
+pub use packages::*;
 mod raters;
 pub use raters::*;
 mod report;
@@ -80,8 +84,11 @@ pub struct Project {
     store: Box<dyn ProjectStore>,
     questionnaire: Questionnaire,
     questionnaire_row: i64,
-    /// Who the use cases act for (see [`access`]); the coordinator when opened.
+    /// Who the use cases act for (see [`access`]); the coordinator when opened, or the one
+    /// rater the project is bound to.
     actor: Option<Actor>,
+    /// The one rater this project acts for, when it is a rater's package.
+    bound: Option<String>,
 }
 
 /// Which questionnaire a new project uses.
@@ -128,6 +135,7 @@ pub fn init_project(
         questionnaire,
         questionnaire_row: row,
         actor: Some(Actor::Coordinator),
+        bound: None,
     })
 }
 
@@ -146,11 +154,16 @@ pub fn open_project(path: &Path) -> Result<Project> {
     let (id, _, source) = store.questionnaire_source(row)?;
     let questionnaire =
         Questionnaire::parse(&source, Path::new(&format!("{}#{id}", path.display())))?;
+    let bound = store.meta(PACKAGE_RATER)?;
     Ok(Project {
         store,
         questionnaire,
         questionnaire_row: row,
-        actor: Some(Actor::Coordinator),
+        actor: Some(match &bound {
+            Some(name) => Actor::Rater { name: name.clone() },
+            None => Actor::Coordinator,
+        }),
+        bound,
     })
 }
 

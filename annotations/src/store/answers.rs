@@ -22,7 +22,8 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    fn as_str(self) -> &'static str {
+    /// The kind's name as stored and shown: `draft`, `submit` or `revise`.
+    pub fn as_str(self) -> &'static str {
         match self {
             EventKind::Draft => "draft",
             EventKind::Submit => "submit",

@@ -307,6 +307,34 @@ impl Store {
         Ok(store)
     }
 
+    /// Removes a project file that is not open, with SQLite's files beside it; a file already
+    /// gone is no error.
+    pub fn remove_files(path: &Path) -> std::io::Result<()> {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            match std::fs::remove_file(&name) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the file's structure (SQLite's `quick_check`): a truncated or damaged file is an
+    /// error that says what SQLite found.
+    pub fn check_integrity(&self) -> Result<(), StoreError> {
+        let found: String = self
+            .conn
+            .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+            .map_err(|e| self.sql(e))?;
+        if found == "ok" {
+            Ok(())
+        } else {
+            Err(StoreError::Rule(format!("SQLite's check found: {found}")))
+        }
+    }
+
     fn sql(&self, source: rusqlite::Error) -> StoreError {
         sql_err(&self.path, source)
     }

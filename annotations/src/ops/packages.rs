@@ -1,0 +1,541 @@
+//! Raters who work offline: a package is a project file cut from the panel's project for one
+//! rater (their assigned tasks with materials, the questionnaire, the evidence cache, and their
+//! own answers, nobody else's). The rater opens it like any project and answers; the coordinator
+//! merges it back.
+//!
+//! Merging relies on answer events' global ids: an event the project already holds is skipped,
+//! so merging twice changes nothing and packages merge in any order; every event keeps its
+//! original time; two different events claiming one id are listed as conflicts, and the stored
+//! one stays. A package from another project, one holding another rater's events, or a damaged
+//! file is refused whole before anything is merged.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use super::raters::find_rater;
+use super::{Error, ErrorCode, Overwrite, Project, Result, stamp};
+use crate::store::prelude::*;
+use crate::store::transfer::{Cell, Table, copy_rows, table};
+use crate::store::{EventKind, NewAnswerEvent, Store};
+
+/// The project setting naming the rater a package is for.
+pub const PACKAGE_RATER: &str = "package_rater";
+/// The project setting holding the project's id, which a package shares with its project.
+pub const PROJECT_ID: &str = "project_id";
+
+/// What `package` wrote.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PackageReport {
+    /// The package file.
+    pub file: String,
+    /// The rater it is for.
+    pub rater: String,
+    /// Tasks in it.
+    pub tasks: usize,
+    /// The rater's own answer events in it.
+    pub events: usize,
+    /// Cached evidence reports in it.
+    pub evidence: usize,
+    /// True when it replaced an existing file.
+    pub replaced: bool,
+}
+
+/// Writes the package of `rater`: a new project file at `out` holding the rater's assigned
+/// tasks, the questionnaire, the evidence cached for those tasks and the rater's own answer
+/// events. Written whole or not at all.
+pub fn package_for_rater(
+    project: &Project,
+    rater: &str,
+    out: &Path,
+    overwrite: Overwrite,
+    now: OffsetDateTime,
+) -> Result<PackageReport> {
+    project.require_coordinator("writes a rater's package")?;
+    let rater = find_rater(project, rater)?;
+    let existed = out.exists();
+    if existed && overwrite == Overwrite::Refuse {
+        return Err(Error::refused(
+            ErrorCode::AlreadyExists,
+            format!(
+                "{} already exists; Verity will not overwrite it (pass --force to replace it)",
+                out.display()
+            ),
+        ));
+    }
+    let cases: HashSet<i64> = project
+        .store
+        .list_assignments()?
+        .into_iter()
+        .filter(|a| a.rater_id == rater.id)
+        .map(|a| a.case_id)
+        .collect();
+    let partial = partial_path(out);
+    remove_if_present(&partial)?;
+    let result = (|| {
+        let mut package = Store::create(&partial)?;
+        let counts = cut(project.store.as_ref(), &mut package, rater.id, &cases)?;
+        package.set_meta(PACKAGE_RATER, &rater.name)?;
+        package.set_meta("packaged_at", &stamp(now))?;
+        drop(package);
+        std::fs::rename(&partial, out).map_err(|source| Error::Write {
+            path: out.to_path_buf(),
+            source,
+        })?;
+        Ok(counts)
+    })();
+    let counts = match result {
+        Ok(counts) => counts,
+        Err(err) => {
+            remove_if_present(&partial)?;
+            return Err(err);
+        }
+    };
+    let count = |name: &str| {
+        counts
+            .iter()
+            .find(|(t, _)| *t == name)
+            .map_or(0, |(_, n)| *n)
+    };
+    Ok(PackageReport {
+        file: out.display().to_string(),
+        rater: rater.name,
+        tasks: count("cases"),
+        events: count("answer_events"),
+        evidence: count("evidence_cache"),
+        replaced: existed,
+    })
+}
+
+/// Copies what the package of rater `rater_id` holds; returns the rows copied per table.
+fn cut(
+    from: &dyn ProjectStore,
+    to: &mut dyn TransferStore,
+    rater_id: i64,
+    cases: &HashSet<i64>,
+) -> Result<Vec<(&'static str, usize)>> {
+    let mut revisions: HashSet<i64> = HashSet::new();
+    let mut events: HashSet<i64> = HashSet::new();
+    let int = |table: &Table, row: &[Cell], column: &str| {
+        table
+            .column(column)
+            .and_then(|i| row.get(i))
+            .and_then(Cell::as_int)
+    };
+    let in_cases = |table: &Table, row: &[Cell]| {
+        int(table, row, "case_id").is_some_and(|c| cases.contains(&c))
+    };
+    Ok(copy_rows(from, to, &mut |table, row| match table.name {
+        "meta" | "questionnaires" => true,
+        "cases" => int(table, row, "id").is_some_and(|c| cases.contains(&c)),
+        "case_sources" => in_cases(table, row),
+        "case_revisions" => {
+            let keep = in_cases(table, row);
+            if let (true, Some(id)) = (keep, int(table, row, "id")) {
+                revisions.insert(id);
+            }
+            keep
+        }
+        "raters" => int(table, row, "id") == Some(rater_id),
+        "assignments" => in_cases(table, row) && int(table, row, "rater_id") == Some(rater_id),
+        "answer_events" => {
+            let keep = in_cases(table, row) && int(table, row, "rater_id") == Some(rater_id);
+            if let (true, Some(id)) = (keep, int(table, row, "id")) {
+                events.insert(id);
+            }
+            keep
+        }
+        "answer_event_fields" => {
+            int(table, row, "answer_event_id").is_some_and(|e| events.contains(&e))
+        }
+        "evidence_cache" => {
+            int(table, row, "case_revision_id").is_some_and(|r| revisions.contains(&r))
+        }
+        // Adjudications, reference labels, adjudicators and the coordinator's clones stay
+        // with the coordinator.
+        _ => false,
+    })?)
+}
+
+fn partial_path(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "package".into());
+    out.with_file_name(format!(".{name}.partial"))
+}
+
+/// Removes a partial package left by an earlier failure.
+fn remove_if_present(partial: &Path) -> Result<()> {
+    Store::remove_files(partial).map_err(|source| Error::Write {
+        path: partial.to_path_buf(),
+        source,
+    })
+}
+
+/// One answer event as a merge compares it: what it says, in terms both projects share.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MergedEvent {
+    /// The task's id.
+    pub instance_id: String,
+    /// The rater's name.
+    pub rater: String,
+    /// The task revision the rater saw.
+    pub revision: i64,
+    /// `draft`, `submit` or `revise`.
+    pub kind: EventKind,
+    /// The answer's revision number.
+    pub answer_revision: i64,
+    /// The answers.
+    pub answer: Map<String, Value>,
+    /// Why a submitted answer was revised.
+    pub reason: Option<String>,
+    /// When it was saved, as recorded.
+    pub at: String,
+}
+
+/// Two different events claiming one global id: the stored one stays.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MergeConflict {
+    /// The global id both claim.
+    pub uid: String,
+    /// The event the project holds (or an earlier package of this merge gave).
+    pub stored: MergedEvent,
+    /// The package's event, not merged.
+    pub incoming: MergedEvent,
+    /// The package it came from.
+    pub file: String,
+}
+
+/// What merging one package did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PackageMerge {
+    /// The package file.
+    pub file: String,
+    /// Its rater.
+    pub rater: String,
+    /// Answer events in it.
+    pub events: usize,
+    /// Events added to the project.
+    pub added: usize,
+    /// Events the project held already.
+    pub already: usize,
+}
+
+/// What `merge` did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MergeReport {
+    /// Package by package, in the order given.
+    pub packages: Vec<PackageMerge>,
+    /// Events that claim a stored event's id with different content.
+    pub conflicts: Vec<MergeConflict>,
+}
+
+/// A package, read and checked.
+struct Package {
+    file: String,
+    rater: String,
+    /// Each event's global id, what it says, and its questionnaire's id, version and source.
+    events: Vec<(String, MergedEvent, Questionnaire)>,
+}
+
+/// A stored questionnaire: its id, version and source.
+type Questionnaire = (String, String, String);
+
+/// Reads `path` as a package of `project_id` and checks it: the file is whole, it is a package
+/// of this project, and every event in it is its rater's.
+fn read_package(path: &Path, project_id: &str) -> Result<Package> {
+    let file = path.display().to_string();
+    let bad = |why: String| Error::refused(ErrorCode::BadPackage, format!("{file} {why}"));
+    if !path.is_file() {
+        return Err(bad("does not exist".into()));
+    }
+    let store = Store::open(path).map_err(|e| {
+        bad(format!(
+            "cannot be read as a package ({e}); nothing was merged"
+        ))
+    })?;
+    store
+        .check_integrity()
+        .map_err(|e| bad(format!("is damaged or truncated ({e}); nothing was merged")))?;
+    let rater = store.meta(PACKAGE_RATER)?.ok_or_else(|| {
+        bad(
+            "is a project, not a rater's package (`verity package` writes one); nothing was merged"
+                .into(),
+        )
+    })?;
+    let theirs = store.meta(PROJECT_ID)?.unwrap_or_default();
+    if theirs != project_id {
+        return Err(bad(format!(
+            "is a package of another project (id {theirs}), not of this one (id {project_id}); nothing was merged"
+        )));
+    }
+    let raters: HashMap<i64, String> = rows(&store, "raters")?
+        .into_iter()
+        .filter_map(|r| Some((r.first()?.as_int()?, r.get(1)?.as_text()?.to_string())))
+        .collect();
+    let cases: HashMap<i64, String> = rows(&store, "cases")?
+        .into_iter()
+        .filter_map(|r| Some((r.first()?.as_int()?, r.get(1)?.as_text()?.to_string())))
+        .collect();
+    let revisions: HashMap<i64, i64> = rows(&store, "case_revisions")?
+        .into_iter()
+        .filter_map(|r| Some((r.first()?.as_int()?, r.get(2)?.as_int()?)))
+        .collect();
+    let mut questionnaires: HashMap<i64, Questionnaire> = HashMap::new();
+    let mut events = Vec::new();
+    for event in store.all_answer_events()? {
+        let name = raters.get(&event.rater_id).cloned().unwrap_or_default();
+        if name != rater {
+            return Err(bad(format!(
+                "is {rater}'s package but holds an answer event of {}; nothing was merged",
+                if name.is_empty() {
+                    format!("rater row {}", event.rater_id)
+                } else {
+                    format!("{name:?}")
+                }
+            )));
+        }
+        let (Some(instance_id), Some(revision)) = (
+            cases.get(&event.case_id),
+            revisions.get(&event.case_revision_id),
+        ) else {
+            return Err(bad(format!(
+                "holds answer event {} on a task it does not hold; nothing was merged",
+                event.uid
+            )));
+        };
+        let questionnaire = match questionnaires.get(&event.questionnaire_id) {
+            Some(q) => q.clone(),
+            None => {
+                let q = store.questionnaire_source(event.questionnaire_id)?;
+                questionnaires.insert(event.questionnaire_id, q.clone());
+                q
+            }
+        };
+        events.push((
+            event.uid,
+            MergedEvent {
+                instance_id: instance_id.clone(),
+                rater: name,
+                revision: *revision,
+                kind: event.kind,
+                answer_revision: event.answer_revision,
+                answer: event.answer,
+                reason: event.reason,
+                at: event.at,
+            },
+            questionnaire,
+        ));
+    }
+    Ok(Package {
+        file,
+        rater,
+        events,
+    })
+}
+
+fn rows(store: &Store, name: &str) -> Result<Vec<Vec<Cell>>> {
+    let table = table(name).ok_or_else(|| {
+        Error::refused(
+            ErrorCode::Internal,
+            format!("the schema has no table {name}"),
+        )
+    })?;
+    let mut out = Vec::new();
+    store.read_rows(table, &mut |row| {
+        out.push(row);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// An event in this project's ids, as merged or as stored.
+#[derive(Debug, Clone, PartialEq)]
+struct Pending {
+    uid: String,
+    case_id: i64,
+    rater_id: i64,
+    revision_id: i64,
+    questionnaire_id: i64,
+    event: MergedEvent,
+}
+
+/// Merges rater packages into the project. Every package is read and checked, and every event
+/// placed, before the first is added: a package refused refuses the whole merge.
+pub fn merge_packages(project: &mut Project, files: &[PathBuf]) -> Result<MergeReport> {
+    project.require_coordinator("merges raters' packages")?;
+    let project_id = project.store.meta(PROJECT_ID)?.ok_or_else(|| {
+        Error::refused(
+            ErrorCode::Store,
+            format!("{} has no project id", project.path().display()),
+        )
+    })?;
+    let packages = files
+        .iter()
+        .map(|f| read_package(f, &project_id))
+        .collect::<Result<Vec<_>>>()?;
+    let mut cases: HashMap<String, i64> = HashMap::new();
+    let mut revisions: HashMap<(i64, i64), i64> = HashMap::new();
+    let mut raters: HashMap<String, i64> = HashMap::new();
+    // Events to add, by global id: added in id order, which is the order they were made.
+    let mut seen: BTreeMap<String, Pending> = BTreeMap::new();
+    let mut report = MergeReport {
+        packages: Vec::new(),
+        conflicts: Vec::new(),
+    };
+    for package in packages {
+        let refuse = |why: String| {
+            Error::refused(
+                ErrorCode::BadPackage,
+                format!("{} {why}; nothing was merged", package.file),
+            )
+        };
+        let rater_id = match raters.get(&package.rater) {
+            Some(id) => *id,
+            None => {
+                let id = project
+                    .store
+                    .rater_by_name(&package.rater)?
+                    .ok_or_else(|| {
+                        refuse(format!(
+                            "is for rater {:?}, whom this project does not have",
+                            package.rater
+                        ))
+                    })?
+                    .id;
+                raters.insert(package.rater.clone(), id);
+                id
+            }
+        };
+        let mut merge = PackageMerge {
+            file: package.file.clone(),
+            rater: package.rater.clone(),
+            events: package.events.len(),
+            added: 0,
+            already: 0,
+        };
+        for (uid, event, questionnaire) in package.events {
+            let case_id = match cases.get(&event.instance_id) {
+                Some(id) => *id,
+                None => {
+                    let id = project
+                        .store
+                        .case_by_instance(&event.instance_id)?
+                        .ok_or_else(|| {
+                            refuse(format!(
+                                "holds task {}, which this project does not have",
+                                event.instance_id
+                            ))
+                        })?
+                        .case_id;
+                    cases.insert(event.instance_id.clone(), id);
+                    id
+                }
+            };
+            let revision_id = match revisions.get(&(case_id, event.revision)) {
+                Some(id) => *id,
+                None => {
+                    let id = project
+                        .store
+                        .case_revisions(case_id)?
+                        .into_iter()
+                        .find(|(_, n)| *n == event.revision)
+                        .map(|(id, _)| id)
+                        .ok_or_else(|| {
+                            refuse(format!(
+                                "holds revision {} of task {}, which this project does not have",
+                                event.revision, event.instance_id
+                            ))
+                        })?;
+                    revisions.insert((case_id, event.revision), id);
+                    id
+                }
+            };
+            let questionnaire_id = project.store.put_questionnaire(
+                &questionnaire.0,
+                &questionnaire.1,
+                &questionnaire.2,
+            )?;
+            let incoming = Pending {
+                uid,
+                case_id,
+                rater_id,
+                revision_id,
+                questionnaire_id,
+                event,
+            };
+            let stored = match seen.get(&incoming.uid) {
+                Some(earlier) => Some(earlier.clone()),
+                None => project
+                    .store
+                    .answer_event_by_uid(&incoming.uid)?
+                    .map(|e| Pending {
+                        uid: e.uid,
+                        case_id: e.case_id,
+                        rater_id: e.rater_id,
+                        revision_id: e.case_revision_id,
+                        questionnaire_id: e.questionnaire_id,
+                        event: MergedEvent {
+                            answer: e.answer,
+                            reason: e.reason,
+                            at: e.at,
+                            kind: e.kind,
+                            answer_revision: e.answer_revision,
+                            ..incoming.event.clone()
+                        },
+                    }),
+            };
+            match stored {
+                Some(stored) if stored == incoming => merge.already += 1,
+                Some(stored) => report.conflicts.push(MergeConflict {
+                    uid: incoming.uid,
+                    stored: stored_view(project, &stored)?,
+                    incoming: incoming.event,
+                    file: package.file.clone(),
+                }),
+                None => {
+                    seen.insert(incoming.uid.clone(), incoming);
+                    merge.added += 1;
+                }
+            }
+        }
+        report.packages.push(merge);
+    }
+    for p in seen.values() {
+        project.store.append_answer_event(&NewAnswerEvent {
+            uid: &p.uid,
+            case_id: p.case_id,
+            rater_id: p.rater_id,
+            case_revision_id: p.revision_id,
+            questionnaire_id: p.questionnaire_id,
+            kind: p.event.kind,
+            answer_revision: p.event.answer_revision,
+            answer: &p.event.answer,
+            reason: p.event.reason.as_deref(),
+            at: &p.event.at,
+        })?;
+    }
+    Ok(report)
+}
+
+/// A stored event in the terms a package uses.
+fn stored_view(project: &Project, stored: &Pending) -> Result<MergedEvent> {
+    let case = project.store.case_revision(stored.revision_id)?;
+    let rater = project
+        .store
+        .list_raters()?
+        .into_iter()
+        .find(|r| r.id == stored.rater_id)
+        .map(|r| r.name)
+        .unwrap_or_default();
+    Ok(MergedEvent {
+        instance_id: case.case.instance_id,
+        rater,
+        revision: case.revision,
+        ..stored.event.clone()
+    })
+}
