@@ -27,6 +27,9 @@ pub enum ErrorCode {
     AlreadyExists,
     /// The project file failed or holds something this Verity cannot read.
     Store,
+    /// The project's server cannot be reached; nothing was stored, and the same request can be
+    /// sent again.
+    ServerUnavailable,
     /// An input file (tasks, ratings) is malformed.
     BadInput,
     /// A questionnaire file is malformed.
@@ -182,6 +185,7 @@ impl Error {
             Error::Store(StoreError::NotAProject { .. }) => ErrorCode::NotAProject,
             Error::Store(StoreError::AlreadyExists { .. }) => ErrorCode::AlreadyExists,
             Error::Store(StoreError::NameTaken(_)) => ErrorCode::NameTaken,
+            Error::Store(StoreError::Unavailable { .. }) => ErrorCode::ServerUnavailable,
             Error::Store(_) => ErrorCode::Store,
             Error::Import(_) | Error::Ratings(_) | Error::Agreement(_) => ErrorCode::BadInput,
             Error::Questionnaire(_) => ErrorCode::BadQuestionnaire,

@@ -25,7 +25,7 @@ pub use crate::natural::natural_cmp;
 pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
 use crate::questionnaire::QuestionnaireError;
-pub use crate::store::EventKind;
+pub use crate::store::{AnswersChanged, EventKind};
 use crate::store::{ProjectStore, Store};
 
 // One module per use case; each re-exports its requests, responses and functions here.
@@ -176,5 +176,11 @@ impl Project {
     /// The project file's path.
     pub fn path(&self) -> &Path {
         self.store.path()
+    }
+
+    /// Tells when other sessions on a shared server append answer events, so a coordinator's
+    /// view refreshes without polling; `None` for a project file.
+    pub fn answer_feed(&self) -> Result<Option<std::sync::mpsc::Receiver<AnswersChanged>>> {
+        Ok(self.store.answer_feed()?)
     }
 }

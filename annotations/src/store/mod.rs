@@ -15,6 +15,7 @@ mod repos;
 pub mod transfer;
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
@@ -97,6 +98,15 @@ pub enum StoreError {
     /// A rule of the data model was about to be broken.
     #[error("{0}")]
     Rule(String),
+    /// The project's server cannot be reached (it is down, restarting, or the network is);
+    /// what was being written was not stored and can be tried again.
+    #[error("the project's server at {location} cannot be reached: {reason}")]
+    Unavailable {
+        /// The server, as `host:port` (never with a password).
+        location: String,
+        /// What failed.
+        reason: String,
+    },
 }
 
 /// An open project file.
@@ -135,7 +145,18 @@ pub trait MetaStore {
 
     /// A stored questionnaire's source by row id.
     fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError>;
+
+    /// Tells when another session (another rater's app on a shared server) appends answer
+    /// events: one message per change, as it happens, for as long as the receiver is kept.
+    /// `None` where nobody else writes while the project is open (a project file).
+    fn answer_feed(&self) -> Result<Option<Receiver<AnswersChanged>>, StoreError> {
+        Ok(None)
+    }
 }
+
+/// Answer events were appended by another session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswersChanged;
 
 impl MetaStore for Store {
     fn path(&self) -> &Path {
