@@ -1,0 +1,146 @@
+//! `verity migrate` copies a whole project losslessly: the demo project and the SWE-bench Pro
+//! import (from `../shared/data` when present), with raters' answer events, read back cell for
+//! cell after a copy and a copy of the copy.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project, QuestionnaireChoice};
+use annotations::store::transfer::{Cell, TABLES};
+use annotations::store::{ProjectStore, Store};
+use serde_json::json;
+use time::OffsetDateTime;
+
+const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+
+/// Every row of every table.
+fn all_rows(store: &dyn ProjectStore) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
+    TABLES
+        .iter()
+        .map(|table| {
+            let mut rows = Vec::new();
+            store
+                .read_rows(table, &mut |row| {
+                    rows.push(row);
+                    Ok(())
+                })
+                .unwrap();
+            (table.name, rows)
+        })
+        .collect()
+}
+
+/// Copies the project at `from` to `to` and back to a second file, and checks that both copies
+/// read back exactly as the original.
+fn round_trip(from: &Path, to: &Path, back: &Path) -> usize {
+    let original = all_rows(&Store::open(from).unwrap());
+    let project = ops::open_project(from).unwrap();
+    ops::migrate_project(&project, to).unwrap();
+    let copy = ops::open_project(to).unwrap();
+    ops::migrate_project(&copy, back).unwrap();
+    assert_eq!(original, all_rows(&Store::open(to).unwrap()));
+    assert_eq!(original, all_rows(&Store::open(back).unwrap()));
+    original
+        .iter()
+        .find(|(name, _)| *name == "answer_events")
+        .map_or(0, |(_, rows)| rows.len())
+}
+
+/// Each rater drafts and submits on their first `tasks` assigned tasks, one revising.
+fn answer_some(project: &mut Project, raters: &[&str], tasks: usize) {
+    let notes = "The issue names the failing behaviour, but the message the tests pin is not in it; another wording fails.";
+    for (i, rater) in raters.iter().enumerate() {
+        project
+            .act_as(Actor::Rater {
+                name: (*rater).into(),
+            })
+            .unwrap();
+        let queue = ops::rater_queue(project, rater).unwrap();
+        for (n, item) in queue.iter().take(tasks).enumerate() {
+            let mut req = AnswerRequest {
+                rater: (*rater).into(),
+                case: item.instance_id.clone(),
+                values: json!({
+                    "underspecified": (n + i) % 4, "underspecified_notes": notes,
+                    "false_negative": n % 4, "false_negative_notes": notes,
+                    "difficulty": "15 min - 1 hour", "difficulty_notes": "A few lines.",
+                    "other_major_issues": 0, "annotator_confidence": 3
+                })
+                .as_object()
+                .unwrap()
+                .clone(),
+                case_revision: None,
+                reason: None,
+            };
+            let at = T0 + time::Duration::seconds(n as i64);
+            ops::save_draft(project, &req, at).unwrap();
+            ops::submit_answer(project, &req, at).unwrap();
+            if n % 3 == 0 {
+                req.values["annotator_confidence"] = json!(4);
+                req.reason = Some("Ran the tests again".into());
+                ops::revise_answer(project, &req, at).unwrap();
+            }
+        }
+    }
+    project.act_as(Actor::Coordinator).unwrap();
+}
+
+#[test]
+fn the_demo_project_copies_losslessly() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = ops::open_demo_project(&dir.path().join("demo"), T0).unwrap();
+    let path: PathBuf = demo.path().to_path_buf();
+    let mut demo = demo;
+    let raters: Vec<String> = ops::list_raters(&demo)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    let raters: Vec<&str> = raters.iter().map(String::as_str).collect();
+    answer_some(&mut demo, &raters, 4);
+    drop(demo);
+    let events = round_trip(
+        &path,
+        &dir.path().join("copy.verity"),
+        &dir.path().join("back.verity"),
+    );
+    assert!(events >= 3 * 9, "{events} events");
+}
+
+#[test]
+fn the_swe_bench_pro_import_copies_losslessly() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    let pro = data.join("swebench-pro/instances.jsonl");
+    if !pro.is_file() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pro.verity");
+    let mut project = ops::init_project(
+        &path,
+        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+        T0,
+    )
+    .unwrap();
+    ops::import_paths(
+        &mut project,
+        &[pro],
+        T0,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    for rater in ["alice", "bob", "carol"] {
+        ops::add_rater(&mut project, rater, T0).unwrap();
+    }
+    ops::assign(&mut project, 2, 7, &CaseSelection::All, T0).unwrap();
+    answer_some(&mut project, &["alice", "bob", "carol"], 30);
+    drop(project);
+    let events = round_trip(
+        &path,
+        &dir.path().join("copy.verity"),
+        &dir.path().join("back.verity"),
+    );
+    assert!(events >= 3 * 30 * 2, "{events} events");
+}
