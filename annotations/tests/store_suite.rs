@@ -5,12 +5,16 @@
 #![allow(clippy::unwrap_used)]
 
 use annotations::case::{CaseRecord, SourceKind};
+use annotations::store::postgres::PgStore;
+use annotations::store::prelude::*;
 use annotations::store::transfer::{Cell, TABLES, copy_rows};
 use annotations::store::{
     EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, ProjectStore, Store, StoreError,
     new_event_uid,
 };
 use serde_json::{Map, Value, json};
+
+mod server;
 
 const T0: &str = "2026-01-01T00:00:00Z";
 const T1: &str = "2026-01-01T00:01:00Z";
@@ -394,4 +398,95 @@ fn a_sqlite_project_file_passes_the_store_suite() {
     let from = Store::open(&path).unwrap();
     let mut to = Store::create(&dir.path().join("copy.verity")).unwrap();
     copy_is_lossless(&from, &mut to);
+}
+
+#[test]
+fn a_postgres_project_passes_the_store_suite() {
+    let Some(db) = server::Database::fresh() else {
+        return;
+    };
+    let mut store = PgStore::create(&db.url(), None).unwrap();
+    suite(&mut store);
+    drop(store);
+
+    // The schema refuses to change or delete an answer event, whoever connects, the
+    // superuser included.
+    for sql in [
+        "UPDATE verity.answer_events SET answer = '{}'",
+        "DELETE FROM verity.answer_events",
+        "TRUNCATE verity.answer_events CASCADE",
+    ] {
+        let err = db.try_sql(None, sql).unwrap_err();
+        assert!(
+            err.contains("answer events are append-only"),
+            "{sql}: {err}"
+        );
+    }
+    let count = db
+        .try_sql(None, "SELECT COUNT(*) FROM verity.answer_events")
+        .unwrap();
+    assert_eq!(count[0][0].as_deref(), Some("4"));
+
+    // A project copies from the server into a file and from a file onto the server, cell for
+    // cell.
+    let dir = tempfile::tempdir().unwrap();
+    let from = PgStore::open(&db.url(), None).unwrap();
+    let mut file = Store::create(&dir.path().join("copy.verity")).unwrap();
+    copy_is_lossless(&from, &mut file);
+    let second = server::Database::fresh().unwrap();
+    let mut to = PgStore::create(&second.url(), None).unwrap();
+    copy_is_lossless(&file, &mut to);
+    // Ids carry on after the copied ones.
+    let raters = to.list_raters().unwrap();
+    let next = to.add_rater("after-the-copy", T1).unwrap();
+    assert!(raters.iter().all(|r| r.id < next.id));
+}
+
+#[test]
+fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
+    let Some(db) = server::Database::fresh() else {
+        return;
+    };
+    let store = PgStore::create(&db.url(), None).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 1);
+    drop(store);
+    let err = PgStore::create(&db.url(), None).unwrap_err();
+    assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
+    db.sql("UPDATE verity.schema_version SET version = 99");
+    let err = PgStore::open(&db.url(), None).unwrap_err();
+    assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
+    assert!(err.to_string().contains("left untouched"), "{err}");
+    let version = db
+        .try_sql(None, "SELECT version FROM verity.schema_version")
+        .unwrap();
+    assert_eq!(version[0][0].as_deref(), Some("99"));
+
+    let empty = server::Database::fresh().unwrap();
+    let err = PgStore::open(&empty.url(), None).unwrap_err();
+    assert!(err.to_string().contains("verity init --project"), "{err}");
+}
+
+#[test]
+fn the_store_works_from_a_blocking_thread_of_an_async_runtime() {
+    // The desktop app calls the store from tokio's blocking threads.
+    let Some(db) = server::Database::fresh() else {
+        return;
+    };
+    let url = db.url();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let raters = rt
+        .block_on(async move {
+            tokio::task::spawn_blocking(move || {
+                let mut store = PgStore::create(&url, None).unwrap();
+                store.add_rater("ana", T0).unwrap();
+                store.list_raters().unwrap()
+            })
+            .await
+        })
+        .unwrap();
+    assert_eq!(raters.len(), 1);
 }

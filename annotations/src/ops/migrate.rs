@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use super::{Project, Result};
 use crate::store::Store;
-use crate::store::prelude::*;
 use crate::store::transfer::copy_rows;
 
 /// What a migration copied.
@@ -21,12 +20,13 @@ pub struct MigrateReport {
     pub tables: Vec<(String, usize)>,
 }
 
-/// Copies the project into a new project at `to`, which must not exist yet. A copy that fails
-/// leaves no new project behind.
+/// Copies the project into a new project at `to` (a file or a `postgres://` URL), which must
+/// not exist yet. Nothing of a copy that fails is visible: a new file is removed; a server
+/// keeps the empty schema the copy made.
 pub fn migrate_project(project: &Project, to: &Path) -> Result<MigrateReport> {
     project.require_coordinator("copies the whole project")?;
-    let mut dest = Store::create(to)?;
-    match copy_rows(project.store.as_ref(), &mut dest, &mut |_, _| true) {
+    let mut dest = crate::store::create(to, None)?;
+    match copy_rows(project.store.as_ref(), dest.as_mut(), &mut |_, _| true) {
         Ok(tables) => Ok(MigrateReport {
             from: project.path().display().to_string(),
             to: dest.path().display().to_string(),
@@ -37,7 +37,11 @@ pub fn migrate_project(project: &Project, to: &Path) -> Result<MigrateReport> {
         }),
         Err(err) => {
             drop(dest);
-            if let Err(e) = Store::remove_files(to) {
+            // A new file goes; a server keeps the empty schema, which a later copy refuses
+            // as it refuses any project there.
+            if !crate::store::postgres::is_server_url(&to.to_string_lossy())
+                && let Err(e) = Store::remove_files(to)
+            {
                 tracing::warn!(path = %to.display(), %e, "cannot remove a failed copy");
             }
             Err(err.into())

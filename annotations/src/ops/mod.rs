@@ -25,8 +25,8 @@ pub use crate::natural::natural_cmp;
 pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
 use crate::questionnaire::QuestionnaireError;
+use crate::store::ProjectStore;
 pub use crate::store::{AnswersChanged, EventKind};
-use crate::store::{ProjectStore, Store};
 
 // One module per use case; each re-exports its requests, responses and functions here.
 pub mod access;
@@ -126,7 +126,7 @@ pub fn init_project(
             (q, source)
         }
     };
-    let mut store: Box<dyn ProjectStore> = Box::new(Store::create(path)?);
+    let mut store = crate::store::create(path, None)?;
     let row = store.put_questionnaire(&questionnaire.id, &questionnaire.version, &source)?;
     store.set_meta("questionnaire", &row.to_string())?;
     store.set_meta("created_at", &stamp(now))?;
@@ -139,9 +139,16 @@ pub fn init_project(
     })
 }
 
-/// Opens a project file.
+/// Opens a project: a file, or a `postgres://` URL connecting with libpq's settings
+/// (`PGPASSWORD`, `~/.pgpass`).
 pub fn open_project(path: &Path) -> Result<Project> {
-    let store: Box<dyn ProjectStore> = Box::new(Store::open(path)?);
+    open_project_with_password(path, None)
+}
+
+/// Opens a project, connecting to a server project with `password` (the desktop app asks for
+/// it); the password is kept in memory only.
+pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result<Project> {
+    let store = crate::store::open(path, password)?;
     let row: i64 = store
         .meta("questionnaire")?
         .and_then(|v| v.parse().ok())

@@ -31,7 +31,7 @@ impl EventKind {
         }
     }
 
-    fn parse(name: &str) -> Option<EventKind> {
+    pub(super) fn parse(name: &str) -> Option<EventKind> {
         match name {
             "draft" => Some(EventKind::Draft),
             "submit" => Some(EventKind::Submit),

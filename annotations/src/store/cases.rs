@@ -10,7 +10,7 @@ use super::{MetaStore, Store, StoreError, sql_err};
 use crate::case::{Case, CaseRecord, SourceKind, TITLE_RULE, content_hash};
 
 /// The meta key holding the version of the title rule the stored titles were made with.
-const TITLE_RULE_KEY: &str = "title_rule";
+pub(super) const TITLE_RULE_KEY: &str = "title_rule";
 
 /// A case's current content with where it is stored.
 #[derive(Debug, Clone)]
@@ -274,6 +274,17 @@ impl Store {
     }
 }
 
+/// A case's content from what its sources said, and its hash: a stub adds nothing once a real
+/// source is there.
+pub(super) fn merge_sources(mut records: Vec<(SourceKind, CaseRecord)>) -> (Case, String) {
+    if records.iter().any(|(k, _)| *k != SourceKind::Stub) {
+        records.retain(|(k, _)| *k != SourceKind::Stub);
+    }
+    let case = Case::merge(&records);
+    let hash = content_hash(&case);
+    (case, hash)
+}
+
 /// One import, all or nothing: nothing it wrote is visible until [`ImportBatch::finish`], and
 /// dropping it unfinished stores nothing.
 pub trait ImportBatch: super::ImportLabels {
@@ -431,17 +442,12 @@ impl ImportSession<'_> {
             let kind = SourceKind::parse(&kind).ok_or_else(|| {
                 StoreError::Rule(format!("unknown source kind {kind:?} in the project"))
             })?;
-            // A stub adds nothing once a real source is there.
             records.push((
                 kind,
                 serde_json::from_str::<CaseRecord>(&content).map_err(corrupt)?,
             ));
         }
-        if records.iter().any(|(k, _)| *k != SourceKind::Stub) {
-            records.retain(|(k, _)| *k != SourceKind::Stub);
-        }
-        let case = Case::merge(&records);
-        let hash = content_hash(&case);
+        let (case, hash) = merge_sources(records);
         let latest: Option<(i64, String)> = self
             .tx
             .query_row(

@@ -10,6 +10,7 @@ mod cases;
 mod interface;
 mod labels;
 mod migrations;
+pub mod postgres;
 mod raters;
 mod repos;
 pub mod transfer;
@@ -22,6 +23,31 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, new_event_uid};
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
+
+/// Creates a project at `location`: a new file, or the schema in an existing PostgreSQL
+/// database when `location` is a `postgres://` URL (with `password`, if given, to connect).
+pub fn create(
+    location: &Path,
+    password: Option<&str>,
+) -> Result<Box<dyn ProjectStore>, StoreError> {
+    Ok(match server_url(location) {
+        Some(url) => Box::new(postgres::PgStore::create(url, password)?),
+        None => Box::new(Store::create(location)?),
+    })
+}
+
+/// Opens the project at `location`: a file, or a `postgres://` URL.
+pub fn open(location: &Path, password: Option<&str>) -> Result<Box<dyn ProjectStore>, StoreError> {
+    Ok(match server_url(location) {
+        Some(url) => Box::new(postgres::PgStore::open(url, password)?),
+        None => Box::new(Store::open(location)?),
+    })
+}
+
+/// The URL, when `location` names a server project.
+fn server_url(location: &Path) -> Option<&str> {
+    location.to_str().filter(|s| postgres::is_server_url(s))
+}
 
 /// Every trait of the store's interface, to call its methods on a concrete backend.
 pub mod prelude {
@@ -45,7 +71,7 @@ const APPLICATION_ID: i64 = 0x5645_5249;
 pub enum StoreError {
     /// The database failed.
     #[error("project {path}: {source}")]
-    Sqlite {
+    Database {
         /// The project file.
         path: PathBuf,
         /// The database's own error, kept behind `dyn Error` so no backend's types leave
@@ -370,7 +396,7 @@ impl Store {
 }
 
 fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
-    StoreError::Sqlite {
+    StoreError::Database {
         path: path.to_path_buf(),
         source: Box::new(source),
     }

@@ -37,6 +37,22 @@ pub struct Assignment {
     pub active_ms: i64,
 }
 
+/// Refuses a new rater's name when a rater has it, or one differing only in case.
+pub(super) fn check_name_free(raters: &[Rater], name: &str) -> Result<(), StoreError> {
+    let folded = name.to_lowercase();
+    match raters.iter().find(|r| r.name.to_lowercase() == folded) {
+        None => Ok(()),
+        Some(existing) => Err(StoreError::NameTaken(if existing.name == name {
+            format!("the project already has a rater named {name:?}")
+        } else {
+            format!(
+                "the project already has a rater named {:?}; {name:?} differs only in case and is refused as a likely duplicate",
+                existing.name
+            )
+        })),
+    }
+}
+
 /// Raters and their assignments.
 pub trait RaterStore {
     /// Adds a rater. Names are unique regardless of case: `Alice` beside `alice` is refused as
@@ -82,21 +98,7 @@ pub trait RaterStore {
 
 impl RaterStore for Store {
     fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError> {
-        let folded = name.to_lowercase();
-        if let Some(existing) = self
-            .list_raters()?
-            .into_iter()
-            .find(|r| r.name.to_lowercase() == folded)
-        {
-            return Err(StoreError::NameTaken(if existing.name == name {
-                format!("the project already has a rater named {name:?}")
-            } else {
-                format!(
-                    "the project already has a rater named {:?}; {name:?} differs only in case and is refused as a likely duplicate",
-                    existing.name
-                )
-            }));
-        }
+        check_name_free(&self.list_raters()?, name)?;
         self.conn
             .execute(
                 "INSERT INTO raters(name, created_at) VALUES (?1, ?2)",

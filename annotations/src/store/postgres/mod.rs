@@ -1,0 +1,474 @@
+//! A project on a PostgreSQL server: the same tables as the project file, in the schema
+//! `verity` of an existing database, so a panel on many machines shares one project.
+//!
+//! The store's interface is synchronous; this backend owns a small tokio runtime and blocks on
+//! it, with a pool of connections (deadpool). A statement that fails because the connection
+//! was lost (a server restart, a network drop) is tried again with backoff for a few seconds,
+//! then reported as [`StoreError::Unavailable`]: nothing it wrote is half-stored, and answer
+//! events' global ids make a retried save land once.
+
+mod cases;
+pub mod config;
+mod panel;
+mod schema;
+mod transfer;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::error::SqlState;
+
+pub use config::{Environment, ServerConfig, SslMode, is_server_url};
+
+use super::{AnswersChanged, MetaStore, StoreError};
+
+/// How long a statement is tried again while the server cannot be reached.
+const RETRY_FOR: Duration = Duration::from_secs(10);
+
+/// An open server project.
+pub struct PgStore {
+    rt: tokio::runtime::Runtime,
+    pool: Pool,
+    config: ServerConfig,
+    /// The URL shown and remembered: never with a password.
+    location: PathBuf,
+    /// Kept in memory only, for the connection that listens for other sessions' answers.
+    password: Option<String>,
+    /// Dropped with the store, which stops the connections listening for answers.
+    closing: tokio::sync::watch::Sender<()>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+/// Why a statement failed: the database's error, or a rule of the store.
+pub(super) enum Failure {
+    Pg(tokio_postgres::Error),
+    Store(StoreError),
+}
+
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Failure {
+        Failure::Pg(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Failure {
+        Failure::Store(e)
+    }
+}
+
+type Client = tokio_postgres::Client;
+
+/// A failure is worth trying again when the connection, not the statement, failed.
+fn connection_lost(e: &tokio_postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    if let Some(code) = e.code() {
+        // The server is shutting down or starting up, or dropped the session.
+        return [
+            SqlState::ADMIN_SHUTDOWN,
+            SqlState::CRASH_SHUTDOWN,
+            SqlState::CANNOT_CONNECT_NOW,
+            SqlState::CONNECTION_FAILURE,
+            SqlState::CONNECTION_EXCEPTION,
+            SqlState::CONNECTION_DOES_NOT_EXIST,
+        ]
+        .contains(code);
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.downcast_ref::<std::io::Error>().is_some() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+impl PgStore {
+    /// Creates a project's schema in an existing database, which must not hold one yet.
+    pub fn create(url: &str, password: Option<&str>) -> Result<PgStore, StoreError> {
+        let store = PgStore::connect(url, password)?;
+        store.run_once(async |c: &mut Client| {
+            let tx = c.transaction().await?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('verity schema'))",
+                &[],
+            )
+            .await?;
+            let exists: bool = tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'verity')",
+                    &[],
+                )
+                .await?
+                .try_get(0)?;
+            if exists {
+                return Err(StoreError::AlreadyExists {
+                    path: store.location.clone(),
+                }
+                .into());
+            }
+            tx.batch_execute(
+                "CREATE SCHEMA verity;
+                 CREATE TABLE verity.schema_version (version BIGINT NOT NULL);
+                 INSERT INTO verity.schema_version VALUES (0);",
+            )
+            .await?;
+            store.apply_migrations(&tx, 0).await?;
+            // The titles a new project stores are made by this Verity's title rule.
+            tx.execute(
+                "INSERT INTO verity.meta(key, value) VALUES ('project_id', $1), ($2, $3)",
+                &[
+                    &super::new_event_uid(),
+                    &super::cases::TITLE_RULE_KEY,
+                    &crate::case::TITLE_RULE.to_string(),
+                ],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })?;
+        Ok(store)
+    }
+
+    /// Opens a server project, bringing its schema up to this Verity's.
+    pub fn open(url: &str, password: Option<&str>) -> Result<PgStore, StoreError> {
+        let store = PgStore::connect(url, password)?;
+        store.run_once(async |c: &mut Client| {
+            let tx = c.transaction().await?;
+            let exists: bool = tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_tables
+                     WHERE schemaname = 'verity' AND tablename = 'schema_version')",
+                    &[],
+                )
+                .await?
+                .try_get(0)?;
+            if !exists {
+                return Err(StoreError::Missing {
+                    path: store.location.clone(),
+                }
+                .into());
+            }
+            let version: i64 = tx
+                .query_one("SELECT version FROM verity.schema_version", &[])
+                .await?
+                .try_get(0)?;
+            let known = schema::MIGRATIONS.len() as i64;
+            if version > known {
+                return Err(StoreError::TooNew {
+                    path: store.location.clone(),
+                    found: version,
+                    known,
+                }
+                .into());
+            }
+            if version < known {
+                tx.execute(
+                    "SELECT pg_advisory_xact_lock(hashtext('verity schema'))",
+                    &[],
+                )
+                .await?;
+                // Another Verity may have migrated while this one waited for the lock.
+                let version: i64 = tx
+                    .query_one("SELECT version FROM verity.schema_version", &[])
+                    .await?
+                    .try_get(0)?;
+                store.apply_migrations(&tx, version).await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })?;
+        Ok(store)
+    }
+
+    async fn apply_migrations(
+        &self,
+        tx: &tokio_postgres::Transaction<'_>,
+        from: i64,
+    ) -> Result<(), Failure> {
+        let from = usize::try_from(from).unwrap_or(0);
+        for sql in schema::MIGRATIONS.iter().skip(from) {
+            tx.batch_execute(&format!("SET LOCAL search_path = verity;\n{sql}"))
+                .await?;
+        }
+        tx.execute(
+            "UPDATE verity.schema_version SET version = $1",
+            &[&(schema::MIGRATIONS.len() as i64)],
+        )
+        .await?;
+        Ok(())
+    }
+
+    fn connect(url: &str, password: Option<&str>) -> Result<PgStore, StoreError> {
+        let env = Environment::current();
+        let config = ServerConfig::parse(url, &env).map_err(StoreError::Rule)?;
+        let location = PathBuf::from(config.location());
+        let password = config.password(password, &env);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Rule(format!("cannot start the server connection: {e}")))?;
+        let tls =
+            tokio_postgres_rustls::MakeRustlsConnect::new(config.tls().map_err(StoreError::Rule)?);
+        let manager = Manager::from_config(
+            config.connect_config(password.as_deref()),
+            tls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(4)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Rule(format!("cannot set up the connection pool: {e}")))?;
+        Ok(PgStore {
+            rt,
+            pool,
+            config,
+            location,
+            password,
+            closing: tokio::sync::watch::channel(()).0,
+        })
+    }
+
+    /// The server's error as one sentence: who could not connect where, and why; never a
+    /// password.
+    fn failure(&self, e: Failure) -> StoreError {
+        let e = match e {
+            Failure::Store(s) => return s,
+            Failure::Pg(e) => e,
+        };
+        let c = &self.config;
+        if let Some(db) = e.as_db_error() {
+            let code = db.code();
+            let message = if *code == SqlState::INVALID_PASSWORD {
+                format!(
+                    "password authentication failed for user {:?} on {}; check PGPASSWORD or ~/.pgpass",
+                    c.user,
+                    c.server()
+                )
+            } else if *code == SqlState::INVALID_CATALOG_NAME {
+                format!(
+                    "database {:?} does not exist on {}; create it first (createdb)",
+                    c.dbname,
+                    c.server()
+                )
+            } else if *code == SqlState::INSUFFICIENT_PRIVILEGE {
+                format!("{} (user {:?})", db.message(), c.user)
+            } else {
+                db.message().to_string()
+            };
+            return StoreError::Database {
+                path: self.location.clone(),
+                source: message.into(),
+            };
+        }
+        if connection_lost(&e) {
+            return StoreError::Unavailable {
+                location: c.server(),
+                reason: innermost(&e),
+            };
+        }
+        let reason = innermost(&e);
+        let message = if reason.contains("password missing") {
+            format!(
+                "the server at {} asks a password for user {:?}: set PGPASSWORD or put it in ~/.pgpass",
+                c.server(),
+                c.user
+            )
+        } else {
+            reason
+        };
+        StoreError::Database {
+            path: self.location.clone(),
+            source: message.into(),
+        }
+    }
+
+    /// Runs `f` on a pooled connection, once.
+    fn run_once<T>(
+        &self,
+        mut f: impl AsyncFnMut(&mut Client) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
+        self.rt
+            .block_on(async {
+                let mut client = self.client().await?;
+                f(&mut client).await
+            })
+            .map_err(|e| self.failure(e))
+    }
+
+    /// Runs `f` on a pooled connection, trying again with backoff while the connection is
+    /// lost. `f` is one statement or one transaction, so a try either stored everything or
+    /// nothing.
+    fn run<T>(
+        &self,
+        mut f: impl AsyncFnMut(&mut Client) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(50);
+        self.rt
+            .block_on(async {
+                loop {
+                    let attempt = async {
+                        let mut client = self.client().await?;
+                        f(&mut client).await
+                    }
+                    .await;
+                    match attempt {
+                        Err(Failure::Pg(e))
+                            if connection_lost(&e) && started.elapsed() + pause < RETRY_FOR =>
+                        {
+                            tracing::debug!(server = %self.config.server(), error = %innermost(&e), "connection lost; trying again");
+                            tokio::time::sleep(pause).await;
+                            pause = (pause * 2).min(Duration::from_secs(2));
+                        }
+                        other => return other,
+                    }
+                }
+            })
+            .map_err(|e| self.failure(e))
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Client, Failure> {
+        self.pool.get().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => Failure::Pg(e),
+            other => Failure::Store(StoreError::Unavailable {
+                location: self.config.server(),
+                reason: other.to_string(),
+            }),
+        })
+    }
+
+    fn corrupt(&self, what: &'static str, source: serde_json::Error) -> StoreError {
+        StoreError::Corrupt {
+            path: self.location.clone(),
+            what,
+            source,
+        }
+    }
+}
+
+/// The innermost cause of an error, which says what happened ("Connection refused").
+fn innermost(e: &tokio_postgres::Error) -> String {
+    let mut last: &dyn std::error::Error = e;
+    while let Some(next) = last.source() {
+        last = next;
+    }
+    last.to_string()
+}
+
+impl MetaStore for PgStore {
+    fn path(&self) -> &Path {
+        &self.location
+    }
+
+    fn schema_version(&self) -> Result<i64, StoreError> {
+        self.run(async |c: &mut Client| {
+            Ok(c.query_one("SELECT version FROM schema_version", &[])
+                .await?
+                .try_get(0)?)
+        })
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.run(async |c: &mut Client| {
+            let row = c
+                .query_opt("SELECT value FROM meta WHERE key = $1", &[&key])
+                .await?;
+            Ok(row.map(|r| r.try_get(0)).transpose()?)
+        })
+    }
+
+    fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.run(async |c: &mut Client| {
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES ($1, $2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn put_questionnaire(
+        &mut self,
+        id: &str,
+        version: &str,
+        source: &str,
+    ) -> Result<i64, StoreError> {
+        self.run(async |c: &mut Client| {
+            c.execute(
+                "INSERT INTO questionnaires(qid, version, source) VALUES ($1, $2, $3)
+                 ON CONFLICT (qid, version) DO NOTHING",
+                &[&id, &version, &source],
+            )
+            .await?;
+            let row = c
+                .query_one(
+                    "SELECT id, source FROM questionnaires WHERE qid = $1 AND version = $2",
+                    &[&id, &version],
+                )
+                .await?;
+            let stored: String = row.try_get(1)?;
+            if stored != source {
+                return Err(StoreError::Rule(format!(
+                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
+                ))
+                .into());
+            }
+            Ok(row.try_get(0)?)
+        })
+    }
+
+    fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {
+        self.run(async |c: &mut Client| {
+            let r = c
+                .query_one(
+                    "SELECT qid, version, source FROM questionnaires WHERE id = $1",
+                    &[&row],
+                )
+                .await?;
+            Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
+        })
+    }
+
+    fn answer_feed(&self) -> Result<Option<Receiver<AnswersChanged>>, StoreError> {
+        let (send, receive) = std::sync::mpsc::channel();
+        let config = self.config.connect_config(self.password.as_deref());
+        let tls = tokio_postgres_rustls::MakeRustlsConnect::new(
+            self.config.tls().map_err(StoreError::Rule)?,
+        );
+        let server = self.config.server();
+        let closed = self.closing.subscribe();
+        // The listening connection lives on a thread of its own, for as long as the store is
+        // open and someone holds the receiver; a lost connection is made again.
+        std::thread::Builder::new()
+            .name("verity-answer-feed".into())
+            .spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                rt.block_on(panel::listen(config, tls, send, closed, server));
+            })
+            .map_err(|e| StoreError::Rule(format!("cannot listen for answers: {e}")))?;
+        Ok(Some(receive))
+    }
+}
