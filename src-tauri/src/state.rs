@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use annotations::ops::{self, Engine, ErrorCode, Project};
+use annotations::ops::{self, Actor, Engine, ErrorCode, Project};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
@@ -135,7 +135,7 @@ where
 }
 
 /// Runs `work` (which opens a project) on a blocking thread and makes its result the open
-/// project.
+/// project, acting for its first actor (see [`first_actor`]).
 pub async fn replace_project<T, F>(app: AppHandle, work: F) -> Result<T, CommandError>
 where
     T: Send + 'static,
@@ -143,11 +143,9 @@ where
 {
     tauri::async_runtime::spawn_blocking(move || {
         let state = app.state::<AppState>();
-        let (project, info) = work(state.inner()).map_err(CommandError::from)?;
+        let (mut project, info) = work(state.inner()).map_err(CommandError::from)?;
+        first_actor(&mut project).map_err(CommandError::from)?;
         let mut guard = state.project.lock().map_err(|_| poisoned())?;
-        // A newly opened project acts for nobody until "who is using Verity?" is answered.
-        let mut project = project;
-        project.sign_out();
         *guard = Some(project);
         Ok(info)
     })
@@ -160,9 +158,23 @@ where
     })?
 }
 
+/// Makes a newly opened project act for its first actor: the rater it is bound to (a rater's
+/// package), who is signed in at once; otherwise nobody until "who is using Verity?" is
+/// answered.
+pub fn first_actor(project: &mut Project) -> ops::Result<()> {
+    match project.bound_rater().map(str::to_owned) {
+        Some(name) => project.act_as(Actor::Rater { name }),
+        None => {
+            project.sign_out();
+            Ok(())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use time::OffsetDateTime;
 
     fn new_state() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().expect("a temporary folder");
@@ -199,5 +211,37 @@ mod tests {
         let project = dir.path().join("panel one.verity");
         state.remember_project(&project);
         assert_eq!(state.last_project(), Some(project));
+    }
+
+    /// A project with the rater ana, and ana's package beside it.
+    fn project_and_package(dir: &Path) -> (PathBuf, PathBuf) {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let path = dir.join("panel.verity");
+        let choice = ops::QuestionnaireChoice::Builtin("swe-bench-verified".into());
+        let mut project = ops::init_project(&path, &choice, now).expect("a new project");
+        ops::add_rater(&mut project, "ana", now).expect("a new rater");
+        let package = dir.join("ana.verity");
+        ops::package_for_rater(&project, "ana", &package, ops::Overwrite::Refuse, now)
+            .expect("ana's package");
+        (path, package)
+    }
+
+    #[test]
+    fn a_package_acts_for_its_rater_at_once_and_a_project_for_nobody_yet() {
+        let (dir, _state) = new_state();
+        let (path, package) = project_and_package(dir.path());
+
+        let mut project = ops::open_project(&path).expect("the project opens");
+        first_actor(&mut project).expect("nobody to sign in");
+        assert_eq!(project.actor(), None);
+
+        let mut project = ops::open_project(&package).expect("the package opens");
+        first_actor(&mut project).expect("ana is signed in");
+        let ana = Actor::Rater { name: "ana".into() };
+        assert_eq!(project.actor(), Some(&ana));
+        let refused = project
+            .act_as(Actor::Coordinator)
+            .expect_err("a package acts for its rater only");
+        assert_eq!(refused.code(), ErrorCode::IdentityFixed);
     }
 }
