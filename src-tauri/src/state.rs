@@ -1,6 +1,6 @@
 //! What the app holds between commands: the open project (which knows who is using it, and
-//! whose use cases refuse what that actor may not do), the evidence engine, the data folder,
-//! the long job running and its cancel flag.
+//! whose use cases refuse what that actor may not do) and which opening of it is current, the
+//! evidence engine, the data folder, the long job running and its cancel flag.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,6 +10,7 @@ use annotations::ops::{self, Actor, Engine, ErrorCode, Project};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
+use crate::feed::{self, Generation};
 
 /// The file in the data folder naming the last project opened.
 const LAST_PROJECT: &str = "last-project";
@@ -19,6 +20,8 @@ pub struct AppState {
     /// The open project; `None` until the user opens one. A `Mutex` because the store's
     /// connection is used from one thread at a time.
     pub project: Mutex<Option<Project>>,
+    /// Which opening of a project is current, so the watcher of a replaced one stops.
+    pub opening: Generation,
     /// The app's data folder (the demo project and the log live there).
     pub data_dir: PathBuf,
     /// Set by `cancel_job`, read by the running import or evidence run.
@@ -35,6 +38,7 @@ impl AppState {
     pub fn new(data_dir: PathBuf) -> AppState {
         AppState {
             project: Mutex::new(None),
+            opening: Generation::default(),
             data_dir,
             cancel: Arc::new(AtomicBool::new(false)),
             job: Arc::new(Mutex::new(None)),
@@ -135,7 +139,8 @@ where
 }
 
 /// Runs `work` (which opens a project) on a blocking thread and makes its result the open
-/// project, acting for its first actor (see [`first_actor`]).
+/// project, acting for its first actor (see [`first_actor`]); when the project has an answer
+/// feed (a shared server), a watcher tells the window of other sessions' answers.
 pub async fn replace_project<T, F>(app: AppHandle, work: F) -> Result<T, CommandError>
 where
     T: Send + 'static,
@@ -145,8 +150,18 @@ where
         let state = app.state::<AppState>();
         let (mut project, info) = work(state.inner()).map_err(CommandError::from)?;
         first_actor(&mut project).map_err(CommandError::from)?;
+        // Without a feed the views still refresh when shown and on Refresh; a log line says why.
+        let feed = project.answer_feed().unwrap_or_else(|err| {
+            tracing::warn!(error = %err, "could not follow other sessions' answers");
+            None
+        });
         let mut guard = state.project.lock().map_err(|_| poisoned())?;
         *guard = Some(project);
+        let opening = state.opening.next();
+        drop(guard);
+        if let Some(feed) = feed {
+            feed::watch(app.clone(), feed, state.opening.clone(), opening);
+        }
         Ok(info)
     })
     .await
