@@ -31,12 +31,16 @@ pub struct ProjectInfo {
     pub path: String,
     /// The questionnaire's title.
     pub questionnaire: String,
+    /// The one rater the project acts for (a rater's package), already signed in; `None` when
+    /// the app asks who is using it.
+    pub bound_rater: Option<String>,
 }
 
 fn info(project: &ops::Project) -> ProjectInfo {
     ProjectInfo {
         path: project.path().display().to_string(),
         questionnaire: project.questionnaire().title.clone(),
+        bound_rater: project.bound_rater().map(str::to_owned),
     }
 }
 
@@ -76,8 +80,9 @@ pub async fn open_startup_project(app: AppHandle) -> Result<ProjectInfo, Command
     }
 }
 
-/// Signs in as a rater of the project or as the coordinator; opening a project signs out. The
-/// project's use cases then refuse what that actor may not do.
+/// Signs in as a rater of the project or as the coordinator; opening a project signs out (or
+/// in as the rater a package is bound to, who alone may sign in to it). The project's use cases
+/// then refuse what that actor may not do.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn sign_in(app: AppHandle, role: Actor) -> Result<Actor, CommandError> {
     with_project(app, move |p| {

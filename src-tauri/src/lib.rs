@@ -1,4 +1,5 @@
-//! Verity's desktop shell: Tauri commands over `annotations::ops`, the app's state, logging.
+//! Verity's desktop shell: Tauri commands over `annotations::ops`, the app's state, live progress
+//! from a shared server (`feed`), logging.
 //!
 //! Commands hold no logic of their own: they unpack state, call one library function and map
 //! its error to `{code, message}` (see [`error::CommandError`]).
@@ -8,6 +9,7 @@ include!("command_list.rs");
 
 pub mod commands;
 pub mod error;
+pub mod feed;
 pub mod state;
 
 /// Every command the front end may call, as registered below.

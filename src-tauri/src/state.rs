@@ -1,15 +1,16 @@
 //! What the app holds between commands: the open project (which knows who is using it, and
-//! whose use cases refuse what that actor may not do), the evidence engine, the data folder,
-//! the long job running and its cancel flag.
+//! whose use cases refuse what that actor may not do) and which opening of it is current, the
+//! evidence engine, the data folder, the long job running and its cancel flag.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use annotations::ops::{self, Engine, ErrorCode, Project};
+use annotations::ops::{self, Actor, Engine, ErrorCode, Project};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
+use crate::feed::{self, Generation};
 
 /// The file in the data folder naming the last project opened.
 const LAST_PROJECT: &str = "last-project";
@@ -19,6 +20,8 @@ pub struct AppState {
     /// The open project; `None` until the user opens one. A `Mutex` because the store's
     /// connection is used from one thread at a time.
     pub project: Mutex<Option<Project>>,
+    /// Which opening of a project is current, so the watcher of a replaced one stops.
+    pub opening: Generation,
     /// The app's data folder (the demo project and the log live there).
     pub data_dir: PathBuf,
     /// Set by `cancel_job`, read by the running import or evidence run.
@@ -35,6 +38,7 @@ impl AppState {
     pub fn new(data_dir: PathBuf) -> AppState {
         AppState {
             project: Mutex::new(None),
+            opening: Generation::default(),
             data_dir,
             cancel: Arc::new(AtomicBool::new(false)),
             job: Arc::new(Mutex::new(None)),
@@ -135,7 +139,8 @@ where
 }
 
 /// Runs `work` (which opens a project) on a blocking thread and makes its result the open
-/// project.
+/// project, acting for its first actor (see [`first_actor`]); when the project has an answer
+/// feed (a shared server), a watcher tells the window of other sessions' answers.
 pub async fn replace_project<T, F>(app: AppHandle, work: F) -> Result<T, CommandError>
 where
     T: Send + 'static,
@@ -143,12 +148,20 @@ where
 {
     tauri::async_runtime::spawn_blocking(move || {
         let state = app.state::<AppState>();
-        let (project, info) = work(state.inner()).map_err(CommandError::from)?;
+        let (mut project, info) = work(state.inner()).map_err(CommandError::from)?;
+        first_actor(&mut project).map_err(CommandError::from)?;
+        // Without a feed the views still refresh when shown and on Refresh; a log line says why.
+        let feed = project.answer_feed().unwrap_or_else(|err| {
+            tracing::warn!(error = %err, "could not follow other sessions' answers");
+            None
+        });
         let mut guard = state.project.lock().map_err(|_| poisoned())?;
-        // A newly opened project acts for nobody until "who is using Verity?" is answered.
-        let mut project = project;
-        project.sign_out();
         *guard = Some(project);
+        let opening = state.opening.next();
+        drop(guard);
+        if let Some(feed) = feed {
+            feed::watch(app.clone(), feed, state.opening.clone(), opening);
+        }
         Ok(info)
     })
     .await
@@ -160,9 +173,23 @@ where
     })?
 }
 
+/// Makes a newly opened project act for its first actor: the rater it is bound to (a rater's
+/// package), who is signed in at once; otherwise nobody until "who is using Verity?" is
+/// answered.
+pub fn first_actor(project: &mut Project) -> ops::Result<()> {
+    match project.bound_rater().map(str::to_owned) {
+        Some(name) => project.act_as(Actor::Rater { name }),
+        None => {
+            project.sign_out();
+            Ok(())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use time::OffsetDateTime;
 
     fn new_state() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().expect("a temporary folder");
@@ -199,5 +226,37 @@ mod tests {
         let project = dir.path().join("panel one.verity");
         state.remember_project(&project);
         assert_eq!(state.last_project(), Some(project));
+    }
+
+    /// A project with the rater ana, and ana's package beside it.
+    fn project_and_package(dir: &Path) -> (PathBuf, PathBuf) {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let path = dir.join("panel.verity");
+        let choice = ops::QuestionnaireChoice::Builtin("swe-bench-verified".into());
+        let mut project = ops::init_project(&path, &choice, now).expect("a new project");
+        ops::add_rater(&mut project, "ana", now).expect("a new rater");
+        let package = dir.join("ana.verity");
+        ops::package_for_rater(&project, "ana", &package, ops::Overwrite::Refuse, now)
+            .expect("ana's package");
+        (path, package)
+    }
+
+    #[test]
+    fn a_package_acts_for_its_rater_at_once_and_a_project_for_nobody_yet() {
+        let (dir, _state) = new_state();
+        let (path, package) = project_and_package(dir.path());
+
+        let mut project = ops::open_project(&path).expect("the project opens");
+        first_actor(&mut project).expect("nobody to sign in");
+        assert_eq!(project.actor(), None);
+
+        let mut project = ops::open_project(&package).expect("the package opens");
+        first_actor(&mut project).expect("ana is signed in");
+        let ana = Actor::Rater { name: "ana".into() };
+        assert_eq!(project.actor(), Some(&ana));
+        let refused = project
+            .act_as(Actor::Coordinator)
+            .expect_err("a package acts for its rater only");
+        assert_eq!(refused.code(), ErrorCode::IdentityFixed);
     }
 }

@@ -1,6 +1,6 @@
 //! The IPC surface is the one list in `src/command_list.rs`: the handlers and the build
 //! script's permissions expand it; the capability file and the TypeScript client must name
-//! exactly its commands.
+//! exactly its commands, and the client listens to the event the shell emits.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeSet;
@@ -47,4 +47,26 @@ fn the_typescript_client_calls_exactly_the_listed_commands() {
         })
         .collect();
     assert_eq!(called, listed());
+}
+
+#[test]
+fn the_typescript_client_listens_to_the_event_the_shell_emits() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ui/src/lib/api/index.ts"
+    ))
+    .unwrap();
+    let name = format!(
+        "const ANSWERS_CHANGED = '{}';",
+        verity_desktop::feed::ANSWERS_CHANGED
+    );
+    assert!(text.contains(&name), "index.ts lacks {name}");
+    let capabilities = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/capabilities/default.json"
+    ))
+    .unwrap();
+    for permission in ["core:event:allow-listen", "core:event:allow-unlisten"] {
+        assert!(capabilities.contains(&format!("\"{permission}\"")));
+    }
 }

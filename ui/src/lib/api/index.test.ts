@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
+import { emit } from '@tauri-apps/api/event';
 import { api, ApiError } from './index';
 
 describe('api', () => {
@@ -33,5 +34,24 @@ describe('api', () => {
     const err = await api.listRaters().catch((e) => e);
     expect(err.message).not.toContain('undefined');
     expect(err.code).toBe('error');
+  });
+
+  it('tells of other sessions’ answers until told to stop', async () => {
+    mockIPC(() => null, { shouldMockEvents: true });
+    let told = 0;
+    const stop = api.onAnswersChanged(() => { told += 1; });
+    await vi.waitFor(async () => {
+      await emit('answers-changed');
+      expect(told).toBeGreaterThan(0);
+    });
+    const before = told;
+    await emit('answers-changed');
+    expect(told).toBe(before + 1);
+    stop();
+    await vi.waitFor(async () => {
+      const now = told;
+      await emit('answers-changed');
+      expect(told).toBe(now);
+    });
   });
 });

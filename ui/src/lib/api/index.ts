@@ -3,6 +3,7 @@
 // sent, so views show a sentence, never a stack trace or "undefined". Arguments go by the Rust
 // parameters' snake_case names: the commands are declared `rename_all = "snake_case"`.
 import { Channel, invoke } from '@tauri-apps/api/core';
+import { listen } from '@tauri-apps/api/event';
 import type {
   AdjudicationRequest,
   AdjudicationView,
@@ -63,6 +64,10 @@ export function toApiError(raw: unknown): ApiError {
   return new ApiError('error', 'Verity failed without saying why; the log file in its data folder has details.');
 }
 
+/** The event the shell emits when other sessions on a shared server changed answers (src-tauri's
+ * `feed::ANSWERS_CHANGED`). */
+const ANSWERS_CHANGED = 'answers-changed';
+
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(command, args);
@@ -112,4 +117,12 @@ export const api = {
     return call<EvidenceAllReport>('evidence_all', { on_progress: channel });
   },
   openExternal: (url: string) => call<void>('open_external', { url }),
+  /** Calls `handler` each time other sessions on the project's shared server change answers (a
+   * burst at most every quarter second; never for a project file). Returns what stops it. */
+  onAnswersChanged: (handler: () => void): (() => void) => {
+    // Without the event the views still refresh when shown and on Refresh.
+    const listening = listen(ANSWERS_CHANGED, () => handler()).catch(() => null);
+    // A listener that cannot be removed (the window is closing) goes with the window.
+    return () => void listening.then(async (unlisten) => { await unlisten?.(); }).catch(() => undefined);
+  },
 };

@@ -77,8 +77,10 @@ export type { ErrorCode } from './bindings/ErrorCode';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** The open project, as the shell reports it (src-tauri's `ProjectInfo`). */
-export interface ProjectInfo { path: string; questionnaire: string }
+/** The open project, as the shell reports it (src-tauri's `ProjectInfo`). `bound_rater` names
+ * the one rater a rater's package acts for, already signed in; `null` when the app asks who is
+ * using the project. */
+export interface ProjectInfo { path: string; questionnaire: string; bound_rater: string | null }
 
 /** Who is using the project (`ops::Actor`): a rater sees only their own answers. */
 export type { Actor as Role } from './bindings/Actor';

@@ -3,6 +3,7 @@ import { fireEvent, render, waitFor } from '@testing-library/svelte';
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import RaterView from './RaterView.svelte';
 import { patch, questionnaire } from '../testing/fixtures';
+import { NOT_SAVED, SUBMIT_AGAIN } from '../form/offline';
 import type { AnswerView, CaseView, QueueItem } from '../api/types';
 
 function caseView(id: string): CaseView {
@@ -14,7 +15,9 @@ function caseView(id: string): CaseView {
   };
 }
 
-function fakeBackend() {
+/** The Rust side of a rater's panes; the server is unreachable for the next `server.down`
+ * saves and submissions. */
+function fakeBackend(server = { down: 0 }) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   const answers = new Map<string, AnswerView>();
   const queue: QueueItem[] = [
@@ -28,6 +31,10 @@ function fakeBackend() {
       case: c, rater: 'ana', status, values, answer_revision: status === 'submitted' ? 1 : 0, case_revision: 1,
       saved_at: '2026-01-01T10:00:00Z', questionnaire: 'swe-bench-verified 1.0.0', reason: null, unchanged: false,
     });
+    if ((cmd === 'save_draft' || cmd === 'submit_answer') && server.down > 0) {
+      server.down -= 1;
+      throw { code: 'server_unavailable', message: 'The project’s server cannot be reached; nothing was stored.' };
+    }
     switch (cmd) {
       case 'rater_queue': return queue;
       case 'project_questionnaire': return questionnaire;
@@ -53,11 +60,14 @@ function fakeBackend() {
 }
 
 describe('RaterView', () => {
-  afterEach(() => clearMocks());
+  afterEach(() => {
+    clearMocks();
+    localStorage.clear();
+  });
 
   it('autosaves an edit within a second, then submits and opens the next task', async () => {
     const calls = fakeBackend();
-    const { container, findByTestId, getByTestId } = render(RaterView, { rater: 'ana' });
+    const { container, findByTestId, getByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
     expect((await findByTestId('task-id')).textContent).toBe('a-1');
 
     const radio = container.querySelector('#opt-underspecified-0') as HTMLInputElement;
@@ -82,7 +92,7 @@ describe('RaterView', () => {
 
   it('refuses to submit a 40-character justification and says why', async () => {
     const calls = fakeBackend();
-    const { container, findByTestId, getByTestId } = render(RaterView, { rater: 'ana' });
+    const { container, findByTestId, getByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
     await findByTestId('task-id');
     await fireEvent.input(container.querySelector('#text-underspecified_notes')!, { target: { value: 'x'.repeat(40) } });
     await fireEvent.click(getByTestId('submit'));
@@ -97,7 +107,57 @@ describe('RaterView', () => {
       if (cmd === 'rater_queue') throw { code: 'not_found', message: 'The project has no rater named "ana".' };
       return questionnaire;
     });
-    const { findByTestId } = render(RaterView, { rater: 'ana' });
+    const { findByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
     expect((await findByTestId('error')).textContent).toBe('The project has no rater named "ana".');
+  });
+
+  it('keeps a draft the server cannot take on this computer, says so, and saves it when the server is back', async () => {
+    const server = { down: 2 };
+    const calls = fakeBackend(server);
+    const { container, findByTestId, getByTestId, queryByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    await findByTestId('task-id');
+    (container.querySelector('#opt-underspecified-2') as HTMLInputElement).click();
+    expect((await findByTestId('offline', {}, { timeout: 2000 })).textContent).toBe(NOT_SAVED);
+    expect(queryByTestId('error')).toBeNull();
+    expect(Object.values(localStorage)).toEqual([JSON.stringify({ values: { underspecified: 2 }, case_revision: 1, submit: false })]);
+
+    // Tried again after 1 s (still down), then after 2 s more it is saved.
+    await waitFor(() => expect(queryByTestId('offline')).toBeNull(), { timeout: 5000 });
+    expect(calls.filter((c) => c.cmd === 'save_draft')).toHaveLength(3);
+    expect(getByTestId('saved-at').textContent).toMatch(/^Draft saved at/);
+    expect(localStorage.length).toBe(0);
+  }, 10_000);
+
+  it('keeps a submission the server cannot take as a draft and asks to submit again', async () => {
+    const server = { down: 0 };
+    const calls = fakeBackend(server);
+    const { container, findByTestId, getByTestId, queryByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    await findByTestId('task-id');
+    (container.querySelector('#opt-underspecified-1') as HTMLInputElement).click();
+    await fireEvent.input(container.querySelector('#text-underspecified_notes')!, { target: { value: 'n'.repeat(100) } });
+    (container.querySelector('#opt-difficulty-0') as HTMLInputElement).click();
+    (container.querySelector('#opt-other_major_issues-0') as HTMLInputElement).click();
+    server.down = 1;
+    await fireEvent.click(getByTestId('submit'));
+    expect((await findByTestId('offline')).textContent).toBe(`${NOT_SAVED} ${SUBMIT_AGAIN}`);
+    expect(getByTestId('task-id').textContent).toBe('a-1');
+
+    await waitFor(() => expect(queryByTestId('offline')).toBeNull(), { timeout: 3000 });
+    expect(getByTestId('notice').textContent).toBe('The server is back and your answers to a-1 are saved as a draft: submit them again.');
+    expect(calls.filter((c) => c.cmd === 'submit_answer')).toHaveLength(1);
+    const kept = calls.filter((c) => c.cmd === 'save_draft').at(-1)!.args.req as { values: Record<string, unknown> };
+    expect(kept.values).toMatchObject({ underspecified: 1, difficulty: '<15 min fix' });
+  }, 10_000);
+
+  it('opens a task with the draft kept on this computer and saves it at once when the server is back', async () => {
+    localStorage.setItem(`verity.kept-draft:${JSON.stringify(['/p/panel.verity', 'ana', 'a-1'])}`, JSON.stringify({ values: { underspecified: 3 }, case_revision: 1, submit: false }));
+    const calls = fakeBackend();
+    const { container, findByTestId, queryByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    await findByTestId('task-id');
+    expect((container.querySelector('#opt-underspecified-3') as HTMLInputElement).checked).toBe(true);
+    await waitFor(() => expect(calls.some((c) => c.cmd === 'save_draft')).toBe(true));
+    expect((calls.find((c) => c.cmd === 'save_draft')!.args.req as { values: unknown }).values).toEqual({ underspecified: 3 });
+    await waitFor(() => expect(queryByTestId('offline')).toBeNull());
+    expect(localStorage.length).toBe(0);
   });
 });

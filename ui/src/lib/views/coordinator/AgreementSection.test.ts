@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, waitFor, within } from '@testing-library/svelte';
 import { clearMocks } from '@tauri-apps/api/mocks';
+import { emit } from '@tauri-apps/api/event';
 import AgreementSection from './AgreementSection.svelte';
 import { mockBackend } from './mockBackend';
 import { agreement, questionnaire } from '../../testing/fixtures';
@@ -99,5 +100,20 @@ describe('AgreementSection', () => {
     render(AgreementSection, { active: false, questionnaire });
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toHaveLength(0);
+  });
+
+  it('says it is out of date when other sessions change answers, until recomputed', async () => {
+    const calls = mockBackend({ project_agreement: () => agreement });
+    const { findByTestId, getByTestId, queryByTestId } = render(AgreementSection, { active: true, questionnaire });
+    await findByTestId('agreement-counts');
+    await waitFor(async () => {
+      await emit('answers-changed');
+      expect(queryByTestId('agreement-stale')).not.toBeNull();
+    });
+    // Marked, not recomputed: the bootstrap can take a while.
+    expect(calls.filter((c) => c.cmd === 'project_agreement')).toHaveLength(1);
+    await fireEvent.click(getByTestId('refresh-agreement'));
+    await waitFor(() => expect(queryByTestId('agreement-stale')).toBeNull());
+    expect(calls.filter((c) => c.cmd === 'project_agreement')).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, waitFor, within } from '@testing-library/svelte';
 import { clearMocks } from '@tauri-apps/api/mocks';
+import { emit } from '@tauri-apps/api/event';
 import DisagreementsSection from './DisagreementsSection.svelte';
 import { mockBackend } from './mockBackend';
 import { disagreements, questionnaire } from '../../testing/fixtures';
@@ -107,5 +108,15 @@ describe('DisagreementsSection', () => {
     expect(within(panel).getByTestId('previous').textContent).toMatch(/^Adjudicated 0 · No by coordinator at 2026-01-02 09:30:00 UTC: “The test is sound.”/);
     const checked = within(panel).getAllByTestId('adjudication-option').map((o) => (o as HTMLInputElement).checked);
     expect(checked).toEqual([true, false]);
+  });
+
+  it('refreshes while shown when other sessions change answers', async () => {
+    const calls = backend();
+    const { findAllByTestId } = render(DisagreementsSection, { active: true, questionnaire });
+    await findAllByTestId('disagreement');
+    await waitFor(async () => {
+      await emit('answers-changed');
+      expect(calls.filter((c) => c.cmd === 'list_disagreements').length).toBeGreaterThan(1);
+    });
   });
 });

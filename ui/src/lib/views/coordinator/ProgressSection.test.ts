@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, waitFor } from '@testing-library/svelte';
 import { clearMocks } from '@tauri-apps/api/mocks';
+import { emit } from '@tauri-apps/api/event';
 import ProgressSection from './ProgressSection.svelte';
 import { mockBackend } from './mockBackend';
 import type { AssignReport, CaseListItem, RaterSummary } from '../../api/types';
@@ -69,5 +70,31 @@ describe('ProgressSection', () => {
     mockBackend({ list_cases: () => { throw { code: 'coordinator_only', message: 'Only the coordinator sees the panel’s progress.' }; }, list_raters: () => raters });
     const { findByRole } = render(ProgressSection, { active: true });
     expect((await findByRole('alert')).textContent).toBe('Only the coordinator sees the panel’s progress.');
+  });
+
+  it('refreshes while shown when other sessions change answers, and not while hidden', async () => {
+    let done = 0;
+    const calls = mockBackend({ list_cases: () => cases, list_raters: () => raters.map((r) => (r.name === 'Ben' ? { ...r, submitted: done } : r)) });
+    const { container } = render(ProgressSection, { active: true });
+    const listed = () => calls.filter((c) => c.cmd === 'list_cases').length;
+    const perRater = () => [...container.querySelectorAll('.summary table tbody tr')].map((tr) => tr.textContent);
+    await waitFor(() => expect(perRater()).toEqual(['Amara21', 'Ben10']));
+    done = 1;
+    // The listener is set up on mount; emit until it is there.
+    await waitFor(async () => {
+      await emit('answers-changed');
+      expect(listed()).toBeGreaterThan(1);
+    });
+    await waitFor(() => expect(perRater()).toEqual(['Amara21', 'Ben11']));
+  });
+
+  it('does not refresh while hidden', async () => {
+    const calls = mockBackend({ list_cases: () => cases, list_raters: () => raters });
+    render(ProgressSection, { active: false });
+    for (let i = 0; i < 5; i += 1) {
+      await emit('answers-changed');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(calls.filter((c) => c.cmd === 'list_cases')).toHaveLength(0);
   });
 });
