@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command: sets up what is needed and runs every test and check: the front
-# end's type check, unit tests and build; Rust format, lints and tests; the committed TypeScript
-# bindings; the end-to-end tests against the real app under Xvfb.
+# end's type check, unit tests and build; Rust format, lints and tests (against a project file
+# and a real PostgreSQL server it starts); the committed TypeScript bindings; the end-to-end
+# tests against the real app under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,13 @@ echo "== front end: types, unit tests, build"
 echo "== format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== a throwaway PostgreSQL server for the server backend's tests (stopped at exit)"
+pg_dir=$(mktemp -d)
+trap 'bash scripts/postgres.sh stop "$pg_dir"' EXIT
+bash scripts/postgres.sh start "$pg_dir"
+# shellcheck source=/dev/null
+source "$pg_dir/env"
 
 echo "== Rust tests"
 cargo test --workspace --locked

@@ -326,6 +326,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Raters' own logins on a server project: the server holds each to their own tasks and
+    /// answers.
+    Panel {
+        #[command(subcommand)]
+        action: PanelAction,
+    },
     /// Name who besides the coordinator may adjudicate.
     Adjudicators {
         #[command(subcommand)]
@@ -377,6 +383,29 @@ enum AdjudicatorAction {
     },
     /// List the named adjudicators.
     List,
+}
+
+#[derive(Subcommand)]
+enum PanelAction {
+    /// Make a login for a rater (or a new password for theirs) and print it once.
+    Grant {
+        /// The rater.
+        name: String,
+        /// Print {"rater", "role", "password"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a rater's login; their answers stay.
+    Revoke {
+        /// The rater.
+        name: String,
+    },
+    /// List raters' logins.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1189,6 +1218,40 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?;
             }
         }
+        Command::Panel { action } => match action {
+            PanelAction::Grant { name, json } => {
+                let mut p = project.open()?;
+                let login = ops::panel_grant(&mut p, &name, now)?;
+                if json {
+                    print_json(&login)?;
+                } else {
+                    writeln!(
+                        out,
+                        "{} connects as role {} with the password {} (shown once; give it to them privately)",
+                        login.rater, login.role, login.password
+                    )?;
+                }
+            }
+            PanelAction::Revoke { name } => {
+                let mut p = project.open()?;
+                let role = ops::panel_revoke(&mut p, &name)?;
+                writeln!(
+                    out,
+                    "removed the login {role} of {name}; their answers stay"
+                )?;
+            }
+            PanelAction::List { json } => {
+                let mut p = project.open()?;
+                let members = ops::panel_members(&mut p)?;
+                if json {
+                    print_json(&members)?;
+                } else {
+                    for m in members {
+                        writeln!(out, "{}\t{}", m.rater, m.role)?;
+                    }
+                }
+            }
+        },
         Command::Adjudicators { action } => match action {
             AdjudicatorAction::Add { name } => {
                 let mut p = project.open()?;

@@ -100,6 +100,8 @@ pub enum ErrorCode {
     OpenFailed,
     /// A rater's package is from another project, holds another rater's answers, or is damaged.
     BadPackage,
+    /// The project is a file, and this needs a project on a server.
+    NotAServer,
     /// The project acts for one rater only (a rater's package, a rater's server login).
     IdentityFixed,
     /// A bug in Verity; the log has details.

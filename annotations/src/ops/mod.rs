@@ -61,6 +61,8 @@ mod output;
 pub use output::{Overwrite, Written, write_file};
 mod packages;
 pub use packages::*;
+mod panel;
+pub use panel::*;
 mod raters;
 pub use raters::*;
 mod report;
@@ -100,9 +102,20 @@ pub enum QuestionnaireChoice {
     File(PathBuf),
 }
 
-/// Creates a project file.
+/// Creates a project: a file, or the schema in an existing database at a `postgres://` URL.
 pub fn init_project(
     path: &Path,
+    choice: &QuestionnaireChoice,
+    now: OffsetDateTime,
+) -> Result<Project> {
+    init_project_with_password(path, None, choice, now)
+}
+
+/// Creates a project, connecting to a server with `password` when given (else libpq's
+/// `PGPASSWORD` or `~/.pgpass`).
+pub fn init_project_with_password(
+    path: &Path,
+    password: Option<&str>,
     choice: &QuestionnaireChoice,
     now: OffsetDateTime,
 ) -> Result<Project> {
@@ -126,7 +139,7 @@ pub fn init_project(
             (q, source)
         }
     };
-    let mut store = crate::store::create(path, None)?;
+    let mut store = crate::store::create(path, password)?;
     let row = store.put_questionnaire(&questionnaire.id, &questionnaire.version, &source)?;
     store.set_meta("questionnaire", &row.to_string())?;
     store.set_meta("created_at", &stamp(now))?;
@@ -161,7 +174,7 @@ pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result
     let (id, _, source) = store.questionnaire_source(row)?;
     let questionnaire =
         Questionnaire::parse(&source, Path::new(&format!("{}#{id}", path.display())))?;
-    let bound = store.meta(PACKAGE_RATER)?;
+    let bound = store.bound_rater()?;
     Ok(Project {
         store,
         questionnaire,

@@ -22,8 +22,7 @@ use crate::store::prelude::*;
 use crate::store::transfer::{Cell, Table, copy_rows, table};
 use crate::store::{EventKind, NewAnswerEvent, Store};
 
-/// The project setting naming the rater a package is for.
-pub const PACKAGE_RATER: &str = "package_rater";
+pub use crate::store::PACKAGE_RATER;
 /// The project setting holding the project's id, which a package shares with its project.
 pub const PROJECT_ID: &str = "project_id";
 

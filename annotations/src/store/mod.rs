@@ -63,6 +63,9 @@ pub use labels::{
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
 
+/// The project setting naming the rater a package is for (`verity package`).
+pub const PACKAGE_RATER: &str = "package_rater";
+
 /// Marks a SQLite file as a Verity project (`PRAGMA application_id`, "VERI").
 const APPLICATION_ID: i64 = 0x5645_5249;
 
@@ -178,6 +181,36 @@ pub trait MetaStore {
     fn answer_feed(&self) -> Result<Option<Receiver<AnswersChanged>>, StoreError> {
         Ok(None)
     }
+
+    /// The one rater this session may act for: a rater's package names its rater; on a server,
+    /// a rater's own login is that rater. `None` for the coordinator.
+    fn bound_rater(&self) -> Result<Option<String>, StoreError>;
+
+    /// Raters' own logins, where the backend has them (a server).
+    fn logins(&mut self) -> Option<&mut dyn PanelLogins> {
+        None
+    }
+}
+
+/// A login made for a rater: the role and its one-time password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    /// The role to connect as.
+    pub role: String,
+    /// Its password, shown once and never stored in the clear.
+    pub password: String,
+}
+
+/// Raters' own database logins, which the server itself holds to their rows.
+pub trait PanelLogins {
+    /// Makes a login role for the rater, or a new password for the one they have.
+    fn grant(&mut self, rater_id: i64, rater: &str, now: &str) -> Result<Login, StoreError>;
+
+    /// Removes the rater's login; its role, if there was one.
+    fn revoke(&mut self, rater_id: i64) -> Result<Option<String>, StoreError>;
+
+    /// Every login: (rater id, role).
+    fn list(&mut self) -> Result<Vec<(i64, String)>, StoreError>;
 }
 
 /// Answer events were appended by another session.
@@ -251,6 +284,10 @@ impl MetaStore for Store {
         };
         tx.commit().map_err(|e| sql_err(&self.path, e))?;
         Ok(row)
+    }
+
+    fn bound_rater(&self) -> Result<Option<String>, StoreError> {
+        self.meta(PACKAGE_RATER)
     }
 
     fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {

@@ -7,6 +7,7 @@
 //! then reported as [`StoreError::Unavailable`]: nothing it wrote is half-stored, and answer
 //! events' global ids make a retried save land once.
 
+mod access;
 mod cases;
 pub mod config;
 mod panel;
@@ -445,6 +446,14 @@ impl MetaStore for PgStore {
                 .await?;
             Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
         })
+    }
+
+    fn bound_rater(&self) -> Result<Option<String>, StoreError> {
+        self.session_rater()
+    }
+
+    fn logins(&mut self) -> Option<&mut dyn super::PanelLogins> {
+        Some(self)
     }
 
     fn answer_feed(&self) -> Result<Option<Receiver<AnswersChanged>>, StoreError> {
