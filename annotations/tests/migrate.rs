@@ -1,14 +1,17 @@
 //! `verity migrate` copies a whole project losslessly: the demo project and the SWE-bench Pro
 //! import (from `../shared/data` when present), with raters' answer events, read back cell for
-//! cell after a copy and a copy of the copy.
+//! cell after a copy and a copy of the copy: onto the test server and back to a file when
+//! `VERITY_TEST_POSTGRES_URL` is set, from file to file otherwise.
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project, QuestionnaireChoice};
+use annotations::store::ProjectStore;
 use annotations::store::transfer::{Cell, TABLES};
-use annotations::store::{ProjectStore, Store};
+
+mod server;
 use serde_json::json;
 use time::OffsetDateTime;
 
@@ -31,16 +34,26 @@ fn all_rows(store: &dyn ProjectStore) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
         .collect()
 }
 
-/// Copies the project at `from` to `to` and back to a second file, and checks that both copies
-/// read back exactly as the original.
-fn round_trip(from: &Path, to: &Path, back: &Path) -> usize {
-    let original = all_rows(&Store::open(from).unwrap());
+fn rows_at(location: &Path) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
+    all_rows(annotations::store::open(location, None).unwrap().as_ref())
+}
+
+/// Copies the project at `from` onto the test server (or into a second file without one) and
+/// from there back into a file, and checks that both copies read back exactly as the original.
+fn round_trip(from: &Path, dir: &Path) -> usize {
+    let database = server::Database::fresh();
+    let to = match &database {
+        Some(db) => PathBuf::from(db.url()),
+        None => dir.join("copy.verity"),
+    };
+    let back = dir.join("back.verity");
+    let original = rows_at(from);
     let project = ops::open_project(from).unwrap();
-    ops::migrate_project(&project, to).unwrap();
-    let copy = ops::open_project(to).unwrap();
-    ops::migrate_project(&copy, back).unwrap();
-    assert_eq!(original, all_rows(&Store::open(to).unwrap()));
-    assert_eq!(original, all_rows(&Store::open(back).unwrap()));
+    ops::migrate_project(&project, &to).unwrap();
+    let copy = ops::open_project(&to).unwrap();
+    ops::migrate_project(&copy, &back).unwrap();
+    assert_eq!(original, rows_at(&to));
+    assert_eq!(original, rows_at(&back));
     original
         .iter()
         .find(|(name, _)| *name == "answer_events")
@@ -100,11 +113,7 @@ fn the_demo_project_copies_losslessly() {
     let raters: Vec<&str> = raters.iter().map(String::as_str).collect();
     answer_some(&mut demo, &raters, 4);
     drop(demo);
-    let events = round_trip(
-        &path,
-        &dir.path().join("copy.verity"),
-        &dir.path().join("back.verity"),
-    );
+    let events = round_trip(&path, dir.path());
     assert!(events >= 3 * 9, "{events} events");
 }
 
@@ -137,10 +146,6 @@ fn the_swe_bench_pro_import_copies_losslessly() {
     ops::assign(&mut project, 2, 7, &CaseSelection::All, T0).unwrap();
     answer_some(&mut project, &["alice", "bob", "carol"], 30);
     drop(project);
-    let events = round_trip(
-        &path,
-        &dir.path().join("copy.verity"),
-        &dir.path().join("back.verity"),
-    );
+    let events = round_trip(&path, dir.path());
     assert!(events >= 3 * 30 * 2, "{events} events");
 }

@@ -466,7 +466,11 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
         COORDINATOR_PASSWORD,
         &["panel", "grant", "cy", "--json"],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let login: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let keys: Vec<&String> = login.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["password", "rater", "role"]);
@@ -475,7 +479,11 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
         login["password"].as_str().unwrap(),
     );
     let out = verity(role, password, &["case", "show", ONE]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = verity(role, password, &["case", "show", TWO]);
     assert_eq!(out.status.code(), Some(2), "bo's task is not there for cy");
     let out = verity(role, password, &["--as", "bo", "case", "show", ONE]);
