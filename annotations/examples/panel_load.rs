@@ -67,7 +67,7 @@ fn options() -> Result<Options, String> {
                 .into(),
         );
     }
-    if o.submits == 0 || o.drafts % o.submits != 0 {
+    if o.submits == 0 || !o.drafts.is_multiple_of(o.submits) {
         return Err("--drafts must be a multiple of --submits (drafts per task)".into());
     }
     Ok(o)
@@ -102,7 +102,7 @@ fn answer(rater: &str, case: &str, n: usize) -> AnswerRequest {
             "other_major_issues": 0, "annotator_confidence": 4
         })
         .as_object()
-        .map(Clone::clone)
+        .cloned()
         .unwrap_or_default(),
         case_revision: None,
         reason: None,
