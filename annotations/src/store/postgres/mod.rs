@@ -146,10 +146,11 @@ fn connection_lost(e: &tokio_postgres::Error) -> bool {
         ]
         .contains(code);
     }
+    // A socket that failed, not a TLS handshake that refused the server (InvalidData).
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        if s.downcast_ref::<std::io::Error>().is_some() {
-            return true;
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return io.kind() != std::io::ErrorKind::InvalidData;
         }
         source = s.source();
     }
@@ -349,6 +350,12 @@ impl PgStore {
                 "the server at {} asks a password for user {:?}: set PGPASSWORD or put it in ~/.pgpass",
                 c.server(),
                 c.user
+            )
+        } else if reason.contains("certificate") {
+            format!(
+                "the TLS certificate of the server at {} was refused ({reason}); with sslmode={}, name the root that signed it with sslrootcert= in the URL or PGSSLROOTCERT",
+                c.server(),
+                c.sslmode.name()
             )
         } else {
             reason
