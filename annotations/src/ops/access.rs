@@ -9,7 +9,8 @@
 //! - A rater reads and writes only their own answers and queue; they never see another
 //!   rater's. The coordinator does not answer for a rater.
 //! - Anyone who has said who they are reads the tasks and their evidence.
-//! - A project bound to one rater (their package) acts for that rater alone.
+//! - A project bound to one rater (their package, or their own login on a server) acts for
+//!   that rater alone.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -44,7 +45,7 @@ impl Project {
             return Err(Error::refused(
                 ErrorCode::IdentityFixed,
                 format!(
-                    "{} is {bound}'s package and acts for {bound} only",
+                    "{} is open as {bound}'s (their package or their login) and acts for {bound} only",
                     self.path().display()
                 ),
             ));
@@ -66,7 +67,8 @@ impl Project {
         self.actor.as_ref()
     }
 
-    /// The one rater the project acts for, when it is bound to one (a rater's package).
+    /// The one rater the project acts for, when it is bound to one (a rater's package, or a
+    /// rater's login on a server).
     pub fn bound_rater(&self) -> Option<&str> {
         self.bound.as_deref()
     }

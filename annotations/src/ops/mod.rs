@@ -89,7 +89,7 @@ pub struct Project {
     /// Who the use cases act for (see [`access`]); the coordinator when opened, or the one
     /// rater the project is bound to.
     actor: Option<Actor>,
-    /// The one rater this project acts for, when it is a rater's package.
+    /// The one rater this project acts for: a rater's package, or a rater's login.
     bound: Option<String>,
 }
 
