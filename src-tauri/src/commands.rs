@@ -102,13 +102,7 @@ pub async fn open_server_project(
     url: String,
     password: Option<String>,
 ) -> Result<ProjectInfo, CommandError> {
-    let url = url.trim().to_owned();
-    if !ops::is_server_url(&url) {
-        return Err(CommandError::new(
-            ErrorCode::NotAServer,
-            "A server's address starts with postgres://, as in postgres://USER@HOST:PORT/DATABASE.",
-        ));
-    }
+    let url = server_address(&url)?.to_owned();
     let password = password.filter(|p| !p.is_empty());
     replace_project(app, move |state| {
         let project = ops::open_project_with_password(Path::new(&url), password.as_deref())?;
@@ -117,6 +111,21 @@ pub async fn open_server_project(
         Ok((project, shown))
     })
     .await
+}
+
+/// The address typed for a server project, trimmed; anything but a `postgres://` URL is refused
+/// (a file opens through [`open_project`]). The refusal does not repeat what was typed, which
+/// may hold a password.
+fn server_address(url: &str) -> Result<&str, CommandError> {
+    let url = url.trim();
+    if ops::is_server_url(url) {
+        Ok(url)
+    } else {
+        Err(CommandError::new(
+            ErrorCode::NotAServer,
+            "A server's address starts with postgres://, as in postgres://USER@HOST:PORT/DATABASE.",
+        ))
+    }
 }
 
 /// The project to show at start: the one open when Verity last closed, or the demo project on
@@ -460,6 +469,18 @@ pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_address_is_a_postgres_url_and_a_refusal_does_not_repeat_it() {
+        let url = "postgres://ana@db.example.org:5432/panel";
+        assert_eq!(server_address(&format!(" {url}\n")).expect("a URL"), url);
+        assert!(server_address("postgresql://ana@db/panel").is_ok());
+        for typed in ["/home/ana/panel.verity", "mysql://ana:s3cret@db/panel", ""] {
+            let err = server_address(typed).expect_err("not a server's address");
+            assert_eq!(err.code, ErrorCode::NotAServer);
+            assert!(!err.message.contains("s3cret"));
+        }
+    }
 
     #[test]
     fn the_startup_answer_names_its_kind_as_the_window_reads_it() {
