@@ -12,7 +12,9 @@
 #
 # DIR/env holds what a client needs, for `source`: VERITY_TEST_POSTGRES_URL (the superuser
 # `verity` on the database `postgres`, with no password in it), PGPASSFILE (the password, in a
-# file only its owner reads) and PG_BIN (the server's programs, pg_dump among them).
+# file only its owner reads), PG_BIN (the server's programs, pg_dump among them) and
+# VERITY_TEST_POSTGRES_ROOT_CERT: the server offers TLS with a self-signed certificate for
+# 127.0.0.1, which that file is the root of (made with openssl when it is installed).
 set -euo pipefail
 
 cmd=${1:?usage: scripts/postgres.sh start|restart|stop DIR}
@@ -32,10 +34,13 @@ as_server() {
 }
 
 start_server() {
-  local bin=$1 port
+  local bin=$1 port tls=""
   port=$(cat "$dir/port")
+  if [ -f "$dir/server.key" ]; then
+    tls="-c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
+  fi
   as_server "$bin/pg_ctl" start -w -t 60 -D "$dir/data" -l "$dir/server.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir/socket -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir/socket -c fsync=off -c synchronous_commit=off -c full_page_writes=off $tls" \
     >/dev/null
 }
 
@@ -59,6 +64,20 @@ start)
   fi
   as_server "$bin/initdb" -D "$dir/data" -U verity --pwfile="$dir/superuser-password" \
     --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
+  root_cert=""
+  if command -v openssl >/dev/null; then
+    # A root that signs the server's certificate, as a real deployment has.
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Verity test root" \
+      -keyout "$dir/root.key" -out "$dir/root.crt" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
+      -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >"$dir/server.ext"
+    openssl x509 -req -in "$dir/server.csr" -CA "$dir/root.crt" -CAkey "$dir/root.key" \
+      -CAcreateserial -days 2 -extfile "$dir/server.ext" -out "$dir/server.crt" 2>/dev/null
+    chmod 600 "$dir/server.key"
+    [ "$(id -u)" -ne 0 ] || chown nobody "$dir/server.key" "$dir/server.crt"
+    root_cert=$dir/root.crt
+  fi
   start_server "$bin"
   port=$(cat "$dir/port")
   # The client's copy of the password, readable by the one who started the server alone.
@@ -68,6 +87,7 @@ start)
 export VERITY_TEST_POSTGRES_URL=postgres://verity@127.0.0.1:$port/postgres
 export PGPASSFILE=$dir/pgpass
 export PG_BIN=$bin
+export VERITY_TEST_POSTGRES_ROOT_CERT=$root_cert
 EOF
   ;;
 restart)

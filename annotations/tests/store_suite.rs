@@ -448,7 +448,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 1);
+    assert_eq!(store.schema_version().unwrap(), 2);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -489,4 +489,52 @@ fn the_store_works_from_a_blocking_thread_of_an_async_runtime() {
         })
         .unwrap();
     assert_eq!(raters.len(), 1);
+}
+
+#[test]
+fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
+    let Some(db) = server::Database::fresh() else {
+        return;
+    };
+    let Some(root) = std::env::var("VERITY_TEST_POSTGRES_ROOT_CERT")
+        .ok()
+        .filter(|r| !r.is_empty())
+    else {
+        return;
+    };
+    PgStore::create(&db.url(), None).unwrap();
+    let tls_sessions = || {
+        db.try_sql(
+            None,
+            &format!(
+                "SELECT COUNT(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+                 WHERE a.datname = '{}' AND s.ssl",
+                db.name
+            ),
+        )
+        .unwrap()[0][0]
+            .clone()
+    };
+    // Checked against the server's root certificate, for the host name connected to.
+    let checked = PgStore::open(
+        &format!("{}?sslmode=verify-full&sslrootcert={root}", db.url()),
+        None,
+    )
+    .unwrap();
+    assert_eq!(checked.schema_version().unwrap(), 2);
+    assert_eq!(tls_sessions().as_deref(), Some("1"));
+    drop(checked);
+    // Encrypted, unchecked.
+    let required = PgStore::open(&format!("{}?sslmode=require", db.url()), None).unwrap();
+    required.schema_version().unwrap();
+    drop(required);
+    // A certificate no trusted root signed is refused, with the reason.
+    let err = PgStore::open(&format!("{}?sslmode=verify-full", db.url()), None).unwrap_err();
+    assert!(
+        err.to_string().to_lowercase().contains("certificate"),
+        "{err}"
+    );
+    // And without TLS when asked.
+    let plain = PgStore::open(&format!("{}?sslmode=disable", db.url()), None).unwrap();
+    plain.schema_version().unwrap();
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Project, Result};
+use super::{Error, ErrorCode, Project, Result};
 use crate::store::Store;
 use crate::store::transfer::copy_rows;
 
@@ -21,8 +21,8 @@ pub struct MigrateReport {
 }
 
 /// Copies the project into a new project at `to` (a file or a `postgres://` URL), which must
-/// not exist yet. Nothing of a copy that fails is visible: a new file is removed; a server
-/// keeps the empty schema the copy made.
+/// not exist yet. Nothing of a copy that fails is kept: a new file is removed; on a server the
+/// empty schema stays, and the error says so.
 pub fn migrate_project(project: &Project, to: &Path) -> Result<MigrateReport> {
     project.require_coordinator("copies the whole project")?;
     let mut dest = crate::store::create(to, None)?;
@@ -37,11 +37,17 @@ pub fn migrate_project(project: &Project, to: &Path) -> Result<MigrateReport> {
         }),
         Err(err) => {
             drop(dest);
-            // A new file goes; a server keeps the empty schema, which a later copy refuses
-            // as it refuses any project there.
-            if !crate::store::postgres::is_server_url(&to.to_string_lossy())
-                && let Err(e) = Store::remove_files(to)
-            {
+            if crate::store::postgres::is_server_url(&to.to_string_lossy()) {
+                // Verity drops no schema on a server; the coordinator does, knowingly.
+                return Err(Error::refused(
+                    ErrorCode::Store,
+                    format!(
+                        "{err}; nothing was copied, and the empty project Verity made at {} stays: drop it (DROP SCHEMA verity CASCADE) before copying again",
+                        to.display()
+                    ),
+                ));
+            }
+            if let Err(e) = Store::remove_files(to) {
                 tracing::warn!(path = %to.display(), %e, "cannot remove a failed copy");
             }
             Err(err.into())

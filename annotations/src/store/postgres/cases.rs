@@ -155,7 +155,7 @@ impl CaseStore for PgStore {
 /// An import on the server: every statement in one transaction.
 struct PgImport<'s> {
     store: &'s PgStore,
-    client: Option<deadpool_postgres::Client>,
+    client: Option<Client>,
     now: String,
     seen: BTreeSet<i64>,
     added: BTreeSet<i64>,
@@ -284,7 +284,7 @@ impl Drop for PgImport<'_> {
                 .block_on(client.batch_execute("ROLLBACK"))
                 .is_err()
             {
-                drop(deadpool_postgres::Object::take(client));
+                client.discard();
             }
         }
     }

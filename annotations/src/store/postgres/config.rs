@@ -33,6 +33,17 @@ pub enum SslMode {
 }
 
 impl SslMode {
+    /// The mode as libpq spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SslMode::Disable => "disable",
+            SslMode::Prefer => "prefer",
+            SslMode::Require => "require",
+            SslMode::VerifyCa => "verify-ca",
+            SslMode::VerifyFull => "verify-full",
+        }
+    }
+
     fn parse(value: &str) -> Option<SslMode> {
         Some(match value {
             "disable" => SslMode::Disable,
@@ -209,13 +220,23 @@ impl ServerConfig {
         } else {
             self.host.clone()
         };
-        let socket = if self.host.starts_with('/') {
-            format!("?host={}", self.host)
-        } else {
+        let mut params = Vec::new();
+        if self.host.starts_with('/') {
+            params.push(format!("host={}", self.host));
+        }
+        if self.sslmode != SslMode::Prefer {
+            params.push(format!("sslmode={}", self.sslmode.name()));
+        }
+        if let Some(root) = &self.root_cert {
+            params.push(format!("sslrootcert={}", root.display()));
+        }
+        let query = if params.is_empty() {
             String::new()
+        } else {
+            format!("?{}", params.join("&"))
         };
         format!(
-            "postgres://{}@{}:{}/{}{socket}",
+            "postgres://{}@{}:{}/{}{query}",
             self.user, host, self.port, self.dbname
         )
     }
@@ -555,7 +576,11 @@ mod tests {
             ("::1", 5433, "bo@lab", "p x")
         );
         assert_eq!(c.sslmode, SslMode::VerifyFull);
-        assert_eq!(c.location(), "postgres://bo@lab@[::1]:5433/p x");
+        assert_eq!(
+            c.location(),
+            "postgres://bo@lab@[::1]:5433/p x?sslmode=verify-full"
+        );
+        assert_eq!(ServerConfig::parse(&c.location(), &e).unwrap(), c);
         let c = ServerConfig::parse(
             "postgres:///panel?host=/tmp/sock",
             &env(&[("USER", "coord")]),

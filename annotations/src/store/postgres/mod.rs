@@ -26,7 +26,7 @@ pub use config::{Environment, ServerConfig, SslMode, is_server_url};
 use super::{AnswersChanged, MetaStore, StoreError};
 
 /// How long a statement is tried again while the server cannot be reached.
-const RETRY_FOR: Duration = Duration::from_secs(10);
+const RETRY_FOR: Duration = Duration::from_secs(5);
 
 /// An open server project.
 pub struct PgStore {
@@ -67,7 +67,67 @@ impl From<StoreError> for Failure {
     }
 }
 
-type Client = tokio_postgres::Client;
+/// A pooled connection whose statements are prepared once per connection and kept: each
+/// query after the first is one round trip, and the server parses and plans it once.
+pub(super) struct Client(deadpool_postgres::Client);
+
+type Params<'a> = &'a [&'a (dyn tokio_postgres::types::ToSql + Sync)];
+
+impl Client {
+    async fn prepared(
+        &self,
+        sql: &str,
+    ) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        self.0.prepare_cached(sql).await
+    }
+
+    pub(super) async fn query(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        self.0.query(&self.prepared(sql).await?, params).await
+    }
+
+    pub(super) async fn query_one(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<tokio_postgres::Row, tokio_postgres::Error> {
+        self.0.query_one(&self.prepared(sql).await?, params).await
+    }
+
+    pub(super) async fn query_opt(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+        self.0.query_opt(&self.prepared(sql).await?, params).await
+    }
+
+    pub(super) async fn execute(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<u64, tokio_postgres::Error> {
+        self.0.execute(&self.prepared(sql).await?, params).await
+    }
+
+    pub(super) async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        self.0.batch_execute(sql).await
+    }
+
+    pub(super) async fn transaction(
+        &mut self,
+    ) -> Result<deadpool_postgres::Transaction<'_>, tokio_postgres::Error> {
+        self.0.transaction().await
+    }
+
+    /// Takes the connection out of the pool for good: it closes when dropped.
+    pub(super) fn discard(self) {
+        drop(deadpool_postgres::Object::take(self.0));
+    }
+}
 
 /// A failure is worth trying again when the connection, not the statement, failed.
 fn connection_lost(e: &tokio_postgres::Error) -> bool {
@@ -86,10 +146,11 @@ fn connection_lost(e: &tokio_postgres::Error) -> bool {
         ]
         .contains(code);
     }
+    // A socket that failed, not a TLS handshake that refused the server (InvalidData).
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        if s.downcast_ref::<std::io::Error>().is_some() {
-            return true;
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return io.kind() != std::io::ErrorKind::InvalidData;
         }
         source = s.source();
     }
@@ -196,7 +257,7 @@ impl PgStore {
 
     async fn apply_migrations(
         &self,
-        tx: &tokio_postgres::Transaction<'_>,
+        tx: &deadpool_postgres::Transaction<'_>,
         from: i64,
     ) -> Result<(), Failure> {
         let from = usize::try_from(from).unwrap_or(0);
@@ -290,6 +351,12 @@ impl PgStore {
                 c.server(),
                 c.user
             )
+        } else if reason.contains("certificate") {
+            format!(
+                "the TLS certificate of the server at {} was refused ({reason}); with sslmode={}, name the root that signed it with sslrootcert= in the URL or PGSSLROOTCERT",
+                c.server(),
+                c.sslmode.name()
+            )
         } else {
             reason
         };
@@ -344,8 +411,8 @@ impl PgStore {
             .map_err(|e| self.failure(e))
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Client, Failure> {
-        self.pool.get().await.map_err(|e| match e {
+    async fn client(&self) -> Result<Client, Failure> {
+        self.pool.get().await.map(Client).map_err(|e| match e {
             deadpool_postgres::PoolError::Backend(e) => Failure::Pg(e),
             other => Failure::Store(StoreError::Unavailable {
                 location: self.config.server(),

@@ -84,7 +84,7 @@ impl TransferStore for PgStore {
 
 struct PgLoad<'s> {
     store: &'s PgStore,
-    client: Option<deadpool_postgres::Client>,
+    client: Option<Client>,
 }
 
 impl PgLoad<'_> {
@@ -176,7 +176,7 @@ impl Drop for PgLoad<'_> {
                 .block_on(client.batch_execute("ROLLBACK"))
                 .is_err()
         {
-            drop(deadpool_postgres::Object::take(client));
+            client.discard();
         }
     }
 }
