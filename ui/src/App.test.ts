@@ -108,6 +108,9 @@ describe('App', () => {
     expect((getByTestId('server-url') as HTMLInputElement).value).toBe('');
     await fireEvent.click(getByTestId('server-cancel'));
     expect(queryByTestId('server-dialog')).toBeNull();
+    await fireEvent.click(getByTestId('open-server'));
+    await fireEvent.keyDown(getByTestId('server-url'), { key: 'Escape' });
+    expect(queryByTestId('server-dialog')).toBeNull();
 
     await fireEvent.click(getByTestId('open-server'));
     await fireEvent.input(getByTestId('server-url'), { target: { value: ` ${URL} ` } });
