@@ -495,3 +495,24 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
     assert!(err.contains("password authentication failed"), "{err}");
     assert!(!err.contains("wrong"), "{err}");
 }
+
+#[test]
+fn the_coordinator_hears_of_each_raters_answer_as_it_is_saved() {
+    let Some(panel) = Panel::new() else { return };
+    let coordinator = panel.coordinator();
+    // The feed returns once it listens: nothing said after that is missed.
+    let feed = coordinator.answer_feed().unwrap().unwrap();
+    let mut ana = panel.open_as(&panel.ana);
+    ops::save_draft(&mut ana, &answer("ana", ONE, 0), T0).unwrap();
+    feed.recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the coordinator hears of ana's draft");
+    // A project file has nobody else writing to it, and no feed.
+    let dir = tempfile::tempdir().unwrap();
+    let file = ops::init_project(
+        &dir.path().join("p.verity"),
+        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+        T0,
+    )
+    .unwrap();
+    assert!(file.answer_feed().unwrap().is_none());
+}

@@ -176,8 +176,8 @@ pub trait MetaStore {
     fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError>;
 
     /// Tells when another session (another rater's app on a shared server) appends answer
-    /// events: one message per change, as it happens, for as long as the receiver is kept.
-    /// `None` where nobody else writes while the project is open (a project file).
+    /// events: one message per change, from the moment it returns, for as long as the receiver
+    /// is kept. `None` where nobody else writes while the project is open (a project file).
     fn answer_feed(&self) -> Result<Option<Receiver<AnswersChanged>>, StoreError> {
         Ok(None)
     }

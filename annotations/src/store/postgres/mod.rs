@@ -531,6 +531,7 @@ impl MetaStore for PgStore {
         );
         let server = self.config.server();
         let closed = self.closing.subscribe();
+        let (ready_send, ready) = std::sync::mpsc::sync_channel(1);
         // The listening connection lives on a thread of its own, for as long as the store is
         // open and someone holds the receiver; a lost connection is made again.
         std::thread::Builder::new()
@@ -542,9 +543,20 @@ impl MetaStore for PgStore {
                 else {
                     return;
                 };
-                rt.block_on(panel::listen(config, tls, send, closed, server));
+                rt.block_on(panel::listen(config, tls, send, ready_send, closed, server));
             })
             .map_err(|e| StoreError::Rule(format!("cannot listen for answers: {e}")))?;
-        Ok(Some(receive))
+        // From here on every change is heard: the feed returns once it listens.
+        match ready.recv_timeout(Duration::from_secs(15)) {
+            Ok(Ok(())) => Ok(Some(receive)),
+            Ok(Err(reason)) => Err(StoreError::Unavailable {
+                location: self.config.server(),
+                reason: format!("cannot listen for answers: {reason}"),
+            }),
+            Err(_) => Err(StoreError::Unavailable {
+                location: self.config.server(),
+                reason: "listening for answers did not start within 15 s".into(),
+            }),
+        }
     }
 }

@@ -610,12 +610,14 @@ impl RepoStore for PgStore {
 }
 
 /// Listens on `verity_answers` and sends one message per notification, until the store is
-/// dropped (`closed`) or nobody holds the receiver. A lost connection is made again after a
-/// pause, and one message follows it: changes may have been missed meanwhile.
+/// dropped (`closed`) or nobody holds the receiver; `ready` hears once the first LISTEN is in
+/// place (or why it could not be). A lost connection is made again after a pause, and one
+/// message follows it: changes may have been missed meanwhile.
 pub(super) async fn listen(
     config: tokio_postgres::Config,
     tls: tokio_postgres_rustls::MakeRustlsConnect,
     send: Sender<AnswersChanged>,
+    ready: std::sync::mpsc::SyncSender<Result<(), String>>,
     mut closed: tokio::sync::watch::Receiver<()>,
     server: String,
 ) {
@@ -635,8 +637,13 @@ pub(super) async fn listen(
                     tokio::select! {
                         _ = closed.changed() => return,
                         done = &mut listening, if !subscribed => {
-                            if done.is_err() { break; }
+                            if let Err(e) = done {
+                                let _ = ready.try_send(Err(e.to_string()));
+                                break;
+                            }
                             subscribed = true;
+                            // Only the first LISTEN is waited for; later ones find it full.
+                            let _ = ready.try_send(Ok(()));
                         }
                         message = messages.next() => match message {
                             Some(Ok(AsyncMessage::Notification(_))) => {
@@ -651,7 +658,10 @@ pub(super) async fn listen(
                 }
                 tracing::debug!(%server, "the answer feed's connection ended; connecting again");
             }
-            Err(e) => tracing::debug!(%server, error = %e, "the answer feed cannot connect yet"),
+            Err(e) => {
+                let _ = ready.try_send(Err(e.to_string()));
+                tracing::debug!(%server, error = %e, "the answer feed cannot connect yet");
+            }
         }
         tokio::select! {
             _ = closed.changed() => return,
