@@ -7,6 +7,7 @@ macro_rules! verity_commands {
         $expand!(
             open_demo_project,
             open_project,
+            open_server_project,
             open_startup_project,
             sign_in,
             list_raters,

@@ -4,27 +4,37 @@ import { clearMocks } from '@tauri-apps/api/mocks';
 import App from './App.svelte';
 import { mockBackend } from './lib/views/coordinator/mockBackend';
 import { questionnaire } from './lib/testing/fixtures';
-import type { ProjectInfo, RaterSummary } from './lib/api/types';
+import type { ProjectInfo, RaterSummary, Startup } from './lib/api/types';
+import type { Handlers } from './lib/views/coordinator/mockBackend';
 
 const raters: RaterSummary[] = [{ name: 'ana', active: true, assigned: 2, submitted: 0 }];
 
-/** The app started on `project`, with a rater's panes that have nothing to do. */
-function start(project: ProjectInfo) {
+/** The app started on `startup` (a project, or a server to ask about), with a rater's panes
+ * that have nothing to do; `more` answers further commands. */
+function startWith(startup: Startup, more: Handlers = {}) {
   const calls = mockBackend({
-    open_startup_project: () => project,
+    open_startup_project: () => startup,
     list_raters: () => raters,
     sign_in: (args) => args.role,
     rater_queue: () => [],
     project_questionnaire: () => questionnaire,
+    ...more,
   });
   return { calls, ...render(App) };
 }
+
+/** The app started on `project`. */
+function start(project: ProjectInfo) {
+  return startWith({ kind: 'opened', project });
+}
+
+const URL = 'postgres://verity@db.example.org:5432/panel';
 
 describe('App', () => {
   afterEach(() => clearMocks());
 
   it('signs in as the rater a package is bound to at once: no picker and no switching', async () => {
-    const { calls, findByTestId, getByTestId, queryByTestId, container } = start({ path: '/home/ana/panel-ana.verity', questionnaire: 'SWE-bench', bound_rater: 'ana' });
+    const { calls, findByTestId, getByTestId, queryByTestId, container } = start({ path: '/home/ana/panel-ana.verity', server: false, questionnaire: 'SWE-bench', bound_rater: 'ana' });
     expect((await findByTestId('current-role')).textContent).toBe('ana');
     expect(getByTestId('bound').textContent).toBe('ana’s package');
     expect(queryByTestId('sign-out')).toBeNull();
@@ -41,12 +51,77 @@ describe('App', () => {
   });
 
   it('names a rater’s login on a shared server as theirs', async () => {
-    const { findByTestId } = start({ path: 'postgres://verity.example.org/panel', questionnaire: 'SWE-bench', bound_rater: 'ana' });
+    const login = 'postgres://verity_ana@db.example.org:5432/panel';
+    const { findByTestId, getByTestId } = start({ path: login, server: true, questionnaire: 'SWE-bench', bound_rater: 'ana' });
     expect((await findByTestId('bound')).textContent).toBe('ana’s login');
+    // A server project goes by its whole address, not by the last part of it.
+    expect(getByTestId('project').textContent).toBe(`${login} · SWE-bench`);
+  });
+
+  it('asks for the password of the last project’s server, and keeps asking until it opens', async () => {
+    let tries = 0;
+    const { calls, findByTestId, getByTestId, queryByTestId, findByText } = startWith(
+      { kind: 'server', url: URL, error: { code: 'store', message: 'The server asks a password.' } },
+      {
+        open_server_project: () => {
+          tries += 1;
+          if (tries === 1) throw { code: 'store', message: 'Password authentication failed for user "verity".' };
+          return { path: URL, server: true, questionnaire: 'SWE-bench', bound_rater: null };
+        },
+      },
+    );
+    const url = (await findByTestId('server-url')) as HTMLInputElement;
+    expect(url.value).toBe(URL);
+    // The quiet try without a password failed as expected: nothing to report yet.
+    expect(queryByTestId('server-error')).toBeNull();
+    const password = getByTestId('server-password') as HTMLInputElement;
+    expect(password.type).toBe('password');
+    await fireEvent.input(password, { target: { value: 'wrong' } });
+    await fireEvent.click(getByTestId('server-connect'));
+    expect((await findByTestId('server-error')).textContent).toBe('Password authentication failed for user "verity".');
+    expect(getByTestId('server-dialog')).toBeTruthy();
+
+    await fireEvent.input(password, { target: { value: 's3cret' } });
+    await fireEvent.click(getByTestId('server-connect'));
+    await findByText('Who is using Verity?');
+    expect(queryByTestId('server-dialog')).toBeNull();
+    expect(calls.filter((c) => c.cmd === 'open_server_project').map((c) => c.args)).toEqual([
+      { url: URL, password: 'wrong' },
+      { url: URL, password: 's3cret' },
+    ]);
+    expect(getByTestId('project').textContent).toBe(`${URL} · SWE-bench`);
+    expect(JSON.stringify({ ...localStorage })).not.toContain('s3cret');
+  });
+
+  it('says so when the last project’s server cannot be reached', async () => {
+    const { findByTestId } = startWith({ kind: 'server', url: URL, error: { code: 'server_unavailable', message: 'The project’s server at db.example.org:5432 cannot be reached: connection refused.' } });
+    expect((await findByTestId('server-error')).textContent).toContain('cannot be reached');
+  });
+
+  it('opens a server from the start screen, with no password to connect through ~/.pgpass', async () => {
+    const { calls, findByTestId, getByTestId, queryByTestId, findByText } = startWith(
+      { kind: 'opened', project: { path: '/p/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null } },
+      { open_server_project: () => ({ path: URL, server: true, questionnaire: 'SWE-bench', bound_rater: 'ana' }) },
+    );
+    await fireEvent.click(await findByTestId('other-project'));
+    await fireEvent.click(getByTestId('open-server'));
+    expect((getByTestId('server-url') as HTMLInputElement).value).toBe('');
+    await fireEvent.click(getByTestId('server-cancel'));
+    expect(queryByTestId('server-dialog')).toBeNull();
+    await fireEvent.click(getByTestId('open-server'));
+    await fireEvent.keyDown(getByTestId('server-url'), { key: 'Escape' });
+    expect(queryByTestId('server-dialog')).toBeNull();
+
+    await fireEvent.click(getByTestId('open-server'));
+    await fireEvent.input(getByTestId('server-url'), { target: { value: ` ${URL} ` } });
+    await fireEvent.click(getByTestId('server-connect'));
+    expect((await findByTestId('bound')).textContent).toBe('ana’s login');
+    await findByText('ana');
+    expect(calls.find((c) => c.cmd === 'open_server_project')!.args).toEqual({ url: URL, password: null });
   });
 
   it('asks who is using a project bound to nobody, and lets them switch', async () => {
-    const { calls, findByTestId, getByTestId, queryByTestId } = start({ path: '/p/panel.verity', questionnaire: 'SWE-bench', bound_rater: null });
+    const { calls, findByTestId, getByTestId, queryByTestId } = start({ path: '/p/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null });
     await fireEvent.click(await findByTestId('rater'));
     expect((await findByTestId('current-role')).textContent).toBe('ana');
     expect(calls.find((c) => c.cmd === 'sign_in')!.args).toEqual({ role: { kind: 'rater', name: 'ana' } });

@@ -33,6 +33,7 @@ import type {
   RepositoryStatus,
   Role,
   ShownFile,
+  Startup,
 } from './types';
 
 export * from './types';
@@ -79,7 +80,10 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const api = {
   openDemoProject: () => call<ProjectInfo>('open_demo_project'),
   openProject: (path: string) => call<ProjectInfo>('open_project', { path }),
-  openStartupProject: () => call<ProjectInfo>('open_startup_project'),
+  /** Opens a project on a server (`postgres://USER@HOST:PORT/DATABASE`); `password` is kept in
+   * the shell's memory only. `null` connects with libpq's `PGPASSWORD` or `~/.pgpass`. */
+  openServerProject: (url: string, password: string | null) => call<ProjectInfo>('open_server_project', { url, password }),
+  openStartupProject: () => call<Startup>('open_startup_project'),
   signIn: (role: Role) => call<Role>('sign_in', { role }),
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),

@@ -1,6 +1,8 @@
 // Types of the commands' requests and responses: generated from the Rust types (ts-rs) into
-// ./bindings/, re-exported here. Only the shell's own type (`ProjectInfo`) is
+// ./bindings/, re-exported here. Only the shell's own types (`ProjectInfo`, `Startup`) are
 // written by hand.
+import type { ErrorCode } from './bindings/ErrorCode';
+
 export type { PatchView } from './bindings/PatchView';
 export type { FileDiff } from './bindings/FileDiff';
 export type { Hunk } from './bindings/Hunk';
@@ -77,10 +79,17 @@ export type { ErrorCode } from './bindings/ErrorCode';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** The open project, as the shell reports it (src-tauri's `ProjectInfo`). `bound_rater` names
- * the one rater a rater's package acts for, already signed in; `null` when the app asks who is
- * using the project. */
-export interface ProjectInfo { path: string; questionnaire: string; bound_rater: string | null }
+/** The open project, as the shell reports it (src-tauri's `ProjectInfo`). `path` is the project
+ * file or, when `server`, the server project's `postgres://` URL (never with a password).
+ * `bound_rater` names the one rater a rater's package or a rater's login on a server acts for,
+ * already signed in; `null` when the app asks who is using the project. */
+export interface ProjectInfo { path: string; server: boolean; questionnaire: string; bound_rater: string | null }
+
+/** What the window shows at start (src-tauri's `Startup`): the project opened, or the last
+ * project's server, which did not let Verity in without a password or could not be reached. */
+export type Startup =
+  | { kind: 'opened'; project: ProjectInfo }
+  | { kind: 'server'; url: string; error: { code: ErrorCode; message: string } };
 
 /** Who is using the project (`ops::Actor`): a rater sees only their own answers. */
 export type { Actor as Role } from './bindings/Actor';
