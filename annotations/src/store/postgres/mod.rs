@@ -37,6 +37,8 @@ pub struct PgStore {
     location: PathBuf,
     /// Kept in memory only, for the connection that listens for other sessions' answers.
     password: Option<String>,
+    /// Whether the password was given (typed in the app) rather than found in the environment.
+    password_given: bool,
     /// Dropped with the store, which stops the connections listening for answers.
     closing: tokio::sync::watch::Sender<()>,
 }
@@ -277,6 +279,7 @@ impl PgStore {
         let env = Environment::current();
         let config = ServerConfig::parse(url, &env).map_err(StoreError::Rule)?;
         let location = PathBuf::from(config.location());
+        let password_given = password.is_some();
         let password = config.password(password, &env);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -302,6 +305,7 @@ impl PgStore {
             config,
             location,
             password,
+            password_given,
             closing: tokio::sync::watch::channel(()).0,
         })
     }
@@ -318,9 +322,14 @@ impl PgStore {
             let code = db.code();
             let message = if *code == SqlState::INVALID_PASSWORD {
                 format!(
-                    "password authentication failed for user {:?} on {}; check PGPASSWORD or ~/.pgpass",
+                    "password authentication failed for user {:?} on {}; {}",
                     c.user,
-                    c.server()
+                    c.server(),
+                    if self.password_given {
+                        "check the password"
+                    } else {
+                        "check PGPASSWORD or ~/.pgpass"
+                    }
                 )
             } else if *code == SqlState::INVALID_CATALOG_NAME {
                 format!(
