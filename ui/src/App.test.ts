@@ -120,6 +120,24 @@ describe('App', () => {
     expect(calls.find((c) => c.cmd === 'open_server_project')!.args).toEqual({ url: URL, password: null });
   });
 
+  it('connects as the user typed beside the address', async () => {
+    const { calls, findByTestId, getByTestId } = startWith(
+      { kind: 'opened', project: { path: '/p/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null } },
+      { open_server_project: () => ({ path: 'postgres://verity_panel_ana@db.example.org:5432/panel', server: true, questionnaire: 'SWE-bench', bound_rater: 'ana' }) },
+    );
+    await fireEvent.click(await findByTestId('other-project'));
+    await fireEvent.click(getByTestId('open-server'));
+    await fireEvent.input(getByTestId('server-url'), { target: { value: 'postgres://db.example.org:5432/panel' } });
+    await fireEvent.input(getByTestId('server-user'), { target: { value: 'verity_panel_ana' } });
+    await fireEvent.input(getByTestId('server-password'), { target: { value: 'pw' } });
+    await fireEvent.click(getByTestId('server-connect'));
+    await findByTestId('bound');
+    expect(calls.find((c) => c.cmd === 'open_server_project')!.args).toEqual({
+      url: 'postgres://verity_panel_ana@db.example.org:5432/panel',
+      password: 'pw',
+    });
+  });
+
   it('asks who is using a project bound to nobody, and lets them switch', async () => {
     const { calls, findByTestId, getByTestId, queryByTestId } = start({ path: '/p/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null });
     await fireEvent.click(await findByTestId('rater'));
