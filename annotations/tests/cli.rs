@@ -1070,6 +1070,12 @@ fn a_rater_works_offline_in_a_package_and_the_coordinator_merges_it_back() {
         "--submit",
     ]);
     h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let args = in_package(&["queue"]);
+    let queue = h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(queue.contains("acme__calc-101\tsubmitted"), "{queue}");
+    assert!(queue.ends_with("2 tasks for ana\n"), "{queue}");
+    let err = h.fails(&["queue"]);
+    assert!(err.contains("--as RATER"), "{err}");
     let args = in_package(&["--as", "bo", "cases"]);
     let err = h.fails(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(err.contains("acts for ana only"), "{err}");

@@ -478,6 +478,10 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
         login["role"].as_str().unwrap(),
         login["password"].as_str().unwrap(),
     );
+    let out = verity(role, password, &["queue"]);
+    let queue = String::from_utf8_lossy(&out.stdout);
+    assert!(queue.contains(ONE) && !queue.contains(TWO), "{queue}");
+    assert!(queue.ends_with("1 tasks for cy\n"), "{queue}");
     let out = verity(role, password, &["case", "show", ONE]);
     assert!(
         out.status.success(),

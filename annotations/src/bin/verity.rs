@@ -55,6 +55,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A rater's own queue: their assigned tasks with how far they are (with --as RATER, or
+    /// over a rater's login or package).
+    Queue {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the project's cases with their assignments' status, in natural id order.
     Cases {
         /// Only cases assigned to this rater.
@@ -620,6 +627,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "added {}, updated {}, unchanged {}",
                     report.added, report.updated, report.unchanged
                 )?;
+            }
+        }
+        Command::Queue { json } => {
+            let p = project.open()?;
+            let Some(ops::Actor::Rater { name }) = p.actor().cloned() else {
+                bail!(
+                    "`verity queue` lists a rater's own tasks: pass --as RATER, or open the project over a rater's login or package; `verity cases` lists every task"
+                );
+            };
+            let queue = ops::rater_queue(&p, &name)?;
+            if json {
+                print_json(&queue)?;
+            } else {
+                for item in &queue {
+                    writeln!(
+                        out,
+                        "{}\t{}\t{}\t{}",
+                        item.instance_id,
+                        status_word(item.status),
+                        item.repo,
+                        item.title
+                    )?;
+                }
+                writeln!(out, "{} tasks for {name}", queue.len())?;
             }
         }
         Command::Cases {
