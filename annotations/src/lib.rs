@@ -12,6 +12,7 @@ pub mod demo;
 pub mod ensemble;
 pub mod evidence;
 pub mod export;
+pub mod hub;
 pub mod import;
 pub mod markdown;
 pub mod natural;

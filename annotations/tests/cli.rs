@@ -8,20 +8,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 mod util;
-use util::{Harness, fixture, shared_data};
-
-fn full_answer() -> Value {
-    json!({
-        "underspecified": 1,
-        "underspecified_notes": "The issue names div(1, 0) and asks for a clear error, but never says which exception type or message is expected.",
-        "false_negative": 2,
-        "false_negative_notes": "The test pins the exact message 'cannot divide by zero', which the issue never states; other wordings would fail it.",
-        "difficulty": "<15 min fix",
-        "difficulty_notes": "One guard clause.",
-        "other_major_issues": 0,
-        "annotator_confidence": 4
-    })
-}
+use util::{Harness, fixture, full_answer, shared_data};
 
 #[test]
 fn import_detects_every_format_and_merges_folder_with_dataset_row() {

@@ -55,6 +55,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Download a dataset's split from the Hugging Face Hub (its Parquet files, into the cache
+    /// Python's huggingface_hub shares) and import its rows. Honours HF_TOKEN, HF_ENDPOINT,
+    /// HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE and HTTPS_PROXY; an interrupted download resumes.
+    Fetch {
+        /// The dataset, OWNER/NAME: princeton-nlp/SWE-bench_Verified, ScaleAI/SWE-bench_Pro…
+        dataset: String,
+        /// The split.
+        #[arg(long, default_value = "test")]
+        split: String,
+        /// A branch, tag or commit.
+        #[arg(long, default_value = "main")]
+        revision: String,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// A rater's own queue: their assigned tasks with how far they are (with --as RATER, or
     /// over a rater's login or package).
     Queue {
@@ -626,6 +642,76 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     out,
                     "added {}, updated {}, unchanged {}",
                     report.added, report.updated, report.unchanged
+                )?;
+            }
+        }
+        Command::Fetch {
+            dataset,
+            split,
+            revision,
+            json,
+        } => {
+            let mut p = project.open()?;
+            let cancel = AtomicBool::new(false);
+            let bar = progress_bar(0, "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec}");
+            let mut progress = |step: &ops::FetchProgress| {
+                let Some(bar) = &bar else { return };
+                match step {
+                    ops::FetchProgress::Download(d) => {
+                        bar.set_length(d.bytes_total);
+                        bar.set_position(d.bytes_done);
+                        let file = d.file.as_deref().unwrap_or("listing files");
+                        bar.set_message(match &d.waiting {
+                            Some(why) => format!("{file}: {why}"),
+                            None => format!("{}/{} {file}", d.files_done, d.files_total),
+                        });
+                    }
+                    ops::FetchProgress::Import(i) => {
+                        bar.set_message(format!("importing: {} records", i.records));
+                    }
+                }
+            };
+            let request = ops::FetchRequest {
+                dataset,
+                split: Some(split),
+                revision: Some(revision),
+            };
+            let settings = annotations::hub::HubSettings::from_env();
+            let report =
+                ops::fetch_dataset(&mut p, &request, &settings, now, &mut progress, &cancel)?;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            if json {
+                print_json(&report)?;
+            } else {
+                let fetched = &report.fetched;
+                let bytes: u64 = fetched.files.iter().map(|f| f.bytes).sum();
+                writeln!(
+                    out,
+                    "{} {} at {} ({}): {} files, {} bytes, {}",
+                    fetched.dataset,
+                    fetched.split,
+                    fetched.revision,
+                    fetched.commit,
+                    fetched.files.len(),
+                    bytes,
+                    if report.from_cache {
+                        format!(
+                            "served from the cache {}, nothing downloaded",
+                            fetched.cache
+                        )
+                    } else {
+                        format!("downloaded into the cache {}", fetched.cache)
+                    }
+                )?;
+                for file in &fetched.files {
+                    writeln!(out, "{}\tsha256 {}", file.path, file.sha256)?;
+                }
+                writeln!(
+                    out,
+                    "added {}, updated {}, unchanged {}",
+                    report.import.added, report.import.updated, report.import.unchanged
                 )?;
             }
         }

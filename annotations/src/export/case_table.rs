@@ -29,6 +29,9 @@ pub struct CaseLabel {
 pub struct Row {
     /// The task.
     pub instance_id: String,
+    /// Where its content came from: a dataset file and row (for a fetched dataset, its commit
+    /// and the file's SHA-256), or an audit folder.
+    pub source: Option<String>,
     /// Whether the filter drops it.
     pub filter_out: Option<bool>,
     /// Question id to label, in questionnaire order.
@@ -75,6 +78,7 @@ impl CaseTable<'_> {
             "instance_id".to_string(),
             "raters".into(),
             "filter_out".into(),
+            "source".into(),
         ];
         for q in self.rated() {
             for suffix in ["", "_procedure", "_decided_by", "_agreement"] {
@@ -102,6 +106,7 @@ impl CaseTable<'_> {
                     Some(false) => "false".into(),
                     None => String::new(),
                 },
+                row.source.clone().unwrap_or_default(),
             ];
             for q in self.rated() {
                 let label = row
@@ -151,6 +156,7 @@ impl CaseTable<'_> {
                 "instance_id": row.instance_id,
                 "raters": row.answers.iter().map(|(r, _)| r).collect::<Vec<_>>(),
                 "filter_out": row.filter_out,
+                "source": row.source,
                 "ensemble": ensemble,
                 "agreement": row.agreement,
                 "answers": answers,

@@ -6,6 +6,7 @@
 
 pub mod audit_folder;
 pub mod openai_csv;
+pub mod parquet;
 pub mod pro;
 pub mod ratings_csv;
 pub mod swebench;
@@ -104,6 +105,15 @@ pub enum ImportError {
     /// own error instead.
     #[error("reading stopped before the end of the input")]
     Stopped,
+    /// A Parquet file that cannot be read: truncated, corrupt, or of a layout Verity does not
+    /// read.
+    #[error("{path}: not a readable Parquet file ({reason})")]
+    Parquet {
+        /// The file.
+        path: PathBuf,
+        /// What the reader said.
+        reason: String,
+    },
     /// Content whose format Verity does not know.
     #[error("{path}: {reason}")]
     UnknownFormat {
@@ -164,11 +174,22 @@ pub fn read_path<E: From<ImportError>>(
     path: &Path,
     sink: &mut dyn FnMut(SourcedRecord) -> Result<(), E>,
 ) -> Result<Format, E> {
-    with_consumer(sink, |sink| read_records(path, sink))
+    with_consumer(sink, |sink| read_records(path, None, sink))
+}
+
+/// Reads a dataset file (JSON, JSON lines or Parquet) as [`read_path`] does, each record's
+/// origin naming `label` instead of the file's local path: where a downloaded file came from.
+pub fn read_dataset_as<E: From<ImportError>>(
+    path: &Path,
+    label: &str,
+    sink: &mut dyn FnMut(SourcedRecord) -> Result<(), E>,
+) -> Result<Format, E> {
+    with_consumer(sink, |sink| read_records(path, Some(label), sink))
 }
 
 fn read_records(
     path: &Path,
+    label: Option<&str>,
     sink: &mut dyn FnMut(SourcedRecord) -> Result<(), ImportError>,
 ) -> Result<Format, ImportError> {
     let io = |source| ImportError::Io {
@@ -190,18 +211,52 @@ fn read_records(
         audit_folder::read_folders(&root, sink)?;
         return Ok(Format::AuditFolders);
     }
-    let format = detect_dataset(path)?;
-    let mut seen: HashMap<String, (String, String)> = HashMap::new();
-    let mut on_row = |at: String, row: Map<String, Value>| -> Result<(), ImportError> {
+    let shown = path.display().to_string();
+    let mut rows = DatasetRows {
+        path,
+        label: label.unwrap_or(&shown),
+        format: None,
+        seen: HashMap::new(),
+        sink,
+    };
+    if parquet::is_parquet(path).map_err(io)? {
+        parquet::read_rows(path, &mut |at, row| rows.row(at, row))?;
+    } else {
+        read_json_rows(path, &mut |at, row| rows.row(at, row))?;
+    }
+    rows.format.ok_or_else(|| ImportError::UnknownFormat {
+        path: path.to_path_buf(),
+        reason: "the file holds no task records".into(),
+    })
+}
+
+/// Turns a dataset's rows into records: the format told by the first row, an instance id seen
+/// again with other content refused.
+struct DatasetRows<'a> {
+    path: &'a Path,
+    /// Names the file in each record's origin.
+    label: &'a str,
+    format: Option<Format>,
+    /// Each instance id's first place and content hash.
+    seen: HashMap<String, (String, String)>,
+    sink: &'a mut dyn FnMut(SourcedRecord) -> Result<(), ImportError>,
+}
+
+impl DatasetRows<'_> {
+    fn row(&mut self, at: String, row: Map<String, Value>) -> Result<(), ImportError> {
+        let format = match self.format {
+            Some(format) => format,
+            None => *self.format.insert(dataset_format(self.path, &row)?),
+        };
         let record = match format {
-            Format::SweBenchPro => pro::record_from_row(path, &at, row)?,
-            _ => swebench::record_from_row(path, &at, row)?,
+            Format::SweBenchPro => pro::record_from_row(self.path, &at, row)?,
+            _ => swebench::record_from_row(self.path, &at, row)?,
         };
         let hash = content_hash(&record);
-        match seen.get(&record.instance_id) {
+        match self.seen.get(&record.instance_id) {
             Some((first, h)) if *h != hash => {
                 return Err(ImportError::Duplicate {
-                    path: path.to_path_buf(),
+                    path: self.path.to_path_buf(),
                     at,
                     first: first.clone(),
                     instance_id: record.instance_id,
@@ -209,34 +264,20 @@ fn read_records(
             }
             Some(_) => return Ok(()),
             None => {
-                seen.insert(record.instance_id.clone(), (at.clone(), hash));
+                self.seen
+                    .insert(record.instance_id.clone(), (at.clone(), hash));
             }
         }
-        sink(SourcedRecord {
+        (self.sink)(SourcedRecord {
             kind: SourceKind::Dataset,
-            origin: format!("{}:{at}", path.display()),
+            origin: format!("{}:{at}", self.label),
             record,
         })
-    };
-    read_json_rows(path, &mut on_row)?;
-    Ok(format)
+    }
 }
 
-/// Looks at the first record of a JSON or JSON-lines file to tell SWE-bench from SWE-bench Pro.
-fn detect_dataset(path: &Path) -> Result<Format, ImportError> {
-    let mut first: Option<Map<String, Value>> = None;
-    let mut probe = |_: String, row: Map<String, Value>| -> Result<(), ImportError> {
-        first = Some(row);
-        Err(ImportError::Stopped)
-    };
-    let result = read_json_rows(path, &mut probe);
-    let Some(row) = first else {
-        result?;
-        return Err(ImportError::UnknownFormat {
-            path: path.to_path_buf(),
-            reason: "the file holds no task records".into(),
-        });
-    };
+/// Tells SWE-bench from SWE-bench Pro by a dataset's first record.
+fn dataset_format(path: &Path, row: &Map<String, Value>) -> Result<Format, ImportError> {
     if !row.contains_key("instance_id") {
         return Err(ImportError::UnknownFormat {
             path: path.to_path_buf(),

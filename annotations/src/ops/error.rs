@@ -104,6 +104,9 @@ pub enum ErrorCode {
     NotAServer,
     /// The project acts for one rater only (a rater's package, a rater's server login).
     IdentityFixed,
+    /// A dataset could not be fetched from the Hugging Face Hub: the network, access, a
+    /// missing dataset or split, a corrupt download.
+    Hub,
     /// A bug in Verity; the log has details.
     Internal,
 }
@@ -165,6 +168,9 @@ pub enum Error {
     /// Evidence could not be computed (a missing clone or commit, a corrupt object).
     #[error(transparent)]
     Evidence(Box<crate::evidence::EvidenceError>),
+    /// A dataset could not be fetched from the Hugging Face Hub.
+    #[error(transparent)]
+    Hub(#[from] crate::hub::HubError),
     /// A long job was cancelled; nothing was stored.
     #[error("cancelled; nothing was stored")]
     Cancelled,
@@ -198,7 +204,8 @@ impl Error {
             Error::Write { .. } => ErrorCode::Write,
             Error::Encode { .. } => ErrorCode::Internal,
             Error::Evidence(_) => ErrorCode::Evidence,
-            Error::Cancelled => ErrorCode::Cancelled,
+            Error::Hub(crate::hub::HubError::Cancelled) | Error::Cancelled => ErrorCode::Cancelled,
+            Error::Hub(_) => ErrorCode::Hub,
         }
     }
 }

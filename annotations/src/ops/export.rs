@@ -173,6 +173,10 @@ fn case_rows(
     let report = build_ensemble(project, panel, rule)?;
     let latest = panel.latest_by_case();
     let questions = rated_questions(&project.questionnaire);
+    let mut origins: HashMap<String, String> = HashMap::new();
+    for (instance_id, origin) in project.store.case_origins()? {
+        origins.entry(instance_id).or_insert(origin);
+    }
     let mut rows = Vec::new();
     for case in report.cases {
         let answers: Vec<(String, Map<String, Value>)> = latest
@@ -193,6 +197,7 @@ fn case_rows(
             agreement.insert(q.id.clone(), pair_agreement(&positions));
         }
         rows.push(export::case_table::Row {
+            source: origins.remove(&case.instance_id),
             instance_id: case.instance_id,
             filter_out: case.filter_out,
             labels: case

@@ -66,13 +66,31 @@ pub fn import_paths(
     progress: &mut dyn FnMut(&ImportProgress),
     cancel: &AtomicBool,
 ) -> Result<ImportReport> {
+    let inputs: Vec<(PathBuf, Option<String>)> =
+        paths.iter().map(|path| (path.clone(), None)).collect();
+    import_inputs(project, &inputs, now, progress, cancel)
+}
+
+/// Imports files as [`import_paths`] does; a file given with a label is a dataset file (JSON
+/// lines or Parquet) whose records name the label as their origin: where it was downloaded from.
+pub(super) fn import_inputs(
+    project: &mut Project,
+    inputs: &[(PathBuf, Option<String>)],
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(&ImportProgress),
+    cancel: &AtomicBool,
+) -> Result<ImportReport> {
     project.require_coordinator("imports tasks")?;
     let now = stamp(now);
     let mut session = project.store.begin_import(&now)?;
     let mut reports = Vec::new();
     let mut records = 0usize;
-    for (done, path) in paths.iter().enumerate() {
-        if let Some(file) = import::openai_csv::detect(path)? {
+    for (done, (path, label)) in inputs.iter().enumerate() {
+        let file = match label {
+            Some(_) => None,
+            None => import::openai_csv::detect(path)?,
+        };
+        if let Some(file) = file {
             reports.push(import_openai_file(
                 session.as_mut(),
                 &project.questionnaire,
@@ -83,7 +101,7 @@ pub fn import_paths(
             )?);
             continue;
         }
-        let shown = path.display().to_string();
+        let shown = label.clone().unwrap_or_else(|| path.display().to_string());
         let mut count = 0usize;
         let mut sink = |sourced: import::SourcedRecord| -> Result<(), Error> {
             if cancel.load(Ordering::Relaxed) {
@@ -96,13 +114,16 @@ pub fn import_paths(
                 progress(&ImportProgress {
                     path: shown.clone(),
                     paths_done: done,
-                    paths_total: paths.len(),
+                    paths_total: inputs.len(),
                     records,
                 });
             }
             Ok(())
         };
-        let format = import::read_path(path, &mut sink)?;
+        let format = match label {
+            Some(label) => import::read_dataset_as(path, label, &mut sink)?,
+            None => import::read_path(path, &mut sink)?,
+        };
         tracing::info!(path = %shown, ?format, records = count, "read import path");
         reports.push(ImportedPath {
             path: shown.clone(),
@@ -118,7 +139,7 @@ pub fn import_paths(
         progress(&ImportProgress {
             path: shown,
             paths_done: done + 1,
-            paths_total: paths.len(),
+            paths_total: inputs.len(),
             records,
         });
     }

@@ -53,6 +53,8 @@ mod export;
 pub use export::*;
 mod history;
 pub use history::{AnswerEventView, RaterAnswerHistory, answer_history};
+mod hub;
+pub use hub::*;
 mod import;
 pub use import::*;
 mod migrate;

@@ -89,7 +89,18 @@ pub trait CaseStore {
 
     /// Every case's current revision, by instance id.
     fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError>;
+
+    /// Where each case's content came from: instance id to the origin of its dataset row, or
+    /// of its audit folder when no dataset gave it.
+    fn case_origins(&self) -> Result<Vec<(String, String)>, StoreError>;
 }
+
+/// The query of [`CaseStore::case_origins`], the same on both backends: a dataset row's origin
+/// first, then an audit folder's.
+pub(crate) const CASE_ORIGINS: &str = "SELECT c.instance_id, s.origin FROM cases c
+     JOIN case_sources s ON s.case_id = c.id
+     WHERE s.kind <> 'stub'
+     ORDER BY c.instance_id, CASE s.kind WHEN 'dataset' THEN 0 ELSE 1 END";
 
 impl CaseStore for Store {
     fn begin_import(&mut self, now: &str) -> Result<Box<dyn ImportBatch + '_>, StoreError> {
@@ -171,6 +182,14 @@ impl CaseStore for Store {
             .map_err(|e| self.sql(e))?;
         let rows = stmt
             .query_map([case_id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn case_origins(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self.conn.prepare(CASE_ORIGINS).map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }

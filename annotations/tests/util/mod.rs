@@ -123,3 +123,17 @@ pub fn shared_data() -> Option<PathBuf> {
         None
     }
 }
+
+/// A complete answer on the swe-bench-verified questionnaire that every rule accepts.
+pub fn full_answer() -> Value {
+    serde_json::json!({
+        "underspecified": 1,
+        "underspecified_notes": "The issue names div(1, 0) and asks for a clear error, but never says which exception type or message is expected.",
+        "false_negative": 2,
+        "false_negative_notes": "The test pins the exact message 'cannot divide by zero', which the issue never states; other wordings would fail it.",
+        "difficulty": "<15 min fix",
+        "difficulty_notes": "One guard clause.",
+        "other_major_issues": 0,
+        "annotator_confidence": 4
+    })
+}

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{Client, Failure, PgStore};
 use crate::case::{CaseRecord, SourceKind, content_hash};
-use crate::store::cases::merge_sources;
+use crate::store::cases::{CASE_ORIGINS, merge_sources};
 use crate::store::{
     CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, NewAnswerEvent, StoreError,
     StoredCase, Submission,
@@ -115,6 +115,16 @@ impl CaseStore for PgStore {
                     &[&case_id],
                 )
                 .await?;
+            Ok(rows
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect::<Result<_, tokio_postgres::Error>>()?)
+        })
+    }
+
+    fn case_origins(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.run(async |c: &mut Client| {
+            let rows = c.query(CASE_ORIGINS, &[]).await?;
             Ok(rows
                 .iter()
                 .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
