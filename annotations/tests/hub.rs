@@ -604,3 +604,43 @@ fn a_parquet_file_imports_from_disk_as_its_json_lines_do() {
     other.ok(&["import", &fixture("pro.jsonl")]);
     assert_eq!(h.ok(&["cases", "--json"]), other.ok(&["cases", "--json"]));
 }
+
+#[test]
+fn the_shared_datasets_fetch_as_their_json_lines_import() {
+    let Some(data) = util::shared_data() else {
+        return;
+    };
+    for jsonl in [
+        data.join("swebench-verified/instances_complete.jsonl"),
+        data.join("swebench-pro/instances.jsonl"),
+    ] {
+        let rows = parquet_file::jsonl_rows(&jsonl);
+        let server = HubServer::start();
+        server.add(
+            DATASET,
+            Dataset {
+                commit: COMMIT.into(),
+                files: BTreeMap::from([(
+                    "data/test-00000-of-00001.parquet".to_string(),
+                    parquet_file::parquet_bytes(&rows, 100),
+                )]),
+                refuse: None,
+            },
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let s = settings(&server.endpoint(), &dir.path().join("cache"));
+        let mut from_jsonl = project(dir.path(), "a.verity");
+        ops::import_paths(
+            &mut from_jsonl,
+            &[jsonl.clone()],
+            OffsetDateTime::UNIX_EPOCH,
+            &mut |_| {},
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        let mut fetched = project(dir.path(), "b.verity");
+        let report = fetch(&mut fetched, &s, &request()).0.unwrap();
+        assert_eq!(report.import.added, rows.len(), "{}", jsonl.display());
+        assert_eq!(cases(&fetched), cases(&from_jsonl), "{}", jsonl.display());
+    }
+}

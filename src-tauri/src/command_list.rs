@@ -23,6 +23,7 @@ macro_rules! verity_commands {
             revise_answer,
             record_time,
             import_paths,
+            fetch_dataset,
             cancel_job,
             export_project,
             project_agreement,

@@ -8,12 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use annotations::hub::HubSettings;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
     AnswerView, AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, ErrorCode,
-    EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery,
-    GrepReport, ImportProgress, ImportReport, ProjectAgreement, Questionnaire, QueueItem,
-    RaterSummary, RepositoryStatus, ShownFile,
+    EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, FetchProgress,
+    FetchReport, FetchRequest, GrepQuery, GrepReport, ImportProgress, ImportReport,
+    ProjectAgreement, Questionnaire, QueueItem, RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -287,6 +288,35 @@ pub async fn import_paths(
             OffsetDateTime::now_utc(),
             &mut |progress| {
                 // A closed window drops the channel; the import goes on regardless.
+                let _ = on_progress.send(progress.clone());
+            },
+            &cancel,
+        )
+    })
+    .await
+}
+
+/// Fetches a dataset's split from the Hugging Face Hub (or its cache) and imports it, reporting
+/// the download and then the import on `on_progress`; `cancel_job` stops it (a partly downloaded
+/// file resumes on the next fetch; nothing is imported). The Hub's address, token, cache and
+/// proxy come from the environment, as for `verity fetch`. One long job at a time.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn fetch_dataset(
+    app: AppHandle,
+    request: FetchRequest,
+    on_progress: Channel<FetchProgress>,
+) -> Result<FetchReport, CommandError> {
+    let state = app.state::<AppState>();
+    let job = state.start_job("A fetch")?;
+    let cancel = state.cancel.clone();
+    with_project(app, move |p| {
+        let _job = job;
+        ops::fetch_dataset(
+            p,
+            &request,
+            &HubSettings::from_env(),
+            OffsetDateTime::now_utc(),
+            &mut |progress| {
                 let _ = on_progress.send(progress.clone());
             },
             &cancel,

@@ -21,6 +21,9 @@ import type {
   EvidenceView,
   ExportFormat,
   ExportOptions,
+  FetchProgress,
+  FetchReport,
+  FetchRequest,
   GrepQuery,
   GrepReport,
   ImportProgress,
@@ -102,6 +105,11 @@ export const api = {
     const channel = new Channel<ImportProgress>();
     channel.onmessage = onProgress;
     return call<ImportReport>('import_paths', { paths, on_progress: channel });
+  },
+  fetchDataset: (request: FetchRequest, onProgress: (p: FetchProgress) => void) => {
+    const channel = new Channel<FetchProgress>();
+    channel.onmessage = onProgress;
+    return call<FetchReport>('fetch_dataset', { request, on_progress: channel });
   },
   cancelJob: () => call<void>('cancel_job'),
   exportProject: (format: ExportFormat, options: ExportOptions, outPath: string) =>

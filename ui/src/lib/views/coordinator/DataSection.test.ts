@@ -76,4 +76,50 @@ describe('DataSection', () => {
     expect((await findByRole('alert')).textContent).toBe('Import stopped; nothing was imported.');
     expect(container.querySelector('progress')).toBeNull();
   });
+  it('fetches a dataset from the Hub with progress and says what came, or why it stopped', async () => {
+    let channel: { onmessage: (p: unknown) => void } | undefined;
+    let resolve: (r: unknown) => void = () => {};
+    let reject: (e: unknown) => void = () => {};
+    const calls = mockBackend({
+      fetch_dataset: (args) => {
+        channel = args.on_progress as typeof channel;
+        return new Promise((yes, no) => ((resolve = yes), (reject = no)));
+      },
+      cancel_job: () => null,
+    });
+    const { getByTestId, findByTestId, findByRole, queryByTestId } = render(DataSection);
+    await fireEvent.click(getByTestId('hub-open'));
+    expect((getByTestId('hub-fetch') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.input(getByTestId('hub-dataset'), { target: { value: ' princeton-nlp/SWE-bench_Verified ' } });
+    await fireEvent.click(getByTestId('hub-fetch'));
+    const job = await findByTestId('fetch-job');
+    expect(calls.find((c) => c.cmd === 'fetch_dataset')!.args.request).toEqual({
+      dataset: 'princeton-nlp/SWE-bench_Verified',
+      split: 'test',
+      revision: 'main',
+    });
+    expect((getByTestId('import') as HTMLButtonElement).disabled).toBe(true);
+    channel!.onmessage({ phase: 'download', stage: 'downloading', file: 'data/test-00000-of-00001.parquet', files_done: 0, files_total: 1, bytes_done: 1_500_000, bytes_total: 2_100_000, waiting: null });
+    await Promise.resolve();
+    expect(job.textContent).toContain('1.5 MB of 2.1 MB · file 1 of 1');
+    channel!.onmessage({ phase: 'download', stage: 'waiting', file: 'data/test-00000-of-00001.parquet', files_done: 0, files_total: 1, bytes_done: 0, bytes_total: 0, waiting: '429 Too Many Requests; trying again in 3 s' });
+    await Promise.resolve();
+    expect(job.textContent).toContain('429 Too Many Requests; trying again in 3 s');
+    resolve({
+      fetched: { dataset: 'princeton-nlp/SWE-bench_Verified', split: 'test', revision: 'main', commit: 'c104f840cc67f8b6eec6f759ebc8b2693d585d4a', files: [{ path: 'data/test-00000-of-00001.parquet', local: '/c/x', sha256: 'ab', bytes: 2_100_000, cached: true }], cache: '/c' },
+      from_cache: true,
+      import: { added: 500, updated: 0, unchanged: 0, paths: [] },
+    });
+    expect((await findByTestId('fetch-result')).textContent).toBe(
+      'Fetched princeton-nlp/SWE-bench_Verified (test, main at c104f84): 1 file, 2.1 MB, served from the cache, nothing downloaded. Imported 500 new tasks, 0 changed (new revisions), 0 unchanged.',
+    );
+    expect(queryByTestId('fetch-job')).toBeNull();
+
+    await fireEvent.click(getByTestId('hub-fetch'));
+    await findByTestId('cancel-fetch');
+    await fireEvent.click(getByTestId('cancel-fetch'));
+    expect(calls.some((c) => c.cmd === 'cancel_job')).toBe(true);
+    reject({ code: 'cancelled', message: 'the fetch was cancelled' });
+    expect((await findByRole('alert')).textContent).toBe('Fetch stopped; nothing was imported. A partly downloaded file resumes on the next fetch.');
+  });
 });

@@ -1,6 +1,6 @@
 // Small helpers the coordinator's sections share: the main coefficient of a question, question
 // titles and option labels, natural order of task ids, errors as their sentence.
-import { toApiError, type CoefficientRow, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
+import { toApiError, type CoefficientRow, type FetchProgress, type FetchReport, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
 import { blocks } from '../../text/prose';
 import { sameValue } from '../../form/rules';
 
@@ -44,4 +44,42 @@ export function naturalCompare(a: string, b: string): number {
 /** The sentence an error carries, never a stack trace or "undefined". */
 export function errorText(e: unknown): string {
   return toApiError(e).message;
+}
+
+/** A size in bytes as people read it: `812 B`, `4.2 MB`. */
+export function bytesText(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** What a fetch is doing, in one line. */
+export function fetchStatus(p: FetchProgress): string {
+  if (p.phase === 'import') return `Importing: ${p.records} records`;
+  const file = p.file ? ` · file ${Math.min(p.files_done + 1, p.files_total)} of ${p.files_total}` : '';
+  switch (p.stage) {
+    case 'listing':
+      return 'Asking the Hub for the dataset’s files…';
+    case 'waiting':
+      return `${p.waiting ?? 'Waiting'}${file}`;
+    case 'verifying':
+      return `Checking ${p.file ?? 'the file'}${file}`;
+    case 'downloading':
+      return `${bytesText(p.bytes_done)}${p.bytes_total ? ` of ${bytesText(p.bytes_total)}` : ''}${file}`;
+  }
+}
+
+/** What a finished fetch brought, in one sentence. */
+export function fetchSummary(r: FetchReport): string {
+  const f = r.fetched;
+  const bytes = f.files.reduce((sum, file) => sum + file.bytes, 0);
+  const files = `${f.files.length} file${f.files.length === 1 ? '' : 's'}, ${bytesText(bytes)}`;
+  const how = r.from_cache ? 'served from the cache, nothing downloaded' : 'downloaded';
+  return `Fetched ${f.dataset} (${f.split}, ${f.revision} at ${f.commit.slice(0, 7)}): ${files}, ${how}. Imported ${r.import.added} new tasks, ${r.import.updated} changed (new revisions), ${r.import.unchanged} unchanged.`;
 }
