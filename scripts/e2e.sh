@@ -5,10 +5,20 @@
 # XDG_DATA_HOME, so every run starts from a new demo project. The command line (debug) makes the
 # projects some tests open.
 set -euo pipefail
+# A Hugging Face Hub on 127.0.0.1 serving a 24-row split (annotations/examples/hub_serve.rs),
+# started before the app's driver so the app inherits HF_ENDPOINT and an empty cache.
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cargo build --manifest-path "$here/Cargo.toml" --locked -p annotations --bin verity --example hub_serve
+hub_dir="$(mktemp -d)"
+"$here/target/debug/examples/hub_serve" 24 "$hub_dir" &
+hub_pid=$!
+for _ in $(seq 300); do [ -s "$hub_dir/port" ] && break; sleep 0.1; done
+export HF_ENDPOINT="http://127.0.0.1:$(cat "$hub_dir/port")" HF_HOME="$hub_dir/hf"
+unset HF_TOKEN HF_HUB_OFFLINE HF_HUB_CACHE
 # shellcheck source=headless.sh
 source "$(dirname "$0")/headless.sh"
+trap 'kill "$hub_pid" 2>/dev/null || true; rm -rf "$hub_dir"; stop_headless' EXIT
 mkdir -p "$root/docs/screenshots"
-cargo build --manifest-path "$root/Cargo.toml" --locked -p annotations --bin verity
 
 status=0
 VERITY_APP="$app" VERITY_CLI="$root/target/debug/verity" VERITY_DRIVER_PORT="$port" VERITY_DRIVER_PID="$driver_pid" \

@@ -270,6 +270,79 @@ fn an_interrupted_download_resumes_where_its_whole_chunks_end() {
 }
 
 #[test]
+fn a_cancelled_download_resumes_on_the_next_fetch() {
+    let server = HubServer::start();
+    let rows = parquet_file::jsonl_rows(Path::new(&fixture("pro.jsonl")));
+    let many: Vec<_> = (0..200)
+        .map(|i| {
+            let mut row = rows[0].clone();
+            row.insert("instance_id".into(), Value::String(format!("task-{i}")));
+            row
+        })
+        .collect();
+    let big = parquet_file::parquet_bytes(&many, 16);
+    let size = big.len();
+    let chunk = size / 4 + 1;
+    server.add(
+        DATASET,
+        Dataset {
+            commit: COMMIT.into(),
+            files: BTreeMap::from([("data/test-00000-of-00001.parquet".to_string(), big)]),
+            refuse: None,
+        },
+    );
+    // The third chunk hangs until the user gives up waiting.
+    server.fault(
+        &format!("bytes={}-", 2 * chunk),
+        Fault::Delay(Duration::from_secs(3)),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&server.endpoint(), &dir.path().join("cache"));
+    s.chunk_size = chunk;
+    let mut p = project(dir.path(), "p.verity");
+    let cancel = AtomicBool::new(false);
+    let err = ops::fetch_dataset(
+        &mut p,
+        &request(),
+        &s,
+        OffsetDateTime::UNIX_EPOCH,
+        &mut |step| {
+            if let FetchProgress::Download(d) = step
+                && d.bytes_done >= 2 * chunk as u64
+            {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+        &cancel,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ops::ErrorCode::Cancelled);
+    assert_eq!(
+        err.to_string(),
+        "the fetch was cancelled; a partly downloaded file resumes on the next fetch"
+    );
+    assert_eq!(case_count(&p), 0);
+    server.clear_log();
+    server.clear_faults();
+    assert_eq!(fetch(&mut p, &s, &request()).0.unwrap().import.added, 200);
+    let ranges: Vec<String> = server
+        .log()
+        .into_iter()
+        .filter_map(|l| l.range)
+        .filter(|r| r != "bytes=0-0")
+        .collect();
+    assert_eq!(
+        ranges,
+        // hf-hub asks for the last chunk up to the file's length, one past its last byte.
+        [
+            format!("bytes={}-{}", 2 * chunk, 3 * chunk - 1),
+            format!("bytes={}-{size}", 3 * chunk)
+        ],
+        "only the chunks not yet in are asked for"
+    );
+}
+
+#[test]
 fn the_hub_is_tried_again_after_429_and_5xx_honouring_retry_after() {
     let server = HubServer::start();
     server.add(DATASET, dataset_of("swebench.jsonl"));

@@ -33,6 +33,8 @@ pub enum Fault {
     Truncate(usize),
     /// The body with its bytes changed, at its right length.
     Corrupt,
+    /// The answer, after this wait.
+    Delay(std::time::Duration),
 }
 
 /// A request as the server saw it.
@@ -198,6 +200,11 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
             let _ = stream.write_all(head.as_bytes());
             let _ = stream.write_all(&body[..n.min(body.len())]);
             let _ = stream.flush();
+        }
+        Some(Fault::Delay(wait)) => {
+            std::thread::sleep(wait);
+            let (status, headers, body) = answer;
+            respond(&mut stream, status, &headers, &body);
         }
         Some(Fault::Corrupt) => {
             let (status, headers, mut body) = answer;
