@@ -571,3 +571,23 @@ fn evidence_on_a_missing_base_commit_names_the_command_and_fetch_missing_fetches
     assert_eq!(report["base_commit"], later.as_str());
     assert_eq!(h.json(&["repo", "list", "--json"])[0]["held"], 2);
 }
+
+#[test]
+fn the_needed_repositories_include_those_without_a_clone() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path(), &[&server.main[0], &server.main[1]]);
+    let needed = ops::list_needed_repositories(&p).unwrap();
+    assert_eq!(needed.len(), 1);
+    assert_eq!(
+        (needed[0].tasks, needed[0].base_commits, needed[0].held),
+        (2, 2, 0)
+    );
+    assert!(needed[0].path.is_none());
+    clone(&mut p, &dir.path().join("cache"), &server.url())
+        .0
+        .unwrap();
+    let needed = ops::list_needed_repositories(&p).unwrap();
+    assert_eq!(needed[0].held, 2);
+    assert!(needed[0].path.is_some());
+}

@@ -10,9 +10,11 @@ use std::sync::atomic::Ordering;
 
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
-    AnswerView, AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, ErrorCode,
+    AnswerView, AssignReport, CaseListItem, CaseView, CloneProgress, CloneReport, CloneRequest,
+    Disagreement, EnsembleReport, ErrorCode,
     EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery,
-    GrepReport, ImportProgress, ImportReport, ProjectAgreement, Questionnaire, QueueItem,
+    GrepReport, ImportProgress, ImportReport, NeededRepository, ProjectAgreement, Questionnaire,
+    QueueItem,
     RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
@@ -295,8 +297,9 @@ pub async fn import_paths(
     .await
 }
 
-/// Asks the running import or evidence run to stop; what it did is rolled back (an import) or
-/// kept (evidence already computed stays cached, and a new run resumes after it).
+/// Asks the running import, evidence run or clone to stop; what it did is rolled back (an
+/// import) or kept (evidence already computed stays cached, and a new run resumes after it; a
+/// clone keeps what its finished stages brought, and cloning again resumes).
 #[tauri::command(rename_all = "snake_case")]
 pub fn cancel_job(app: AppHandle) {
     app.state::<AppState>()
@@ -413,6 +416,46 @@ pub async fn add_repository(
 ) -> Result<RepositoryStatus, CommandError> {
     with_project(app, move |p| {
         ops::add_repository(p, &name, &path, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Every repository the tasks name, with its registered clone if there is one.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_needed_repositories(
+    app: AppHandle,
+) -> Result<Vec<NeededRepository>, CommandError> {
+    with_project(app, |p| ops::list_needed_repositories(p)).await
+}
+
+/// Clones a repository into the cache folder the command line uses too (or continues an
+/// interrupted clone, or reuses a finished one), registers it and fetches the base commits it
+/// lacks, reporting progress on `on_progress`; `cancel_job` stops it, and cloning again resumes.
+/// Refused while another long job is running.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn clone_repository(
+    app: AppHandle,
+    req: CloneRequest,
+    on_progress: Channel<CloneProgress>,
+) -> Result<CloneReport, CommandError> {
+    let state = app.state::<AppState>();
+    let job = state.start_job("A clone")?;
+    let cancel = state.cancel.clone();
+    let cache = ops::default_repository_cache()
+        .unwrap_or_else(|| state.data_dir.join("repositories"));
+    with_project(app, move |p| {
+        let _job = job;
+        ops::clone_repository(
+            p,
+            &req,
+            &cache,
+            OffsetDateTime::now_utc(),
+            &mut |progress| {
+                // A closed window drops the channel; the clone goes on regardless.
+                let _ = on_progress.send(progress.clone());
+            },
+            &cancel,
+        )
     })
     .await
 }

@@ -1,6 +1,7 @@
 //! Cloning the tasks' repositories: once into a cache folder shared by every project, registered
 //! for the project that asked; then fetching the base commits the clone lacks, by id.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -141,6 +142,7 @@ pub struct CloneReport {
     /// Bytes received cloning (not counting commits fetched by id).
     pub received_bytes: usize,
     /// Milliseconds the whole job took.
+    #[ts(type = "number")]
     pub elapsed_ms: u64,
     /// The project's base commits in it.
     pub commits: CommitsReport,
@@ -289,10 +291,6 @@ pub fn clone_repository(
     let name = request.name.as_str();
     check_repository_name(project, name)?;
     let started = Instant::now();
-    let url = request
-        .url
-        .clone()
-        .unwrap_or_else(|| format!("https://github.com/{name}"));
     let path = match &request.into {
         Some(dir) => dir.clone(),
         None => match project.store.repository(name)? {
@@ -300,6 +298,16 @@ pub fn clone_repository(
             None => cache.join(format!("{name}.git")),
         },
     };
+    // A clone that is there already fetches from where it came from, unless told otherwise.
+    let origin = match &request.url {
+        None if path.exists() => crate::clone::origin_url(&path).ok().flatten(),
+        _ => None,
+    };
+    let url = request
+        .url
+        .clone()
+        .or(origin)
+        .unwrap_or_else(|| format!("https://github.com/{name}"));
     let (clone, prior) = BareClone::open_or_init(&path, &url)?;
     tracing::info!(repository = name, %url, path = %path.display(), ?prior, "cloning");
     let mut reporter = Reporter {
@@ -372,4 +380,64 @@ pub fn fetch_missing_commits(
         commit: None,
     };
     fetch_commits(project, name, &clone, &mut reporter)
+}
+
+/// A repository the project's tasks name, with its registered clone if there is one.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct NeededRepository {
+    /// `owner/name`.
+    pub name: String,
+    /// How many of the project's tasks are in it.
+    pub tasks: usize,
+    /// Distinct base commits of those tasks.
+    pub base_commits: usize,
+    /// How many of them the registered clone holds (0 without one).
+    pub held: usize,
+    /// The registered clone, if any.
+    pub path: Option<String>,
+    /// Why the registered clone could not be read, when it could not.
+    pub problem: Option<String>,
+}
+
+/// Every repository the project's tasks name, with its registered clone and how many base
+/// commits it holds, by name; a registered clone no task needs any more is listed too.
+pub fn list_needed_repositories(project: &Project) -> Result<Vec<NeededRepository>> {
+    let registered = super::list_repositories(project)?;
+    let mut tasks: BTreeMap<String, (usize, BTreeSet<String>)> = BTreeMap::new();
+    for case in project.store.list_cases()? {
+        let (count, commits) = tasks.entry(case.repo).or_default();
+        *count += 1;
+        commits.extend(case.base_commit);
+    }
+    let mut needed: BTreeMap<String, NeededRepository> = tasks
+        .into_iter()
+        .map(|(name, (count, commits))| {
+            let repo = NeededRepository {
+                name: name.clone(),
+                tasks: count,
+                base_commits: commits.len(),
+                held: 0,
+                path: None,
+                problem: None,
+            };
+            (name, repo)
+        })
+        .collect();
+    for r in registered {
+        let entry = needed
+            .entry(r.name.clone())
+            .or_insert_with(|| NeededRepository {
+                name: r.name.clone(),
+                tasks: 0,
+                base_commits: r.base_commits,
+                held: 0,
+                path: None,
+                problem: None,
+            });
+        entry.held = r.held;
+        entry.path = Some(r.path);
+        entry.problem = r.problem;
+    }
+    Ok(needed.into_values().collect())
 }
