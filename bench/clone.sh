@@ -75,7 +75,7 @@ VERITY="$ROOT/target/release/verity"
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 git daemon --reuseaddr --base-path="$SERVED" --export-all --enable=upload-pack \
-  --port="$PORT" --listen=127.0.0.1 "$SERVED" &
+  --port="$PORT" --listen=127.0.0.1 "$SERVED" 2>"$WORK/clone-daemon.log" &
 DAEMON=$!
 TMP=$(mktemp -d)
 trap 'kill "$DAEMON" 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -106,7 +106,8 @@ for round in $(seq "$RUNS"); do
   g=$(seconds git clone -q --bare "$URL" "$TMP/git$round.git")
   v=$(seconds "$VERITY" repo clone bench/big --url "$URL" --into "$TMP/verity$round.git")
   held=$("$VERITY" repo list --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; print(r["held"], "of", r["base_commits"])')
-  echo "round $round: git clone --bare ${g} s, verity repo clone ${v} s (base commits held: $held)"
+  objects() { git -C "$1" count-objects -v | sed -n 's/^in-pack: //p'; }
+  echo "round $round: git clone --bare ${g} s, verity repo clone ${v} s (objects: git $(objects "$TMP/git$round.git"), verity $(objects "$TMP/verity$round.git"); base commits held: $held)"
   git_times+=("$g")
   verity_times+=("$v")
   rm -rf "$TMP/git$round.git" "$TMP/verity$round.git"

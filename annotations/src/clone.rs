@@ -131,6 +131,16 @@ pub enum CloneError {
         /// libgit2's explanation.
         message: String,
     },
+    /// The server would not send a commit asked for by its id.
+    #[error("the server at {url} does not give out commit {commit}: {message}")]
+    CommitRefused {
+        /// The URL given.
+        url: String,
+        /// The commit asked for.
+        commit: String,
+        /// The server's or libgit2's explanation.
+        message: String,
+    },
     /// The caller's progress callback asked to stop.
     #[error(
         "the transfer from {url} was cancelled; run the same command again to resume where it stopped"
@@ -180,6 +190,14 @@ impl std::fmt::Debug for BareClone {
             .field("url", &self.url)
             .finish()
     }
+}
+
+/// Whether a failed fetch by id was the server declining to send that object.
+fn is_refusal(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    lower.contains("not our ref")
+        || lower.contains("unadvertised object")
+        || lower.contains("cannot fetch a specific object")
 }
 
 /// Refuses what libgit2 could never fetch from, before anything is written.
@@ -307,11 +325,23 @@ impl BareClone {
         commit: &str,
         progress: &mut dyn FnMut(Stage, &Transfer) -> bool,
     ) -> Result<usize, CloneError> {
-        self.fetch(
+        let fetched = self.fetch(
             Stage::Commit,
             &[format!("+{commit}:{COMMIT_REFS}{commit}")],
             progress,
-        )
+        );
+        match fetched {
+            Err(CloneError::Interrupted { message, .. } | CloneError::Git { message, .. })
+                if is_refusal(&message) =>
+            {
+                Err(CloneError::CommitRefused {
+                    url: self.url.clone(),
+                    commit: commit.to_string(),
+                    message,
+                })
+            }
+            other => other,
+        }
     }
 
     /// The remote's default branch (`refs/heads/main`), or `None` for an empty repository.

@@ -591,3 +591,31 @@ fn the_needed_repositories_include_those_without_a_clone() {
     assert_eq!(needed[0].held, 2);
     assert!(needed[0].path.is_some());
 }
+
+#[test]
+fn a_commit_the_server_will_not_give_is_listed_as_missing_with_the_reason() {
+    let server = Server::start();
+    let served = server.dir.path().join("served/acme/calc.git");
+    git(
+        &served,
+        &["config", "uploadpack.allowAnySHA1InWant", "false"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path(), &[&server.main[0], &server.hidden]);
+    let report = clone(&mut p, &dir.path().join("cache"), &server.url())
+        .0
+        .unwrap();
+    assert_eq!(report.commits.held, 1);
+    assert_eq!(report.commits.missing.len(), 1, "{report:?}");
+    let missing = &report.commits.missing[0];
+    assert_eq!(missing.commit, server.hidden);
+    assert!(
+        missing.reason.starts_with(&format!(
+            "the server at {} does not give out commit {}: ",
+            server.url(),
+            server.hidden
+        )),
+        "{}",
+        missing.reason
+    );
+}

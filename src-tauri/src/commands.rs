@@ -11,11 +11,10 @@ use std::sync::atomic::Ordering;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
     AnswerView, AssignReport, CaseListItem, CaseView, CloneProgress, CloneReport, CloneRequest,
-    Disagreement, EnsembleReport, ErrorCode,
-    EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, GrepQuery,
-    GrepReport, ImportProgress, ImportReport, NeededRepository, ProjectAgreement, Questionnaire,
-    QueueItem,
-    RaterSummary, RepositoryStatus, ShownFile,
+    Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress, EvidenceView,
+    ExportFormat, ExportOptions, GrepQuery, GrepReport, ImportProgress, ImportReport,
+    NeededRepository, ProjectAgreement, Questionnaire, QueueItem, RaterSummary, RepositoryStatus,
+    ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -441,8 +440,8 @@ pub async fn clone_repository(
     let state = app.state::<AppState>();
     let job = state.start_job("A clone")?;
     let cancel = state.cancel.clone();
-    let cache = ops::default_repository_cache()
-        .unwrap_or_else(|| state.data_dir.join("repositories"));
+    let cache =
+        ops::default_repository_cache().unwrap_or_else(|| state.data_dir.join("repositories"));
     with_project(app, move |p| {
         let _job = job;
         ops::clone_repository(

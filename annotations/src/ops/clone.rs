@@ -155,6 +155,7 @@ impl From<CloneError> for Error {
             CloneError::NotFound { .. } => ErrorCode::NotFound,
             CloneError::Unreachable { .. }
             | CloneError::Interrupted { .. }
+            | CloneError::CommitRefused { .. }
             | CloneError::Git { .. } => ErrorCode::CloneFailed,
             CloneError::Cancelled { .. } => ErrorCode::Cancelled,
             CloneError::PathTaken { .. } => ErrorCode::AlreadyExists,
@@ -264,10 +265,12 @@ fn fetch_commits(
                 commit,
                 reason: "the server sent something other than a commit".into(),
             }),
-            Err(err @ CloneError::Git { .. }) => report.missing.push(MissingCommit {
-                commit,
-                reason: err.to_string(),
-            }),
+            Err(err @ (CloneError::CommitRefused { .. } | CloneError::Git { .. })) => {
+                report.missing.push(MissingCommit {
+                    commit,
+                    reason: err.to_string(),
+                })
+            }
             Err(err) => return Err(err.into()),
         }
     }
@@ -363,6 +366,12 @@ pub fn fetch_missing_commits(
         ))
     })?;
     let path = PathBuf::from(&registered.path);
+    if !path.exists() {
+        return Err(Error::NotFound(format!(
+            "the clone registered for {name} at {} is gone; clone it again with `verity repo clone {name}`",
+            path.display()
+        )));
+    }
     let url = match url {
         Some(url) => url.to_string(),
         None => {
