@@ -8,6 +8,7 @@
 
 pub mod agreement;
 pub mod case;
+pub mod clone;
 pub mod demo;
 pub mod ensemble;
 pub mod evidence;

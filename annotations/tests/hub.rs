@@ -705,7 +705,7 @@ fn the_shared_datasets_fetch_as_their_json_lines_import() {
         let mut from_jsonl = project(dir.path(), "a.verity");
         ops::import_paths(
             &mut from_jsonl,
-            &[jsonl.clone()],
+            std::slice::from_ref(&jsonl),
             OffsetDateTime::UNIX_EPOCH,
             &mut |_| {},
             &AtomicBool::new(false),

@@ -35,6 +35,8 @@ macro_rules! verity_commands {
             show_file,
             list_repositories,
             add_repository,
+            list_needed_repositories,
+            clone_repository,
             evidence_all,
             open_external,
         )

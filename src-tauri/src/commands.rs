@@ -11,10 +11,11 @@ use std::sync::atomic::Ordering;
 use annotations::hub::HubSettings;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
-    AnswerView, AssignReport, CaseListItem, CaseView, Disagreement, EnsembleReport, ErrorCode,
-    EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, FetchProgress,
-    FetchReport, FetchRequest, GrepQuery, GrepReport, ImportProgress, ImportReport,
-    ProjectAgreement, Questionnaire, QueueItem, RaterSummary, RepositoryStatus, ShownFile,
+    AnswerView, AssignReport, CaseListItem, CaseView, CloneProgress, CloneReport, CloneRequest,
+    Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress, EvidenceView,
+    ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery, GrepReport,
+    ImportProgress, ImportReport, NeededRepository, ProjectAgreement, Questionnaire, QueueItem,
+    RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -325,8 +326,10 @@ pub async fn fetch_dataset(
     .await
 }
 
-/// Asks the running import or evidence run to stop; what it did is rolled back (an import) or
-/// kept (evidence already computed stays cached, and a new run resumes after it).
+/// Asks the running import, fetch, evidence run or clone to stop; what it did is rolled back
+/// (an import, a fetch's import) or kept (evidence already computed stays cached, and a new run
+/// resumes after it; a fetch's partly downloaded file and a clone's finished stages are kept,
+/// and fetching or cloning again resumes).
 #[tauri::command(rename_all = "snake_case")]
 pub fn cancel_job(app: AppHandle) {
     app.state::<AppState>()
@@ -443,6 +446,46 @@ pub async fn add_repository(
 ) -> Result<RepositoryStatus, CommandError> {
     with_project(app, move |p| {
         ops::add_repository(p, &name, &path, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Every repository the tasks name, with its registered clone if there is one.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_needed_repositories(
+    app: AppHandle,
+) -> Result<Vec<NeededRepository>, CommandError> {
+    with_project(app, |p| ops::list_needed_repositories(p)).await
+}
+
+/// Clones a repository into the cache folder the command line uses too (or continues an
+/// interrupted clone, or reuses a finished one), registers it and fetches the base commits it
+/// lacks, reporting progress on `on_progress`; `cancel_job` stops it, and cloning again resumes.
+/// Refused while another long job is running.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn clone_repository(
+    app: AppHandle,
+    req: CloneRequest,
+    on_progress: Channel<CloneProgress>,
+) -> Result<CloneReport, CommandError> {
+    let state = app.state::<AppState>();
+    let job = state.start_job("A clone")?;
+    let cancel = state.cancel.clone();
+    let cache =
+        ops::default_repository_cache().unwrap_or_else(|| state.data_dir.join("repositories"));
+    with_project(app, move |p| {
+        let _job = job;
+        ops::clone_repository(
+            p,
+            &req,
+            &cache,
+            OffsetDateTime::now_utc(),
+            &mut |progress| {
+                // A closed window drops the channel; the clone goes on regardless.
+                let _ = on_progress.send(progress.clone());
+            },
+            &cancel,
+        )
     })
     .await
 }

@@ -173,6 +173,9 @@ enum Command {
         /// Memory bound of the blob cache, in MiB.
         #[arg(long, default_value_t = 256)]
         cache_mb: usize,
+        /// When the clone lacks the case's base commit, fetch it without asking.
+        #[arg(long)]
+        fetch_missing: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -457,6 +460,34 @@ enum RepoAction {
     },
     /// List registered clones with how many of the project's base commits each holds.
     List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Clone OWNER/NAME (once, into the cache folder: $VERITY_REPO_CACHE, else
+    /// ~/.local/share/verity/repositories), register it, and fetch the base commits it lacks.
+    /// Ctrl-C stops it; running it again resumes.
+    Clone {
+        /// `owner/name`, as the tasks' `repo` field gives it.
+        name: String,
+        /// Where to clone from (https://, http://, git://, file:// or a local path); by default
+        /// https://github.com/OWNER/NAME.
+        #[arg(long)]
+        url: Option<String>,
+        /// The folder to clone into instead of the cache.
+        #[arg(long, value_name = "DIR")]
+        into: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch, by id, the base commits that the registered clone of OWNER/NAME lacks.
+    FetchMissing {
+        /// `owner/name`.
+        name: String,
+        /// Where to fetch from; the clone's `origin` by default.
+        #[arg(long)]
+        url: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -1000,12 +1031,82 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            RepoAction::Clone {
+                name,
+                url,
+                into,
+                json,
+            } => {
+                let mut p = project.open()?;
+                let cache = ops::default_repository_cache().context(
+                    "no folder to clone into: set VERITY_REPO_CACHE or HOME, or pass --into DIR",
+                )?;
+                let request = ops::CloneRequest { name, url, into };
+                let cancel = cancel_on_ctrl_c();
+                let bar = transfer_bar();
+                let report = ops::clone_repository(
+                    &mut p,
+                    &request,
+                    &cache,
+                    now,
+                    &mut |step| show_transfer(bar.as_ref(), step),
+                    &cancel,
+                );
+                if let Some(bar) = bar {
+                    bar.finish_and_clear();
+                }
+                let report = report?;
+                if json {
+                    print_json(&report)?;
+                } else {
+                    let how = if report.reused {
+                        "reused the clone".to_string()
+                    } else {
+                        format!(
+                            "{} {} from {} ({}, {:.1} s)",
+                            if report.resumed {
+                                "resumed and finished the clone of"
+                            } else {
+                                "cloned"
+                            },
+                            report.name,
+                            report.url,
+                            bytes(report.received_bytes),
+                            report.elapsed_ms as f64 / 1000.0
+                        )
+                    };
+                    writeln!(out, "{how} at {}, registered", report.path)?;
+                    write_commits(&mut out, &report.commits)?;
+                }
+            }
+            RepoAction::FetchMissing { name, url, json } => {
+                let mut p = project.open()?;
+                let cancel = cancel_on_ctrl_c();
+                let bar = transfer_bar();
+                let report = ops::fetch_missing_commits(
+                    &mut p,
+                    &name,
+                    url.as_deref(),
+                    &mut |step| show_transfer(bar.as_ref(), step),
+                    &cancel,
+                );
+                if let Some(bar) = bar {
+                    bar.finish_and_clear();
+                }
+                let report = report?;
+                if json {
+                    print_json(&report)?;
+                } else {
+                    write_commits(&mut out, &report)?;
+                }
+            }
         },
         Command::Evidence {
             case_id,
             all,
             refresh,
             cache_mb,
+            fetch_missing,
             json,
         } => {
             let mut p = project.open()?;
@@ -1051,7 +1152,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             } else {
                 let case_id = case_id.context("name a case or pass --all")?;
-                let view = ops::case_evidence(&mut p, &engine, &case_id, refresh, now)?;
+                let view = match ops::case_evidence(&mut p, &engine, &case_id, refresh, now) {
+                    Err(err) if err.missing_base_commit().is_some() => {
+                        let repo = err.missing_base_commit().unwrap_or_default().to_string();
+                        if !(fetch_missing || ask_to_fetch(&err)?) {
+                            bail!(
+                                "{} (run `verity repo fetch-missing {repo}`, or pass --fetch-missing)",
+                                err.to_string().trim_end_matches('.')
+                            );
+                        }
+                        let cancel = cancel_on_ctrl_c();
+                        let bar = transfer_bar();
+                        let fetched = ops::fetch_missing_commits(
+                            &mut p,
+                            &repo,
+                            None,
+                            &mut |step| show_transfer(bar.as_ref(), step),
+                            &cancel,
+                        );
+                        if let Some(bar) = bar {
+                            bar.finish_and_clear();
+                        }
+                        fetched?;
+                        ops::case_evidence(&mut p, &engine, &case_id, refresh, now)?
+                    }
+                    other => other?,
+                };
                 if json {
                     print_json(&view.report)?;
                 } else {
@@ -1432,6 +1558,93 @@ fn read_case_list(file: &Path) -> Result<Vec<String>> {
         bail!("{} lists no case id (one per line)", file.display());
     }
     Ok(ids)
+}
+
+/// Sets the returned flag on the first Ctrl-C, so that a long job stops cleanly; a second
+/// Ctrl-C ends the process at once.
+fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    match runtime {
+        Ok(runtime) => {
+            std::thread::spawn(move || {
+                runtime.block_on(async {
+                    while tokio::signal::ctrl_c().await.is_ok() {
+                        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                            std::process::exit(130);
+                        }
+                        eprintln!("verity: stopping; Ctrl-C again to quit at once");
+                    }
+                });
+            });
+        }
+        Err(err) => tracing::warn!("Ctrl-C will end the process without cleaning up: {err}"),
+    }
+    cancel
+}
+
+/// A bar for a clone or fetch: objects, bytes and speed.
+fn transfer_bar() -> Option<indicatif::ProgressBar> {
+    progress_bar(0, "{prefix} {bar:30} {pos}/{len} objects, {msg}")
+}
+
+fn show_transfer(bar: Option<&indicatif::ProgressBar>, step: &ops::CloneProgress) {
+    let Some(bar) = bar else { return };
+    bar.set_prefix(match (step.stage, &step.commit) {
+        (ops::CloneStage::DefaultBranch, _) => "default branch".to_string(),
+        (ops::CloneStage::Branches, _) => "branches and tags".to_string(),
+        (ops::CloneStage::Commit, Some(c)) => format!("commit {}", &c[..c.len().min(12)]),
+        (ops::CloneStage::Commit, None) => "commit".to_string(),
+    });
+    bar.set_length(step.total_objects as u64);
+    bar.set_position(step.received_objects as u64);
+    bar.set_message(format!(
+        "{}, {}/s, {}/{} deltas",
+        bytes(step.received_bytes),
+        bytes(step.bytes_per_second),
+        step.indexed_deltas,
+        step.total_deltas
+    ));
+}
+
+fn bytes(n: usize) -> String {
+    indicatif::HumanBytes(n as u64).to_string()
+}
+
+fn write_commits(out: &mut impl Write, commits: &ops::CommitsReport) -> Result<()> {
+    writeln!(
+        out,
+        "{} of {} base commits held{}",
+        commits.held,
+        commits.base_commits,
+        if commits.fetched.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} fetched by id, {})",
+                commits.fetched.len(),
+                bytes(commits.received_bytes)
+            )
+        }
+    )?;
+    for m in &commits.missing {
+        writeln!(out, "missing {}: {}", m.commit, m.reason)?;
+    }
+    Ok(())
+}
+
+/// On a terminal, asks whether to fetch the missing base commit the error names.
+fn ask_to_fetch(err: &ops::Error) -> Result<bool> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Ok(false);
+    }
+    eprint!("verity: {} Fetch it now? [y/N] ", err);
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
 /// A progress bar on stderr, only when stderr is a terminal (never in pipes or logs).

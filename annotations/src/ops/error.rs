@@ -82,6 +82,9 @@ pub enum ErrorCode {
     Write,
     /// A long job was cancelled.
     Cancelled,
+    /// A repository could not be cloned or its commits fetched: the server cannot be reached,
+    /// the transfer broke off, or git failed.
+    CloneFailed,
     /// The desktop app: nobody has chosen who they are yet.
     NoRole,
     /// The desktop app: only the coordinator may do this.
@@ -182,6 +185,20 @@ impl Error {
         Error::Refused {
             code,
             message: message.into(),
+        }
+    }
+
+    /// The repository whose clone lacks the case's base commit, when that is what went wrong:
+    /// fetching the commit (`fetch_missing_commits`) may help.
+    pub fn missing_base_commit(&self) -> Option<&str> {
+        match self {
+            Error::Evidence(err) => match err.as_ref() {
+                crate::evidence::EvidenceError::CommitMissing { context, .. } => {
+                    Some(context.repo.as_str())
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 

@@ -39,7 +39,7 @@ pub struct RepositoryStatus {
 
 /// Checks a repository's name as `repo add` takes it: `OWNER/NAME`, spelled exactly as the
 /// project's tasks spell it in their `repo` field.
-fn check_repository_name(project: &Project, name: &str) -> Result<()> {
+pub(super) fn check_repository_name(project: &Project, name: &str) -> Result<()> {
     let parts: Vec<&str> = name.split('/').collect();
     let well_formed = parts.len() == 2
         && parts

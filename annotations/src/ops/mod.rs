@@ -41,6 +41,8 @@ mod case_view;
 pub use case_view::{CaseView, PatchDisplay, TestLink, case_view};
 mod cases;
 pub use cases::*;
+mod clone;
+pub use clone::*;
 mod demo;
 pub use demo::*;
 mod ensemble;

@@ -13,6 +13,9 @@ import type {
   AnswerView,
   CaseListItem,
   CaseView,
+  CloneProgress,
+  CloneReport,
+  CloneRequest,
   Disagreement,
   EnsembleReport,
   ErrorCode,
@@ -28,6 +31,7 @@ import type {
   GrepReport,
   ImportProgress,
   ImportReport,
+  NeededRepository,
   ProjectAgreement,
   ProjectInfo,
   Questionnaire,
@@ -123,6 +127,12 @@ export const api = {
   showFile: (instanceId: string, path: string) => call<ShownFile>('show_file', { instance_id: instanceId, path }),
   listRepositories: () => call<RepositoryStatus[]>('list_repositories'),
   addRepository: (name: string, path: string) => call<RepositoryStatus>('add_repository', { name, path }),
+  listNeededRepositories: () => call<NeededRepository[]>('list_needed_repositories'),
+  cloneRepository: (req: CloneRequest, onProgress: (p: CloneProgress) => void) => {
+    const channel = new Channel<CloneProgress>();
+    channel.onmessage = onProgress;
+    return call<CloneReport>('clone_repository', { req, on_progress: channel });
+  },
   evidenceAll: (onProgress: (p: EvidenceProgress) => void) => {
     const channel = new Channel<EvidenceProgress>();
     channel.onmessage = onProgress;

@@ -13,7 +13,7 @@ function backend() {
     project_agreement: () => agreement,
     list_disagreements: () => disagreements,
     ensemble_labels: () => ensemble,
-    list_repositories: () => [],
+    list_needed_repositories: () => [],
   });
 }
 
