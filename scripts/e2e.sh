@@ -3,7 +3,8 @@
 # end embedded, starts Xvfb and tauri-driver, runs the WebdriverIO tests in ui/e2e/, stops what
 # it started. Screenshots land in docs/screenshots/. The app's data folder is a fresh temporary
 # XDG_DATA_HOME, so every run starts from a new demo project. The command line (debug) makes the
-# projects some tests open.
+# projects some tests open. A Hub and a git daemon on 127.0.0.1 serve what the fetch and clone
+# tests take; nothing reaches the internet. Arguments, when given, are the test files to run.
 set -euo pipefail
 # A Hugging Face Hub on 127.0.0.1 serving a 24-row split (annotations/examples/hub_serve.rs),
 # started before the app's driver so the app inherits HF_ENDPOINT and an empty cache.
@@ -15,15 +16,30 @@ hub_pid=$!
 for _ in $(seq 300); do [ -s "$hub_dir/port" ] && break; sleep 0.1; done
 export HF_ENDPOINT="http://127.0.0.1:$(cat "$hub_dir/port")" HF_HOME="$hub_dir/hf"
 unset HF_TOKEN HF_HUB_OFFLINE HF_HUB_CACHE
+# A git daemon on 127.0.0.1 serving VERITY_E2E_GIT_BASE (the tests put repositories there),
+# and a git config that sends https://github.com/ to it (git's url.insteadOf, which libgit2
+# honours), so the app's Clone button clones from it.
+git_port=$(( 9400 + RANDOM % 400 ))
+while (exec 3<>"/dev/tcp/127.0.0.1/$git_port") 2>/dev/null; do git_port=$(( git_port + 1 )); done
+export VERITY_E2E_GIT_BASE="$hub_dir/git" XDG_CONFIG_HOME="$hub_dir/config"
+mkdir -p "$VERITY_E2E_GIT_BASE" "$XDG_CONFIG_HOME/git"
+printf '[url "git://127.0.0.1:%s/"]\n\tinsteadOf = https://github.com/\n' "$git_port" >"$XDG_CONFIG_HOME/git/config"
+git daemon --reuseaddr --base-path="$VERITY_E2E_GIT_BASE" --export-all --port="$git_port" \
+  --listen=127.0.0.1 "$VERITY_E2E_GIT_BASE" >/dev/null 2>&1 &
+git_pid=$!
+trap 'kill "$hub_pid" "$git_pid" 2>/dev/null || true; rm -rf "$hub_dir"' EXIT
 # shellcheck source=headless.sh
 source "$(dirname "$0")/headless.sh"
-trap 'kill "$hub_pid" 2>/dev/null || true; rm -rf "$hub_dir"; stop_headless' EXIT
+trap 'kill "$hub_pid" "$git_pid" 2>/dev/null || true; rm -rf "$hub_dir"; stop_headless' EXIT
 mkdir -p "$root/docs/screenshots"
 
+# The tests named as arguments (paths), or every one.
+tests=("$@")
+if [ ${#tests[@]} -eq 0 ]; then tests=("$root"/ui/e2e/*.test.mjs); fi
 status=0
 VERITY_APP="$app" VERITY_CLI="$root/target/debug/verity" VERITY_DRIVER_PORT="$port" VERITY_DRIVER_PID="$driver_pid" \
   VERITY_SCREENSHOTS="$root/docs/screenshots" \
-  node --test --test-concurrency=1 --test-timeout=300000 "$root"/ui/e2e/*.test.mjs || status=$?
+  node --test --test-concurrency=1 --test-timeout=300000 "${tests[@]}" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "e2e: failed; the end of tauri-driver's log:" >&2
   tail -n 40 "$work/driver.log" >&2 || true

@@ -619,3 +619,36 @@ fn a_commit_the_server_will_not_give_is_listed_as_missing_with_the_reason() {
         missing.reason
     );
 }
+
+#[test]
+fn a_mirror_named_by_git_url_insteadof_serves_the_default_github_url() {
+    let server = Server::start();
+    let h = util::Harness::new();
+    let tasks = h.write("tasks.jsonl", row("acme__calc-1", &server.main[2]));
+    h.ok(&["import", &tasks]);
+    let config = h.path("config");
+    std::fs::create_dir_all(config.join("git")).unwrap();
+    std::fs::write(
+        config.join("git/config"),
+        format!(
+            "[url \"git://127.0.0.1:{}/\"]\n\tinsteadOf = https://github.com/\n",
+            server.port
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(["repo", "clone", REPO, "--json"])
+        .env("VERITY_PROJECT", h.project())
+        .env("VERITY_REPO_CACHE", h.path("cache"))
+        .env("XDG_CONFIG_HOME", &config)
+        .env("HOME", h.path("home"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["commits"]["held"], 1);
+}

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { find, openDemoAsCoordinator, shot, startApp, textOf, until } from './harness.mjs';
+import { find, openDemoAsCoordinator, reopenDemo, shot, startApp, textOf, until } from './harness.mjs';
 
 // scripts/e2e.sh serves a 24-row split of bench/swe-bench on a Hub at 127.0.0.1 (HF_ENDPOINT).
 test('the coordinator fetches a dataset from the Hugging Face Hub into the project', async () => {
   assert.ok(process.env.HF_ENDPOINT, 'scripts/e2e.sh starts a Hub and sets HF_ENDPOINT');
+  reopenDemo();
   const browser = await startApp();
   try {
     await openDemoAsCoordinator(browser);

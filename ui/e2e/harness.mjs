@@ -1,5 +1,7 @@
 // Starts the real app through tauri-driver (started by scripts/e2e.sh) and saves screenshots.
 import { remote } from 'webdriverio';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const app = process.env.VERITY_APP;
@@ -22,6 +24,19 @@ export async function startApp() {
   });
   await browser.setTimeout({ implicit: 0 });
   return browser;
+}
+
+/** Makes the next start open the app's demo project (earlier tests leave another open);
+ * returns the demo project's path, made by the command line if it does not exist yet. */
+export function reopenDemo() {
+  const cli = process.env.VERITY_CLI;
+  const data = process.env.XDG_DATA_HOME;
+  if (!cli || !data) throw new Error('scripts/e2e.sh passes VERITY_CLI and XDG_DATA_HOME');
+  const project = execFileSync(cli, ['demo'], { encoding: 'utf8' }).trim().split('\n').pop();
+  const folder = path.join(data, 'dev.verity.desktop');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, 'last-project'), project);
+  return project;
 }
 
 export async function shot(browser, name) {
