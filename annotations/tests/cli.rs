@@ -89,19 +89,7 @@ fn reimporting_the_same_content_changes_nothing_and_changed_content_makes_a_revi
         (json!(0), json!(0), json!(2))
     );
 
-    h.ok(&["raters", "add", "ana"]);
-    h.ok(&["assign", "--per-case", "1"]);
-    let answer = h.write("a.json", full_answer().to_string());
-    h.ok(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &answer,
-        "--submit",
-    ]);
+    h.submit_full_answer("ana", "acme__calc-101");
 
     let text = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
     let changed = h.write(

@@ -15,32 +15,10 @@ use annotations::ops::{
     self, CloneProgress, CloneRequest, ErrorCode, Project, QuestionnaireChoice,
 };
 use time::OffsetDateTime;
+use util::git;
 
 const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const REPO: &str = "acme/calc";
-
-/// Runs git in `dir` with pinned identities and dates, so commit ids are reproducible.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Ada")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.org")
-        .env("GIT_COMMITTER_NAME", "Ada")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.org")
-        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
-        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// Deterministic bytes that do not compress, so a pack is big enough to break off mid-way.
 fn noise(seed: u64, len: usize) -> Vec<u8> {
@@ -61,7 +39,7 @@ fn commit_file(work: &Path, file: &str, content: &[u8], message: &str) -> String
     std::fs::write(work.join(file), content).unwrap();
     git(work, &["add", "-A"]);
     git(work, &["commit", "-q", "-m", message]);
-    git(work, &["rev-parse", "HEAD"])
+    git(work, &["rev-parse", "HEAD"]).trim().to_string()
 }
 
 /// A git daemon on 127.0.0.1 serving `acme/calc.git`: five commits on `main` (with a binary
@@ -509,30 +487,49 @@ fn a_url_git_cannot_fetch_from_is_refused_before_anything_is_written() {
     assert!(!cache.exists());
 }
 
-#[test]
-fn the_cli_clones_into_the_cache_named_by_verity_repo_cache_and_prints_json() {
-    let server = Server::start();
-    let h = util::Harness::new();
+/// A project holding one task on the server's third commit, and `verity repo clone` run on it
+/// with `args` and `env` into the cache `h.path("cache")`; returns its JSON report.
+fn cli_clone(
+    server: &Server,
+    h: &util::Harness,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> serde_json::Value {
     let tasks = h.write("tasks.jsonl", row("acme__calc-1", &server.main[2]));
     h.ok(&["import", &tasks]);
-    let cache = h.path("cache");
-    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
-        .args(["repo", "clone", REPO, "--url", &server.url(), "--json"])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_verity"));
+    cmd.args(["repo", "clone", REPO, "--json"])
+        .args(args)
         .env("VERITY_PROJECT", h.project())
-        .env("VERITY_REPO_CACHE", &cache)
-        .output()
-        .unwrap();
+        .env("VERITY_REPO_CACHE", h.path("cache"));
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_cli_clones_into_the_cache_named_by_verity_repo_cache_and_prints_json() {
+    let server = Server::start();
+    let h = util::Harness::new();
+    let report = cli_clone(&server, &h, &["--url", &server.url()], &[]);
     assert_eq!(report["name"], REPO);
     assert_eq!(report["commits"]["held"], 1);
     assert_eq!(report["commits"]["base_commits"], 1);
     let path = PathBuf::from(report["path"].as_str().unwrap());
-    assert_eq!(path, cache.join("acme/calc.git").canonicalize().unwrap());
+    assert_eq!(
+        path,
+        h.path("cache")
+            .join("acme/calc.git")
+            .canonicalize()
+            .unwrap()
+    );
     let listed = h.json(&["repo", "list", "--json"]);
     assert_eq!(listed[0]["held"], 1);
 }
@@ -624,8 +621,6 @@ fn a_commit_the_server_will_not_give_is_listed_as_missing_with_the_reason() {
 fn a_mirror_named_by_git_url_insteadof_serves_the_default_github_url() {
     let server = Server::start();
     let h = util::Harness::new();
-    let tasks = h.write("tasks.jsonl", row("acme__calc-1", &server.main[2]));
-    h.ok(&["import", &tasks]);
     let config = h.path("config");
     std::fs::create_dir_all(config.join("git")).unwrap();
     std::fs::write(
@@ -636,19 +631,12 @@ fn a_mirror_named_by_git_url_insteadof_serves_the_default_github_url() {
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_verity"))
-        .args(["repo", "clone", REPO, "--json"])
-        .env("VERITY_PROJECT", h.project())
-        .env("VERITY_REPO_CACHE", h.path("cache"))
-        .env("XDG_CONFIG_HOME", &config)
-        .env("HOME", h.path("home"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let home = h.path("home");
+    let report = cli_clone(
+        &server,
+        &h,
+        &[],
+        &[("XDG_CONFIG_HOME", &config), ("HOME", &home)],
     );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["commits"]["held"], 1);
 }

@@ -2,6 +2,8 @@
 //! temporary folders and against `git grep` itself.
 #![allow(clippy::unwrap_used)]
 
+mod util;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,31 +12,9 @@ use annotations::evidence::{
     CaseContext, ChangeOp, Engine, EvidenceError, EvidenceRequest, GrepQuery, Snippet, TermClass,
     TermKind, extract_terms, has_commit, held_commits, parse_codebase_ambiguity,
 };
+use util::git;
 
 const SHOW_WARNING: &str = "'Only show commands are supported when using check mode, not '";
-
-/// Runs git in `dir` with pinned identities and dates, so commit ids are reproducible.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Ada")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.org")
-        .env("GIT_COMMITTER_NAME", "Ada")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.org")
-        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
-        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success() || args.first() == Some(&"grep"),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("git output is UTF-8")
-}
 
 fn write(root: &Path, path: &str, content: &[u8]) {
     let full = root.join(path);

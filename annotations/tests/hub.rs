@@ -622,19 +622,7 @@ fn the_cli_fetches_through_a_proxy_and_names_a_proxy_it_cannot_reach() {
     assert_eq!(report["fetched"]["commit"], COMMIT);
     assert!(server.log().iter().all(|l| l.absolute));
     // An export says where each task came from: the dataset, its commit, the file and its hash.
-    h.ok(&["raters", "add", "ana"]);
-    h.ok(&["assign", "--per-case", "1"]);
-    let answer = h.write("a.json", util::full_answer().to_string());
-    h.ok(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &answer,
-        "--submit",
-    ]);
+    h.submit_full_answer("ana", "acme__calc-101");
     let exported = h.export("jsonl", &[]);
     let line: Value = serde_json::from_str(exported.lines().next().unwrap()).unwrap();
     let file = &report["fetched"]["files"][0];

@@ -177,7 +177,23 @@ struct Reporter<'a> {
     commit: Option<String>,
 }
 
-impl Reporter<'_> {
+impl<'a> Reporter<'a> {
+    fn new(
+        name: &'a str,
+        progress: &'a mut dyn FnMut(&CloneProgress),
+        cancel: &'a AtomicBool,
+    ) -> Reporter<'a> {
+        Reporter {
+            name,
+            progress,
+            cancel,
+            stage: None,
+            stage_started: Instant::now(),
+            last_sent: None,
+            commit: None,
+        }
+    }
+
     fn report(&mut self, stage: Stage, t: &Transfer) -> bool {
         if self.cancel.load(Ordering::Relaxed) {
             return false;
@@ -313,15 +329,7 @@ pub fn clone_repository(
         .unwrap_or_else(|| format!("https://github.com/{name}"));
     let (clone, prior) = BareClone::open_or_init(&path, &url)?;
     tracing::info!(repository = name, %url, path = %path.display(), ?prior, "cloning");
-    let mut reporter = Reporter {
-        name,
-        progress,
-        cancel,
-        stage: None,
-        stage_started: Instant::now(),
-        last_sent: None,
-        commit: None,
-    };
+    let mut reporter = Reporter::new(name, progress, cancel);
     let received_bytes = match prior {
         Prior::Complete => 0,
         Prior::New | Prior::Partial => {
@@ -379,15 +387,7 @@ pub fn fetch_missing_commits(
         }
     };
     let (clone, _) = BareClone::open_or_init(&path, &url)?;
-    let mut reporter = Reporter {
-        name,
-        progress,
-        cancel,
-        stage: None,
-        stage_started: Instant::now(),
-        last_sent: None,
-        commit: None,
-    };
+    let mut reporter = Reporter::new(name, progress, cancel);
     fetch_commits(project, name, &clone, &mut reporter)
 }
 

@@ -137,3 +137,41 @@ pub fn full_answer() -> Value {
         "annotator_confidence": 4
     })
 }
+
+/// Runs git in `dir` with pinned identities and dates, so commit ids are reproducible, and
+/// without the machine's git configuration; returns its stdout. A failure fails the test, but
+/// for `git grep`, whose "no match" is a failure.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.org")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.org")
+        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
+        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success() || args.first() == Some(&"grep"),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("git output is UTF-8")
+}
+
+impl Harness {
+    /// Adds `rater`, assigns every case to one rater, and submits [`full_answer`] on `case` as
+    /// `rater`.
+    pub fn submit_full_answer(&self, rater: &str, case: &str) {
+        self.ok(&["raters", "add", rater]);
+        self.ok(&["assign", "--per-case", "1"]);
+        let answer = self.write("a.json", full_answer().to_string());
+        self.ok(&[
+            "answer", "--rater", rater, "--case", case, "--file", &answer, "--submit",
+        ]);
+    }
+}
