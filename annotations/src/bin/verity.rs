@@ -683,7 +683,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
         } => {
             let mut p = project.open()?;
-            let cancel = AtomicBool::new(false);
+            let cancel = cancel_on_ctrl_c();
             let bar = progress_bar(0, "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec}");
             let mut progress = |step: &ops::FetchProgress| {
                 let Some(bar) = &bar else { return };
@@ -1042,20 +1042,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "no folder to clone into: set VERITY_REPO_CACHE or HOME, or pass --into DIR",
                 )?;
                 let request = ops::CloneRequest { name, url, into };
-                let cancel = cancel_on_ctrl_c();
-                let bar = transfer_bar();
-                let report = ops::clone_repository(
-                    &mut p,
-                    &request,
-                    &cache,
-                    now,
-                    &mut |step| show_transfer(bar.as_ref(), step),
-                    &cancel,
-                );
-                if let Some(bar) = bar {
-                    bar.finish_and_clear();
-                }
-                let report = report?;
+                let report = with_transfer_bar(|progress, cancel| {
+                    ops::clone_repository(&mut p, &request, &cache, now, progress, cancel)
+                })?;
                 if json {
                     print_json(&report)?;
                 } else {
@@ -1081,19 +1070,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             RepoAction::FetchMissing { name, url, json } => {
                 let mut p = project.open()?;
-                let cancel = cancel_on_ctrl_c();
-                let bar = transfer_bar();
-                let report = ops::fetch_missing_commits(
-                    &mut p,
-                    &name,
-                    url.as_deref(),
-                    &mut |step| show_transfer(bar.as_ref(), step),
-                    &cancel,
-                );
-                if let Some(bar) = bar {
-                    bar.finish_and_clear();
-                }
-                let report = report?;
+                let report = with_transfer_bar(|progress, cancel| {
+                    ops::fetch_missing_commits(&mut p, &name, url.as_deref(), progress, cancel)
+                })?;
                 if json {
                     print_json(&report)?;
                 } else {
@@ -1161,19 +1140,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                                 err.to_string().trim_end_matches('.')
                             );
                         }
-                        let cancel = cancel_on_ctrl_c();
-                        let bar = transfer_bar();
-                        let fetched = ops::fetch_missing_commits(
-                            &mut p,
-                            &repo,
-                            None,
-                            &mut |step| show_transfer(bar.as_ref(), step),
-                            &cancel,
-                        );
-                        if let Some(bar) = bar {
-                            bar.finish_and_clear();
-                        }
-                        fetched?;
+                        with_transfer_bar(|progress, cancel| {
+                            ops::fetch_missing_commits(&mut p, &repo, None, progress, cancel)
+                        })?;
                         ops::case_evidence(&mut p, &engine, &case_id, refresh, now)?
                     }
                     other => other?,
@@ -1586,9 +1555,18 @@ fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
     cancel
 }
 
-/// A bar for a clone or fetch: objects, bytes and speed.
-fn transfer_bar() -> Option<indicatif::ProgressBar> {
-    progress_bar(0, "{prefix} {bar:30} {pos}/{len} objects, {msg}")
+/// Runs a clone or a fetch of commits with a bar of objects, bytes and speed, stopped cleanly
+/// by Ctrl-C.
+fn with_transfer_bar<T>(
+    run: impl FnOnce(&mut dyn FnMut(&ops::CloneProgress), &AtomicBool) -> ops::Result<T>,
+) -> ops::Result<T> {
+    let cancel = cancel_on_ctrl_c();
+    let bar = progress_bar(0, "{prefix} {bar:30} {pos}/{len} objects, {msg}");
+    let result = run(&mut |step| show_transfer(bar.as_ref(), step), &cancel);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    result
 }
 
 fn show_transfer(bar: Option<&indicatif::ProgressBar>, step: &ops::CloneProgress) {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use ts_rs::TS;
 
+use super::demo::user_data_dir;
 use super::evidence::check_repository_name;
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::clone::{BareClone, CloneError, Prior, Stage, Transfer};
@@ -26,22 +27,10 @@ pub const REPOSITORY_CACHE_VAR: &str = "VERITY_REPO_CACHE";
 /// on macOS, `%APPDATA%\verity\repositories` on Windows. `None` when the environment names no
 /// home folder.
 pub fn default_repository_cache() -> Option<PathBuf> {
-    let var = |name| {
-        std::env::var_os(name)
-            .filter(|v: &std::ffi::OsString| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(dir) = var(REPOSITORY_CACHE_VAR) {
-        return Some(dir);
+    if let Some(dir) = std::env::var_os(REPOSITORY_CACHE_VAR).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
     }
-    let base = if cfg!(target_os = "macos") {
-        var("HOME").map(|home| home.join("Library/Application Support"))
-    } else if cfg!(windows) {
-        var("APPDATA")
-    } else {
-        var("XDG_DATA_HOME").or_else(|| var("HOME").map(|home| home.join(".local/share")))
-    };
-    base.map(|b| b.join("verity").join("repositories"))
+    Some(user_data_dir()?.join("verity").join("repositories"))
 }
 
 /// What to clone, and where.

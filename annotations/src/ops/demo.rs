@@ -22,19 +22,25 @@ pub const APP_IDENTIFIER: &str = "dev.verity.desktop";
 /// `~/Library/Application Support/dev.verity.desktop/demo` on macOS, `%APPDATA%\…` on
 /// Windows. `None` when the environment names no home folder.
 pub fn default_demo_dir() -> Option<PathBuf> {
+    Some(user_data_dir()?.join(APP_IDENTIFIER).join("demo"))
+}
+
+/// The user's data folder: `$XDG_DATA_HOME` (`~/.local/share` by default) on Linux,
+/// `~/Library/Application Support` on macOS, `%APPDATA%` on Windows. `None` when the
+/// environment names no home folder.
+pub(crate) fn user_data_dir() -> Option<PathBuf> {
     let var = |name| {
         std::env::var_os(name)
-            .filter(|v| !v.is_empty())
+            .filter(|v: &std::ffi::OsString| !v.is_empty())
             .map(PathBuf::from)
     };
-    let base = if cfg!(target_os = "macos") {
+    if cfg!(target_os = "macos") {
         var("HOME").map(|home| home.join("Library/Application Support"))
     } else if cfg!(windows) {
         var("APPDATA")
     } else {
         var("XDG_DATA_HOME").or_else(|| var("HOME").map(|home| home.join(".local/share")))
-    };
-    base.map(|b| b.join(APP_IDENTIFIER).join("demo"))
+    }
 }
 
 /// Opens the embedded demo project in `data_dir`, creating it on first use: the demo git
