@@ -884,3 +884,126 @@ fn the_filter_rule_reproduces_every_released_verified_row() {
     }
     assert_eq!((dropped, kept), (1160, 539));
 }
+
+/// A defined value within 1e-9 of the reference's, or undefined where the reference is null.
+fn same(ours: &Result<f64, agreement::Undefined>, theirs: &Value, what: &str) -> Option<String> {
+    match (ours, theirs.as_f64()) {
+        (Ok(a), Some(b)) if (a - b).abs() <= TOLERANCE => None,
+        (Err(_), None) => None,
+        (ours, theirs) => Some(format!("{what}: ours {ours:?}, reference {theirs:?}")),
+    }
+}
+
+#[test]
+fn rater_quality_matches_scikit_learn_numpy_and_krippendorff() {
+    use agreement::quality::{against_reference, leave_one_out};
+    let doc = fixture("quality_reference.json");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for panel in doc["panels"].as_array().unwrap() {
+        let name = panel["name"].as_str().unwrap();
+        let table = table_of(panel);
+        let reference: Vec<u32> = panel["reference"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect();
+        let options = BootstrapOptions {
+            resamples: 5_000,
+            seed: 7,
+            confidence: 0.95,
+        };
+        let loo = leave_one_out(&table).unwrap();
+        failures.extend(same(&loo.alpha, &panel["alpha"], &format!("{name}: alpha")));
+        for (r, expected) in panel["per_rater"].as_array().unwrap().iter().enumerate() {
+            let who = format!("{name}, rater {}", r + 1);
+            let pairs: Vec<(u32, u32)> = expected["order"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| {
+                    let u = u.as_u64().unwrap() as usize;
+                    (table.rating(u, r).unwrap(), reference[u])
+                })
+                .collect();
+            let ours =
+                against_reference(&pairs, table.categories(), table.level(), &options).unwrap();
+            let blocks = std::iter::once((&ours.overall, &expected["overall"]))
+                .chain(ours.drift.iter().zip(expected["drift"].as_array().unwrap()));
+            for (i, (figures, theirs)) in blocks.enumerate() {
+                let at = format!("{who}, block {i}");
+                assert_eq!(
+                    figures.units as u64,
+                    theirs["units"].as_u64().unwrap(),
+                    "{at}"
+                );
+                failures.extend(same(
+                    &figures.accuracy,
+                    &theirs["accuracy"],
+                    &format!("{at}: accuracy"),
+                ));
+                failures.extend(same(
+                    &figures.weighted_kappa,
+                    &theirs["weighted_kappa"],
+                    &format!("{at}: kappa"),
+                ));
+                failures.extend(same(
+                    &figures.bias.mean,
+                    &theirs["bias_mean"],
+                    &format!("{at}: bias"),
+                ));
+                // numpy's bootstrap draws other resamples: the bounds agree to Monte Carlo
+                // error, and a mean of n whole differences moves in steps of 1/n, so a bound
+                // may sit one step away.
+                let slack = 0.03_f64.max(1.0 / figures.units.max(1) as f64 + TOLERANCE);
+                match (&figures.bias.ci95, theirs["bias_ci95"].as_array()) {
+                    (Ok([low, high]), Some(b)) => {
+                        let (l, h) = (b[0].as_f64().unwrap(), b[1].as_f64().unwrap());
+                        if (low - l).abs() > slack || (high - h).abs() > slack {
+                            failures.push(format!(
+                                "{at}: interval ours [{low}, {high}], numpy [{l}, {h}]"
+                            ));
+                        }
+                    }
+                    (Err(_), None) => {}
+                    (ours, theirs) => {
+                        failures.push(format!("{at}: interval ours {ours:?}, numpy {theirs:?}"))
+                    }
+                }
+                checked += 1;
+            }
+            assert_eq!(
+                ours.drift.len(),
+                expected["drift"].as_array().unwrap().len(),
+                "{who}"
+            );
+            let confusion: Vec<Vec<u64>> =
+                serde_json::from_value(expected["confusion"].clone()).unwrap();
+            assert_eq!(ours.confusion, confusion, "{who}");
+            let mine = &loo.raters[r];
+            assert_eq!(
+                mine.shared_units as u64,
+                expected["shared_units"].as_u64().unwrap(),
+                "{who}"
+            );
+            failures.extend(same(
+                &mine.alpha_without,
+                &expected["alpha_without"],
+                &format!("{who}: alpha without"),
+            ));
+            failures.extend(same(
+                &mine.kappa_vs_consensus,
+                &expected["kappa_vs_consensus"],
+                &format!("{who}: kappa vs consensus"),
+            ));
+        }
+    }
+    assert!(checked > 60, "only {checked} blocks checked");
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

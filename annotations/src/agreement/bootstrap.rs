@@ -222,7 +222,7 @@ fn percentile_interval(
 
 /// Quantile of sorted values, interpolating linearly between order statistics (numpy's
 /// default, Hyndman and Fan's type 7).
-fn quantile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn quantile(sorted: &[f64], p: f64) -> f64 {
     let pos = p * (sorted.len() - 1) as f64;
     let lo = pos.floor() as usize;
     let hi = pos.ceil() as usize;
@@ -232,7 +232,7 @@ fn quantile(sorted: &[f64], p: f64) -> f64 {
 
 /// A uniform index in `0..n` (n ≥ 1): Lemire's multiply-and-reject method, so the draw has no
 /// modulo bias and depends only on the generator's output, not on the platform.
-fn draw_index(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+pub(crate) fn draw_index(rng: &mut ChaCha8Rng, n: u64) -> u64 {
     let threshold = n.wrapping_neg() % n;
     loop {
         let m = u128::from(rng.next_u64()) * u128::from(n);

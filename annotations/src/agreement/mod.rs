@@ -35,6 +35,7 @@ mod bootstrap;
 mod multi;
 mod pairwise;
 mod profile;
+pub mod quality;
 mod report;
 mod table;
 
