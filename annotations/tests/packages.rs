@@ -120,7 +120,19 @@ fn portable(events: &[AnswerEvent]) -> Vec<(String, i64, String, String, String)
 #[test]
 fn a_package_holds_its_raters_tasks_and_answers_only_and_acts_for_them() {
     let dir = tempfile::tempdir().unwrap();
-    let p = panel(&dir.path().join("p.verity"));
+    let mut p = panel(&dir.path().join("p.verity"));
+    // bo's task is a calibration task; his package must not say so.
+    ops::set_calibration_rate(&mut p, 0.1).unwrap();
+    let case_id = Store::open(&dir.path().join("p.verity"))
+        .unwrap()
+        .case_by_instance(TWO)
+        .unwrap()
+        .unwrap()
+        .case_id;
+    Store::open(&dir.path().join("p.verity"))
+        .unwrap()
+        .set_calibration(&[case_id], true, "t")
+        .unwrap();
     let out = dir.path().join("bo.verity");
     let report = ops::package_for_rater(&p, "bo", &out, Overwrite::Refuse, at(3)).unwrap();
     assert_eq!((report.tasks, report.events), (1, 1));
@@ -144,6 +156,8 @@ fn a_package_holds_its_raters_tasks_and_answers_only_and_acts_for_them() {
     assert_eq!(raters, ["bo"]);
     assert!(store.latest_adjudications().unwrap().is_empty());
     assert_eq!(store.list_assignments().unwrap().len(), 1);
+    assert!(store.calibration_tasks().unwrap().is_empty());
+    assert_eq!(store.meta("calibration_rate").unwrap(), None);
     drop(store);
 
     // Opened, the package acts for bo, and for nobody else.

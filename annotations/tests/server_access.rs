@@ -87,6 +87,8 @@ impl Panel {
         for name in ["ana", "bo"] {
             ops::add_rater(&mut p, name, T0).unwrap();
         }
+        // Every task a calibration task: a rater's login must not be able to tell.
+        db.sql("INSERT INTO verity.calibration_tasks SELECT id, 't' FROM verity.cases");
         ops::assign_to(
             &mut p,
             &["ana".into()],
@@ -209,6 +211,7 @@ fn the_database_refuses_a_rater_every_row_that_is_not_theirs() {
         ("adjudications", Some(0)),
         ("adjudicators", Some(0)),
         ("reference_labels", Some(0)),
+        ("calibration_tasks", Some(0)),
         ("evidence_cache", Some(0)),
         ("panel_logins", Some(1)),
     ] {

@@ -319,6 +319,18 @@ fn suite(store: &mut dyn ProjectStore) {
     assert!(store.remove_adjudicator("lead").unwrap());
     assert!(!store.remove_adjudicator("lead").unwrap());
 
+    // Calibration tasks: marked once, listed by id, unmarked.
+    let ten = store.case_by_instance("calc-10").unwrap().unwrap();
+    assert_eq!(
+        store
+            .set_calibration(&[two.case_id, ten.case_id, two.case_id], true, T0)
+            .unwrap(),
+        2
+    );
+    assert_eq!(store.calibration_tasks().unwrap(), ["calc-10", "calc-2"]);
+    assert_eq!(store.set_calibration(&[ten.case_id], false, T1).unwrap(), 1);
+    assert_eq!(store.calibration_tasks().unwrap(), ["calc-2"]);
+
     // Repositories and the evidence cache.
     let commit = "a".repeat(40);
     let key = EvidenceKey {
@@ -448,7 +460,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(store.schema_version().unwrap(), 3);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -521,7 +533,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 2);
+    assert_eq!(checked.schema_version().unwrap(), 3);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

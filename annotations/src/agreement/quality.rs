@@ -335,8 +335,9 @@ pub fn pace(times: &[(String, Vec<(String, f64)>)]) -> Vec<(String, Pace)> {
             (
                 rater.clone(),
                 Pace {
-                    median_active_seconds: own_median
-                        .ok_or_else(|| Undefined::new("the rater has submitted no task")),
+                    median_active_seconds: own_median.ok_or_else(|| {
+                        Undefined::new("no active time is recorded on the rater's submitted tasks")
+                    }),
                     fast_submissions: fast,
                 },
             )

@@ -358,6 +358,12 @@ enum Command {
         #[command(subcommand)]
         action: PanelAction,
     },
+    /// Calibration tasks: tasks with reference labels that `assign` mixes into every rater's
+    /// queue at a rate; raters cannot tell them from the others.
+    Calibration {
+        #[command(subcommand)]
+        action: CalibrationAction,
+    },
     /// Name who besides the coordinator may adjudicate.
     Adjudicators {
         #[command(subcommand)]
@@ -518,6 +524,56 @@ enum RaterAction {
         name: String,
     },
     /// List raters with their load.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Each rater's quality per question: against the reference on calibration tasks
+    /// (accuracy, weighted kappa, signed bias with a 95% interval, drift), against the rest of
+    /// the panel (alpha without the rater, kappa against the others' consensus), and pace.
+    Quality {
+        /// One question (id or number).
+        #[arg(long)]
+        question: Option<String>,
+        /// The reference label set (the project's only one when absent).
+        #[arg(long)]
+        reference: Option<String>,
+        /// Bootstrap resamples for the bias intervals.
+        #[arg(long, default_value_t = 1000)]
+        bootstrap: usize,
+        /// The bootstrap's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum CalibrationAction {
+    /// Make tasks with reference labels calibration tasks (with --all, every such task).
+    Add {
+        /// Task ids (or unique prefixes).
+        ids: Vec<String>,
+        /// Every task a reference set labels.
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+    },
+    /// Make calibration tasks ordinary again; their assignments and answers stay.
+    Remove {
+        /// Task ids (or unique prefixes).
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Set the share of each rater's queue that `assign` fills with calibration tasks (0.1:
+    /// one in ten; 0: none).
+    Rate {
+        /// The share, from 0 up to 1.
+        rate: f64,
+    },
+    /// The calibration tasks and the rate.
     List {
         /// Print JSON.
         #[arg(long)]
@@ -869,6 +925,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     change.name, change.released
                 )?;
             }
+            RaterAction::Quality {
+                question,
+                reference,
+                bootstrap,
+                seed,
+                json,
+            } => {
+                let p = project.open()?;
+                let report = ops::rater_quality(
+                    &p,
+                    &ops::QualityRequest {
+                        question,
+                        reference,
+                        bootstrap: Some(bootstrap),
+                        seed,
+                    },
+                )?;
+                if json {
+                    print_json(&report.raters)?;
+                } else {
+                    write!(out, "{}", quality_text(&report))?;
+                }
+            }
             RaterAction::List { json } => {
                 let p = project.open()?;
                 let raters = ops::list_raters(&p)?;
@@ -888,6 +967,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
         },
+        Command::Calibration { action } => {
+            let mut p = project.open()?;
+            let (view, json) = match action {
+                CalibrationAction::Add { ids, all } => {
+                    (ops::mark_calibration(&mut p, &ids, all, now)?, false)
+                }
+                CalibrationAction::Remove { ids } => {
+                    (ops::unmark_calibration(&mut p, &ids, now)?, false)
+                }
+                CalibrationAction::Rate { rate } => {
+                    (ops::set_calibration_rate(&mut p, rate)?, false)
+                }
+                CalibrationAction::List { json } => (ops::calibration(&p)?, json),
+            };
+            if json {
+                print_json(&view)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} calibration tasks (of {} with reference labels); rate {}",
+                    view.tasks.len(),
+                    view.with_reference,
+                    view.rate.map_or_else(
+                        || "not set: `assign` mixes none in".to_string(),
+                        |r| format!("{r} of each queue")
+                    )
+                )?;
+            }
+        }
         Command::Assign {
             per_case,
             rater,
@@ -916,8 +1024,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 writeln!(
                     out,
-                    "{} new assignments over {} cases",
-                    report.added, report.cases
+                    "{} new assignments over {} cases{}",
+                    report.added,
+                    report.cases,
+                    if report.calibration > 0 {
+                        format!(", {} of them calibration tasks", report.calibration)
+                    } else {
+                        String::new()
+                    }
                 )?;
                 for (name, load) in &report.load {
                     writeln!(out, "{name}\t{load}")?;
@@ -1643,4 +1757,56 @@ fn status_word(status: ops::AnswerStatus) -> &'static str {
         ops::AnswerStatus::InProgress => "in progress",
         ops::AnswerStatus::Submitted => "submitted",
     }
+}
+
+/// The quality report as a table per question: one line per rater.
+fn quality_text(report: &ops::QualityReport) -> String {
+    let num = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"));
+    let mut text = format!(
+        "reference: {}{}; panel median {} s per task\n",
+        report.reference.as_deref().unwrap_or("none"),
+        if report.calibration_marked {
+            " on the calibration tasks"
+        } else {
+            " on every task it labels"
+        },
+        num(report.panel_median_active_seconds)
+    );
+    text.push_str("rater\ttasks\tcalibration\tmedian s\tfast\n");
+    for r in &report.raters {
+        text.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\n",
+            r.rater,
+            r.tasks,
+            r.calibration_tasks,
+            num(r.median_active_seconds),
+            if r.fast_submissions.is_empty() {
+                "-".to_string()
+            } else {
+                r.fast_submissions.join(" ")
+            }
+        ));
+    }
+    for q in &report.questions {
+        text.push_str(&format!(
+            "\n{q}\nrater\taccuracy\tkappa_w\tbias [95%]\tkappa vs others\talpha without\n"
+        ));
+        for r in &report.raters {
+            let detail = r.questions.get(q);
+            let bias = r.bias.get(q);
+            text.push_str(&format!(
+                "{}\t{}\t{}\t{}{}\t{}\t{}\n",
+                r.rater,
+                num(r.accuracy.get(q).copied().flatten()),
+                num(r.weighted_kappa.get(q).copied().flatten()),
+                num(bias.and_then(|b| b.mean)),
+                bias.and_then(|b| b.ci95)
+                    .map(|[l, h]| format!(" [{l:.2}, {h:.2}]"))
+                    .unwrap_or_default(),
+                num(detail.and_then(|d| d.kappa_vs_consensus)),
+                num(detail.and_then(|d| d.alpha_without)),
+            ));
+        }
+    }
+    text
 }

@@ -9,12 +9,12 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::ensemble::build_ensemble;
+use super::quality::reference_values;
 use super::submitted::{CaseAnswers, Panel, level_of, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result};
 use crate::agreement::{
     self, AgreementReport, BootstrapOptions, Category, Level, RatingTable, ReportOptions, Weights,
 };
-use crate::import::openai_csv::ReferenceLabels;
 use crate::questionnaire::{MeasurementLevel, Question, QuestionKind};
 
 /// Agreement on a long-format ratings file (`unit,rater,value`): every coefficient, with
@@ -178,7 +178,7 @@ fn categories_of(question: &Question) -> Vec<Category> {
 }
 
 /// The units × raters table of one question over some answers.
-fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
+pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
     let mut raters: Vec<String> = cases
         .iter()
         .flat_map(|c| c.answers.iter())
@@ -470,21 +470,12 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         }
         let mut reference = Vec::new();
         for (set, _) in &references {
-            let mut labels: BTreeMap<String, Value> = BTreeMap::new();
-            for row in project.store.reference_labels(set)? {
-                let stored: ReferenceLabels = serde_json::from_value(row.labels).map_err(|e| {
-                    Error::refused(
-                        ErrorCode::Store,
-                        format!(
-                            "the stored labels of {} in reference set {set} cannot be read: {e}",
-                            row.instance_id
-                        ),
-                    )
-                })?;
-                if let Some(value) = stored.values.get(&question.id) {
-                    labels.insert(row.instance_id, value.clone());
-                }
-            }
+            let labels: BTreeMap<String, Value> = reference_values(project, set)?
+                .into_iter()
+                .filter_map(|(instance_id, mut values)| {
+                    Some((instance_id, values.remove(&question.id)?))
+                })
+                .collect();
             if labels.is_empty() {
                 continue;
             }

@@ -128,7 +128,12 @@ fn cut(
         int(table, row, "case_id").is_some_and(|c| cases.contains(&c))
     };
     Ok(copy_rows(from, to, &mut |table, row| match table.name {
-        "meta" | "questionnaires" => true,
+        // The calibration rate stays with the coordinator, as the calibration tasks do.
+        "meta" => table
+            .column("key")
+            .and_then(|i| row.get(i))
+            .is_none_or(|key| *key != Cell::Text(super::calibration::CALIBRATION_RATE.into())),
+        "questionnaires" => true,
         "cases" => int(table, row, "id").is_some_and(|c| cases.contains(&c)),
         "case_sources" => in_cases(table, row),
         "case_revisions" => {

@@ -1,7 +1,7 @@
 //! Raters and assignments: adding, deactivating and removing raters, the balanced assignment
 //! and explicit assignments, a rater's queue and active time.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -10,6 +10,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use ts_rs::TS;
 
+use super::calibration::calibration_rate;
 use super::cases::{
     AnswerStatus, CaseFilter, assignment_statuses, case_items, find_case, resolve_case_id,
 };
@@ -179,6 +180,8 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
 pub struct AssignReport {
     /// New assignments made.
     pub added: usize,
+    /// Of those, calibration tasks mixed into raters' queues at the calibration rate.
+    pub calibration: usize,
     /// Cases considered.
     pub cases: usize,
     /// Each active rater's load after assigning.
@@ -274,7 +277,22 @@ pub fn assign(
             ),
         ));
     }
-    let cases = selected_cases(project, selection)?;
+    let calibration: HashSet<i64> = {
+        let marked: HashSet<String> = project.store.calibration_tasks()?.into_iter().collect();
+        project
+            .store
+            .list_cases()?
+            .into_iter()
+            .filter(|c| marked.contains(&c.instance_id))
+            .map(|c| c.case_id)
+            .collect()
+    };
+    // Calibration tasks are mixed in below, at the rate; named cases are assigned as named.
+    let named = matches!(selection, CaseSelection::Ids(_));
+    let cases: Vec<_> = selected_cases(project, selection)?
+        .into_iter()
+        .filter(|c| named || !calibration.contains(&c.case_id))
+        .collect();
     let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
     for a in project.store.list_assignments()? {
@@ -304,8 +322,68 @@ pub fn assign(
             *load.entry(rater_id).or_default() += 1;
         }
     }
+    let mixed = match calibration_rate(project)? {
+        Some(rate) if !named => {
+            mix_calibration(&raters, &calibration, &existing, &pairs, rate, &mut rng)
+        }
+        _ => Vec::new(),
+    };
+    for (_, rater_id) in &mixed {
+        *load.entry(*rater_id).or_default() += 1;
+    }
+    pairs.extend(mixed.iter().copied());
     let added = project.store.add_assignments(&pairs, &stamp(now))?;
-    Ok(assign_report(&raters, &load, added, cases.len()))
+    let mut report = assign_report(&raters, &load, added, cases.len());
+    report.calibration = mixed.len();
+    Ok(report)
+}
+
+/// The calibration assignments that bring each rater's queue to the rate: with `n` other
+/// tasks, `round(rate × n / (1 − rate))` calibration tasks, the least-given ones first (ties
+/// in the seeded order), never one the rater already has.
+fn mix_calibration(
+    raters: &[crate::store::Rater],
+    calibration: &HashSet<i64>,
+    existing: &HashMap<i64, Vec<i64>>,
+    new: &[(i64, i64)],
+    rate: f64,
+    rng: &mut ChaCha8Rng,
+) -> Vec<(i64, i64)> {
+    let mut held: HashSet<(i64, i64)> = new.iter().copied().collect();
+    for (case_id, holders) in existing {
+        held.extend(holders.iter().map(|r| (*case_id, *r)));
+    }
+    let mut given: HashMap<i64, usize> = HashMap::new();
+    for (case_id, _) in held.iter().filter(|(c, _)| calibration.contains(c)) {
+        *given.entry(*case_id).or_default() += 1;
+    }
+    let mut pool: Vec<i64> = calibration.iter().copied().collect();
+    pool.sort_unstable();
+    let mut out = Vec::new();
+    for rater in raters {
+        let (mut ordinary, mut mine) = (0usize, 0usize);
+        for (case_id, _) in held.iter().filter(|(_, r)| *r == rater.id) {
+            if calibration.contains(case_id) {
+                mine += 1;
+            } else {
+                ordinary += 1;
+            }
+        }
+        let target = (rate * ordinary as f64 / (1.0 - rate)).round() as usize;
+        let mut candidates: Vec<i64> = pool
+            .iter()
+            .copied()
+            .filter(|c| !held.contains(&(*c, rater.id)))
+            .collect();
+        candidates.shuffle(rng);
+        candidates.sort_by_key(|c| given.get(c).copied().unwrap_or(0));
+        for case_id in candidates.into_iter().take(target.saturating_sub(mine)) {
+            held.insert((case_id, rater.id));
+            *given.entry(case_id).or_default() += 1;
+            out.push((case_id, rater.id));
+        }
+    }
+    out
 }
 
 fn assign_report(
@@ -316,6 +394,7 @@ fn assign_report(
 ) -> AssignReport {
     AssignReport {
         added,
+        calibration: 0,
         cases,
         load: raters
             .iter()

@@ -265,6 +265,18 @@ pub trait LabelStore {
     /// Every case's labels in one reference set, by instance id.
     fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError>;
 
+    /// The calibration tasks' instance ids, in id order.
+    fn calibration_tasks(&self) -> Result<Vec<String>, StoreError>;
+
+    /// Marks cases as calibration tasks (or, with `calibration` false, unmarks them) in one
+    /// transaction; returns how many changed.
+    fn set_calibration(
+        &mut self,
+        case_ids: &[i64],
+        calibration: bool,
+        now: &str,
+    ) -> Result<usize, StoreError>;
+
     /// The kept source columns of imported answer events, by event id.
     fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError>;
 
@@ -369,6 +381,47 @@ impl LabelStore for Store {
             })
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn calibration_tasks(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT c.instance_id FROM calibration_tasks k JOIN cases c ON c.id = k.case_id
+                 ORDER BY c.instance_id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| row.get(0))
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn set_calibration(
+        &mut self,
+        case_ids: &[i64],
+        calibration: bool,
+        now: &str,
+    ) -> Result<usize, StoreError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        let mut changed = 0;
+        {
+            // Unmarking binds the time too, so both statements take the same parameters.
+            let sql = if calibration {
+                "INSERT OR IGNORE INTO calibration_tasks(case_id, marked_at) VALUES (?1, ?2)"
+            } else {
+                "DELETE FROM calibration_tasks WHERE case_id = ?1 AND ?2 IS NOT NULL"
+            };
+            let mut stmt = tx.prepare(sql).map_err(|e| sql_err(&path, e))?;
+            for id in case_ids {
+                changed += stmt
+                    .execute(params![id, now])
+                    .map_err(|e| sql_err(&path, e))?;
+            }
+        }
+        tx.commit().map_err(|e| sql_err(&path, e))?;
+        Ok(changed)
     }
 
     fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {

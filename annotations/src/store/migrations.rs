@@ -150,6 +150,13 @@ SELECT 'project_id', substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr
        || substr('89ab', 1 + abs(random() % 4), 1) || substr(h, 18, 3) || '-' || substr(h, 21, 12)
 FROM (SELECT lower(hex(randomblob(16))) AS h);
 "#,
+    // 5: calibration tasks, which raters cannot tell from their other tasks.
+    r#"
+CREATE TABLE calibration_tasks (
+    case_id   INTEGER PRIMARY KEY REFERENCES cases(id),
+    marked_at TEXT NOT NULL
+);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

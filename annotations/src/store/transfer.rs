@@ -227,6 +227,12 @@ pub const TABLES: &[Table] = &[
         generated_id: false,
     },
     Table {
+        name: "calibration_tasks",
+        columns: &[int("case_id"), text("marked_at")],
+        key: &["case_id"],
+        generated_id: false,
+    },
+    Table {
         name: "repositories",
         columns: &[text("name"), text("path"), text("added_at")],
         key: &["name"],

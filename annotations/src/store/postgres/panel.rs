@@ -440,6 +440,49 @@ impl LabelStore for PgStore {
         })
     }
 
+    fn calibration_tasks(&self) -> Result<Vec<String>, StoreError> {
+        self.run(async |c: &mut Client| {
+            let rows = c
+                .query(
+                    "SELECT c.instance_id FROM calibration_tasks k JOIN cases c ON c.id = k.case_id
+                     ORDER BY c.instance_id COLLATE \"C\"",
+                    &[],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, tokio_postgres::Error>>()?)
+        })
+    }
+
+    fn set_calibration(
+        &mut self,
+        case_ids: &[i64],
+        calibration: bool,
+        now: &str,
+    ) -> Result<usize, StoreError> {
+        let ids = case_ids.to_vec();
+        self.run(async |c: &mut Client| {
+            let changed = if calibration {
+                c.execute(
+                    "INSERT INTO calibration_tasks(case_id, marked_at)
+                     SELECT id, $2::TEXT FROM UNNEST($1::BIGINT[]) AS t(id)
+                     ON CONFLICT (case_id) DO NOTHING",
+                    &[&ids, &now],
+                )
+                .await?
+            } else {
+                c.execute(
+                    "DELETE FROM calibration_tasks WHERE case_id = ANY($1::BIGINT[])",
+                    &[&ids],
+                )
+                .await?
+            };
+            Ok(changed as usize)
+        })
+    }
+
     fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
         let rows = self.run(async |c: &mut Client| {
             Ok(c.query(

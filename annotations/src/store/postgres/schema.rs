@@ -192,4 +192,12 @@ CREATE POLICY assigned_refresh ON evidence_cache FOR UPDATE
 ALTER TABLE panel_logins ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own ON panel_logins FOR SELECT USING (role = session_user);
 "#,
+    // 3: calibration tasks. Raters read none of it: a calibration task looks like any other.
+    r#"
+CREATE TABLE calibration_tasks (
+    case_id   BIGINT PRIMARY KEY REFERENCES cases(id),
+    marked_at TEXT NOT NULL
+);
+ALTER TABLE calibration_tasks ENABLE ROW LEVEL SECURITY;
+"#,
 ];

@@ -9,6 +9,10 @@ export type AssignReport = {
  */
 added: number, 
 /**
+ * Of those, calibration tasks mixed into raters' queues at the calibration rate.
+ */
+calibration: number, 
+/**
  * Cases considered.
  */
 cases: number, 
