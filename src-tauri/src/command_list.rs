@@ -27,6 +27,7 @@ macro_rules! verity_commands {
             cancel_job,
             export_project,
             project_agreement,
+            rater_quality,
             ensemble_labels,
             list_disagreements,
             adjudicate,

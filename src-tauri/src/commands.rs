@@ -14,8 +14,8 @@ use annotations::ops::{
     AnswerView, AssignReport, CaseListItem, CaseView, CloneProgress, CloneReport, CloneRequest,
     Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress, EvidenceView,
     ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery, GrepReport,
-    ImportProgress, ImportReport, NeededRepository, ProjectAgreement, Questionnaire, QueueItem,
-    RaterSummary, RepositoryStatus, ShownFile,
+    ImportProgress, ImportReport, NeededRepository, ProjectAgreement, QualityReport,
+    QualityRequest, Questionnaire, QueueItem, RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -360,6 +360,16 @@ pub async fn project_agreement(
     req: AgreementRequest,
 ) -> Result<ProjectAgreement, CommandError> {
     with_project(app, move |p| ops::project_agreement(p, &req)).await
+}
+
+/// Each rater's quality per question: against the reference on calibration tasks, against the
+/// rest of the panel, and their pace.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rater_quality(
+    app: AppHandle,
+    req: QualityRequest,
+) -> Result<QualityReport, CommandError> {
+    with_project(app, move |p| ops::rater_quality(p, &req)).await
 }
 
 /// Every case's labels under an ensemble rule (the questionnaire's default when `null`).

@@ -11,7 +11,7 @@ use ts_rs::TS;
 use super::ensemble::build_ensemble;
 use super::quality::reference_values;
 use super::submitted::{CaseAnswers, Panel, level_of, option_index, rated_questions, value_text};
-use super::{Error, ErrorCode, Project, Result};
+use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::agreement::{
     self, AgreementReport, BootstrapOptions, Category, Level, RatingTable, ReportOptions, Weights,
 };
@@ -191,7 +191,7 @@ pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Resu
         .collect::<HashSet<_>>()
         .into_iter()
         .collect();
-    raters.sort();
+    raters.sort_by(|a, b| natural_cmp(a, b));
     let column: HashMap<&str, usize> = raters
         .iter()
         .enumerate()
@@ -501,7 +501,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         .collect::<HashSet<_>>()
         .into_iter()
         .collect();
-    raters.sort();
+    raters.sort_by(|a, b| natural_cmp(a, b));
     Ok(ProjectAgreement {
         questionnaire: format!("{} {}", questionnaire.id, questionnaire.version),
         cases: panel.first.len(),

@@ -29,6 +29,8 @@ pub struct QualityRequest {
     /// Bootstrap resamples for the bias intervals (1,000 when absent).
     pub bootstrap: Option<usize>,
     /// The bootstrap's seed.
+    #[serde(default)]
+    #[ts(type = "number")]
     pub seed: u64,
 }
 
@@ -65,6 +67,7 @@ pub struct QuestionDetail {
     /// The question's categories, in scale order.
     pub categories: Vec<String>,
     /// `confusion[i][j]`: tasks where the rater chose category `i` and the reference `j`.
+    #[ts(type = "number[][]")]
     pub confusion: Vec<Vec<u64>>,
     /// The figures over successive blocks of 20 reference tasks, in answering order.
     pub drift: Vec<BlockFigures>,

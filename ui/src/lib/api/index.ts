@@ -34,6 +34,8 @@ import type {
   NeededRepository,
   ProjectAgreement,
   ProjectInfo,
+  QualityReport,
+  QualityRequest,
   Questionnaire,
   QueueItem,
   RaterSummary,
@@ -119,6 +121,7 @@ export const api = {
   exportProject: (format: ExportFormat, options: ExportOptions, outPath: string) =>
     call<number>('export_project', { format, options, out_path: outPath }),
   projectAgreement: (req: AgreementRequest) => call<ProjectAgreement>('project_agreement', { req }),
+  raterQuality: (req: QualityRequest) => call<QualityReport>('rater_quality', { req }),
   ensembleLabels: (rule: string | null) => call<EnsembleReport>('ensemble_labels', { rule }),
   listDisagreements: () => call<Disagreement[]>('list_disagreements'),
   adjudicate: (req: AdjudicationRequest) => call<AdjudicationView>('adjudicate', { req }),

@@ -19,4 +19,4 @@ bootstrap: number | null,
 /**
  * The bootstrap's seed.
  */
-seed: bigint, };
+seed: number, };

@@ -12,7 +12,7 @@ categories: Array<string>,
 /**
  * `confusion[i][j]`: tasks where the rater chose category `i` and the reference `j`.
  */
-confusion: Array<Array<bigint>>, 
+confusion: number[][], 
 /**
  * The figures over successive blocks of 20 reference tasks, in answering order.
  */
