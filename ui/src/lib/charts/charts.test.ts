@@ -42,6 +42,15 @@ describe('Heatmap', () => {
     expect(container.textContent).not.toContain('NaN');
   });
 
+  it('greys the pairs that share fewer tasks than asked, with their count', () => {
+    const { container } = render(Heatmap, { names, values, units, title: 'kappa', minShared: 5 });
+    const ac = cell(container, 'Amara Nwosu', 'Chen Li');
+    expect(ac.querySelector('text')!.textContent).toBe('n=4');
+    expect(ac.querySelector('rect')!.getAttribute('class')).toContain('sparse');
+    expect(ac.querySelector('title')!.textContent).toBe('Amara Nwosu × Chen Li: not counted, only 4 shared tasks (fewer than 5)');
+    expect(cell(container, 'Amara Nwosu', 'Ben Okafor').querySelector('text')!.textContent).toBe('0.41');
+  });
+
   it('names the raters on both axes', () => {
     const { container } = render(Heatmap, { names, values, units, title: 'kappa' });
     const axis = [...container.querySelectorAll('text.axis')].map((t) => t.firstChild!.textContent);
