@@ -126,14 +126,23 @@ fn diverging(v: f64) -> String {
     format!("rgb({r:.0},{g:.0},{b:.0})")
 }
 
-/// A heat map of a symmetric rater-pair matrix (kappa from -1 to 1); empty cells are grey.
-pub fn pair_heatmap(title: &str, raters: &[String], values: &[Vec<Option<f64>>]) -> String {
+/// A heat map of a symmetric rater-pair matrix (kappa from -1 to 1); empty cells, and pairs
+/// sharing fewer than `min_shared` cases (`units`), are grey.
+pub fn pair_heatmap(
+    title: &str,
+    raters: &[String],
+    values: &[Vec<Option<f64>>],
+    units: &[Vec<usize>],
+    min_shared: usize,
+) -> String {
     let n = raters.len().max(1) as f64;
     let cell = (480.0 / n).clamp(6.0, 48.0);
     let label = if raters.len() > 30 { 0.0 } else { 90.0 };
     let top = 40.0 + label;
     let left = 10.0 + label;
-    let legend = "red: kappa below 0, white: 0, blue: 1; grey: no shared case or undefined";
+    let legend = format!(
+        "red: kappa below 0, white: 0, blue: 1; grey: fewer than {min_shared} shared cases, or undefined"
+    );
     let width = (left + cell * n + 20.0).max(left + legend.len() as f64 * 6.5 + 10.0);
     let height = top + cell * n + 30.0;
     let mut s = open(width.max(320.0), height, title);
@@ -152,6 +161,12 @@ pub fn pair_heatmap(title: &str, raters: &[String], values: &[Vec<Option<f64>>])
             );
         }
         for (j, value) in values.get(i).into_iter().flatten().enumerate() {
+            let shared = units
+                .get(i)
+                .and_then(|row| row.get(j))
+                .copied()
+                .unwrap_or(0);
+            let value = value.filter(|_| shared >= min_shared);
             let fill = value.map_or_else(|| "#eee".to_string(), diverging);
             let _ = write!(
                 s,

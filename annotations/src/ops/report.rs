@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::agreement::{AgreementRequest, ProjectAgreement, QuestionAgreement, project_agreement};
 use super::ensemble::{EnsembleReport, ensemble_labels};
+use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
 use super::{Error, ErrorCode, Project, Result};
 use crate::export::svg::{self, Bar};
 use std::fmt::Write as _;
@@ -59,8 +60,24 @@ pub fn write_report(
         },
     )?;
     let ensemble = ensemble_labels(project, None)?;
+    // The first reference set, when the project holds several.
+    let reference = project
+        .store
+        .reference_sets()?
+        .into_iter()
+        .next()
+        .map(|(name, _)| name);
+    let quality = rater_quality(
+        project,
+        &QualityRequest {
+            question: None,
+            reference,
+            bootstrap: Some(if bootstrap > 0 { bootstrap } else { 1000 }),
+            seed,
+        },
+    )?;
     let write_err = |path: PathBuf| move |source| Error::Write { path, source };
-    let files = render(&agreement, &ensemble, bootstrap, seed);
+    let files = render(&agreement, &ensemble, &quality, bootstrap, seed);
     std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     let mut charts = Vec::new();
     let mut markdown = String::new();
@@ -152,7 +169,7 @@ fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(Str
     let m = &q.pair_matrix;
     let _ = writeln!(
         md,
-        "### Rater pairs\n\nCohen's kappa ({} weights) for each pair of raters on the cases both rated.\n",
+        "### Rater pairs\n\nCohen's kappa ({} weights) for each pair of raters on the cases both rated; pairs sharing fewer than {MIN_SHARED_CASES} cases are grey.\n",
         m.weights
     );
     let file = format!("{name}-pairs.svg");
@@ -162,6 +179,8 @@ fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(Str
             &format!("{} {}: Cohen's kappa by rater pair", q.number, q.question),
             &m.raters,
             &m.kappa,
+            &m.units,
+            MIN_SHARED_CASES,
         ),
     ));
     let _ = writeln!(md, "![rater pairs on {}]({file})\n", q.question);
@@ -241,10 +260,136 @@ fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(Str
     }
 }
 
-/// Renders `report.md` and its charts.
+/// Rater pairs sharing fewer cases than this are left out of the pair heat map.
+pub const MIN_SHARED_CASES: usize = 10;
+
+/// One page per rater: their figures per question against the reference and the panel, their
+/// confusion matrices and drift, and their pace.
+fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# {}
+",
+        r.rater
+    );
+    let _ = writeln!(
+        md,
+        "{} submitted tasks; {} against the reference{}. Median active time {} s (the panel's: {} s).
+",
+        r.tasks,
+        r.calibration_tasks,
+        match &quality.reference {
+            Some(set) if quality.calibration_marked => format!(" set `{set}` (calibration tasks)"),
+            Some(set) => format!(" set `{set}` (every task it labels)"),
+            None => " (the project holds no reference labels)".into(),
+        },
+        fmt(r.median_active_seconds),
+        fmt(quality.panel_median_active_seconds)
+    );
+    if r.fast_submissions.is_empty() {
+        let _ = writeln!(
+            md,
+            "No submission much faster than usual.
+"
+        );
+    } else {
+        let _ = writeln!(
+            md,
+            "Submitted much faster than usual (under a quarter of the panel's median and half the rater's own), kept in every figure: {}.\n",
+            r.fast_submissions.join(", ")
+        );
+    }
+    let _ = writeln!(
+        md,
+        "| question | accuracy | weighted kappa | bias | bias interval | kappa vs the others | alpha without | alpha of the panel |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---|---:|---:|---:|");
+    for q in &quality.questions {
+        let d = r.questions.get(q);
+        let bias = r.bias.get(q);
+        let _ = writeln!(
+            md,
+            "| `{q}` | {} | {} | {} | {} | {} | {} | {} |",
+            fmt(r.accuracy.get(q).copied().flatten()),
+            fmt(r.weighted_kappa.get(q).copied().flatten()),
+            fmt(bias.and_then(|b| b.mean)),
+            fmt_ci(bias.and_then(|b| b.ci95)),
+            fmt(d.and_then(|d| d.kappa_vs_consensus)),
+            fmt(d.and_then(|d| d.alpha_without)),
+            fmt(d.and_then(|d| d.panel_alpha)),
+        );
+    }
+    if !r.reasons.is_empty() {
+        let _ = writeln!(
+            md,
+            "
+Undefined values:
+"
+        );
+        for (key, reason) in &r.reasons {
+            let _ = writeln!(md, "- `{key}`: {reason}");
+        }
+    }
+    for q in &quality.questions {
+        let Some(d) = r.questions.get(q) else {
+            continue;
+        };
+        if d.confusion.iter().flatten().all(|n| *n == 0) {
+            continue;
+        }
+        let _ = writeln!(
+            md,
+            "\n## `{q}` against the reference\n\nRows: {}; columns: the reference.\n",
+            r.rater
+        );
+        let _ = writeln!(
+            md,
+            "| | {} |",
+            d.categories
+                .iter()
+                .map(|c| cell(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(md, "|---|{}", "---:|".repeat(d.categories.len()));
+        for (label, row) in d.categories.iter().zip(&d.confusion) {
+            let _ = writeln!(
+                md,
+                "| {} | {} |",
+                cell(label),
+                row.iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nDrift, by blocks of 20 reference tasks in the order answered:\n"
+        );
+        let _ = writeln!(md, "| block | tasks | accuracy | weighted kappa | bias |");
+        let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
+        for (i, b) in d.drift.iter().enumerate() {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} |",
+                i + 1,
+                b.tasks,
+                fmt(b.accuracy),
+                fmt(b.weighted_kappa),
+                fmt(b.bias)
+            );
+        }
+    }
+    md
+}
+
+/// Renders `report.md`, its charts and one page per rater.
 pub fn render(
     agreement: &ProjectAgreement,
     ensemble: &EnsembleReport,
+    quality: &QualityReport,
     bootstrap: usize,
     seed: u64,
 ) -> Vec<(String, String)> {
@@ -357,6 +502,31 @@ pub fn render(
     }
     for q in &agreement.questions {
         question_section(q, &mut md, &mut files);
+    }
+    if !quality.raters.is_empty() {
+        let _ = writeln!(md, "\n## Raters\n");
+        let _ = writeln!(
+            md,
+            "Each rater against the reference and the rest of the panel, and their pace; one page each.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| rater | tasks | reference tasks | median active s | fast submissions |"
+        );
+        let _ = writeln!(md, "|---|---:|---:|---:|---:|");
+        for r in &quality.raters {
+            let page = format!("rater-{}.md", slug(&r.rater));
+            let _ = writeln!(
+                md,
+                "| [{}]({page}) | {} | {} | {} | {} |",
+                cell(&r.rater),
+                r.tasks,
+                r.calibration_tasks,
+                fmt(r.median_active_seconds),
+                r.fast_submissions.len()
+            );
+            files.push((page, rater_page(r, quality)));
+        }
     }
     files.push((REPORT_FILE.into(), md));
     files
