@@ -45,11 +45,11 @@ fn case_view_renders_sanitized_issue_parsed_patches_and_linked_tests() {
     for case in ops::list_cases(&project, &ops::CaseFilter::default()).unwrap() {
         let view = ops::case_view(&project, &case.instance_id).unwrap();
         assert!(
-            !view.problem_html.is_empty(),
+            !view.problem.html.is_empty(),
             "{}: issue text renders",
             case.instance_id
         );
-        assert!(!view.problem_html.contains("<script"));
+        assert!(!view.problem.html.contains("<script"));
         assert_eq!(
             view.gold_patch.error, None,
             "{}: gold patch parses",

@@ -62,7 +62,26 @@ test('issue text with scripts, handlers, javascript: links and SVG renders inert
     if (await link.isExisting()) await link.click();
     await browser.pause(300);
     assert.equal(await browser.execute(() => window.__pwned ?? null), null, 'no payload ran');
+
+    // Nothing of the text vanished: the markup is shown as text, the paragraph after the MathML
+    // mutation is still there, and a notice says what was shown as text.
+    const text = await issue.getText();
+    assert.match(text, /<script>window\.__pwned = 'script'<\/script>/);
+    assert.match(text, /<math><mtext><table><mglyph><style><img src=x onerror="window\.__pwned='mxss'">/);
+    assert.match(text, /A safe link stays a link\./);
+    assert.match(await textOf(browser, '[data-testid="issue-notice"]'), /^\d+ HTML elements shown as text · 1 link shown as text/);
     await shot(browser, 'security-hostile-issue-inert');
+
+    // The Source toggle shows the issue exactly as stored.
+    const toggle = await find(browser, '[data-testid="issue-source-toggle"]');
+    await toggle.click();
+    const source = await find(browser, '[data-testid="issue-source"]');
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+    assert.match(await source.getText(), /^Hostile issue text: none of this may run\.\n\n<script>window\.__pwned = 'script'<\/script>/);
+    await shot(browser, 'security-hostile-issue-source');
+    await toggle.click();
+    await find(browser, '[data-testid="issue"]');
+    assert.equal(await browser.execute(() => window.__pwned ?? null), null, 'no payload ran');
   } finally {
     await browser.deleteSession();
   }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{Project, Result, show_case};
+use crate::markdown::{RenderedText, render_markdown};
 
 /// A test id with where the test patch defines or changes it.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -47,14 +48,14 @@ pub struct CaseView {
     pub title: String,
     /// The PR's address, when it can be derived.
     pub pr_url: Option<String>,
-    /// The issue text as sanitized HTML.
-    pub problem_html: String,
-    /// The hints as sanitized HTML, when there are any.
-    pub hints_html: Option<String>,
-    /// SWE-bench Pro's requirements as sanitized HTML.
-    pub requirements_html: Option<String>,
-    /// SWE-bench Pro's interface as sanitized HTML.
-    pub interface_html: Option<String>,
+    /// The issue text, rendered and as stored.
+    pub problem: RenderedText,
+    /// The hints, rendered and as stored, when there are any.
+    pub hints: Option<RenderedText>,
+    /// SWE-bench Pro's requirements, rendered and as stored.
+    pub requirements: Option<RenderedText>,
+    /// SWE-bench Pro's interface, rendered and as stored.
+    pub interface: Option<RenderedText>,
     /// The gold patch.
     pub gold_patch: PatchDisplay,
     /// The test patch.
@@ -98,15 +99,14 @@ pub fn case_view(project: &Project, instance_id: &str) -> Result<CaseView> {
             })
             .collect()
     };
-    let render =
-        |text: &str| (!text.trim().is_empty()).then(|| crate::markdown::render_markdown(text));
+    let render = |text: &str| (!text.trim().is_empty()).then(|| render_markdown(text));
     Ok(CaseView {
         fail_to_pass: link(&detail.fail_to_pass),
         pass_to_pass: link(&detail.pass_to_pass),
-        problem_html: crate::markdown::render_markdown(&detail.problem_statement),
-        hints_html: render(&detail.hints_text),
-        requirements_html: detail.requirements.as_deref().and_then(render),
-        interface_html: detail.interface.as_deref().and_then(render),
+        problem: render_markdown(&detail.problem_statement),
+        hints: render(&detail.hints_text),
+        requirements: detail.requirements.as_deref().and_then(render),
+        interface: detail.interface.as_deref().and_then(render),
         instance_id: detail.instance_id,
         repo: detail.repo,
         base_commit: detail.base_commit,

@@ -26,6 +26,8 @@ export type { AnswerRequest } from './bindings/AnswerRequest';
 export type { RaterSummary } from './bindings/RaterSummary';
 export type { CaseView } from './bindings/CaseView';
 export type { PatchDisplay } from './bindings/PatchDisplay';
+export type { RenderedText } from './bindings/RenderedText';
+export type { RenderChanges } from './bindings/RenderChanges';
 export type { TestLink } from './bindings/TestLink';
 export type { CaseListItem } from './bindings/CaseListItem';
 export type { AssignmentStatus } from './bindings/AssignmentStatus';

@@ -9,7 +9,8 @@ import type { AnswerView, CaseView, QueueItem } from '../api/types';
 function caseView(id: string): CaseView {
   return {
     instance_id: id, repo: 'o/r', base_commit: 'abcdef0123456789', revision: 1, title: `Title of ${id}`, pr_url: 'https://github.com/o/r/pull/1',
-    problem_html: '<p>Issue <a href="https://e.org" rel="noopener noreferrer">link</a></p>', hints_html: null, requirements_html: null, interface_html: null,
+    problem: { source: 'Issue [link](https://e.org)', html: '<p>Issue <a href="https://e.org" rel="noopener noreferrer">link</a></p>', changes: { html_as_text: 0, links_as_text: 0 } },
+    hints: null, requirements: null, interface: null,
     gold_patch: { view: patch, error: null, raw: null }, test_patch: { view: patch, error: null, raw: null },
     fail_to_pass: [{ id: 'tests/test_calc.py::test_add', location: { file: 0, hunk: 0, line: 2 } }], pass_to_pass: [],
   };
