@@ -272,12 +272,21 @@ fn each_rater_is_measured_against_the_reference_the_panel_and_their_own_pace() {
     let out = dir.path().join("report");
     ops::write_report(&p, &out, 200, 1, ops::Overwrite::Refuse).unwrap();
     let main = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(main.contains("| [ana](rater-ana.md) | 30 | 20 | 614.500 | 0 |"), "{main}");
-    assert!(main.contains("| [bo](rater-bo.md) | 30 | 20 | 560.000 | 2 |"), "{main}");
+    assert!(
+        main.contains("| [ana](rater-ana.md) | 30 | 20 | 614.500 | 0 |"),
+        "{main}"
+    );
+    assert!(
+        main.contains("| [bo](rater-bo.md) | 30 | 20 | 560.000 | 2 |"),
+        "{main}"
+    );
     let page = std::fs::read_to_string(out.join("rater-bo.md")).unwrap();
     assert!(page.contains("| `underspecified` | 0.250 |"), "{page}");
     assert!(page.contains(&format!("{}, {}", id(3), id(25))), "{page}");
-    assert!(page.contains("## `underspecified` against the reference"), "{page}");
+    assert!(
+        page.contains("## `underspecified` against the reference"),
+        "{page}"
+    );
 
     // Calibration marked: only those tasks count against the reference.
     ops::mark_calibration(&mut p, &[id(0), id(1), id(2), id(3)], false, NOW).unwrap();

@@ -11,10 +11,10 @@ use std::sync::atomic::Ordering;
 use annotations::hub::HubSettings;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
-    AnswerView, AssignReport, CaseListItem, CaseView, CloneProgress, CloneReport, CloneRequest,
-    Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress, EvidenceView,
-    ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery, GrepReport,
-    ImportProgress, ImportReport, NeededRepository, ProjectAgreement, QualityReport,
+    AnswerView, AssignReport, CalibrationView, CaseListItem, CaseView, CloneProgress, CloneReport,
+    CloneRequest, Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress,
+    EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery,
+    GrepReport, ImportProgress, ImportReport, NeededRepository, ProjectAgreement, QualityReport,
     QualityRequest, Questionnaire, QueueItem, RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
@@ -370,6 +370,30 @@ pub async fn rater_quality(
     req: QualityRequest,
 ) -> Result<QualityReport, CommandError> {
     with_project(app, move |p| ops::rater_quality(p, &req)).await
+}
+
+/// The calibration tasks and their rate.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn calibration(app: AppHandle) -> Result<CalibrationView, CommandError> {
+    with_project(app, move |p| ops::calibration(p)).await
+}
+
+/// Makes every task with reference labels a calibration task.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn mark_all_calibration(app: AppHandle) -> Result<CalibrationView, CommandError> {
+    with_project(app, move |p| {
+        ops::mark_calibration(p, &[], true, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Sets the share of each rater's queue that assigning fills with calibration tasks.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_calibration_rate(
+    app: AppHandle,
+    rate: f64,
+) -> Result<CalibrationView, CommandError> {
+    with_project(app, move |p| ops::set_calibration_rate(p, rate)).await
 }
 
 /// Every case's labels under an ensemble rule (the questionnaire's default when `null`).

@@ -54,7 +54,7 @@ describe('RatersSection', () => {
   afterEach(() => clearMocks());
 
   it('tabulates each rater in the order given, with reasons, flags and a detail on demand', async () => {
-    const calls = mockBackend({ rater_quality: () => report });
+    const calls = mockBackend({ rater_quality: () => report, calibration: () => ({ rate: null, tasks: [], with_reference: 6 }) });
     const { findByTestId, getByTestId, queryByTestId } = render(RatersSection, { active: true, questionnaire });
     const table = await findByTestId('quality-table');
     const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent!.replace(/\s+/g, ' ').trim()));
@@ -74,8 +74,28 @@ describe('RatersSection', () => {
   });
 
   it('says so when no rater has submitted yet', async () => {
-    mockBackend({ rater_quality: () => ({ ...report, raters: [] }) });
+    mockBackend({ rater_quality: () => ({ ...report, raters: [] }), calibration: () => ({ rate: null, tasks: [], with_reference: 0 }) });
     const { findByText } = render(RatersSection, { active: true, questionnaire });
     expect(await findByText('No rater has submitted an answer yet.')).toBeTruthy();
+  });
+
+  it('marks the tasks with reference labels as calibration tasks and sets the rate', async () => {
+    let view = { rate: null as number | null, tasks: [] as string[], with_reference: 6 };
+    const calls = mockBackend({
+      rater_quality: () => report,
+      calibration: () => view,
+      mark_all_calibration: () => (view = { ...view, tasks: ['a', 'b', 'c', 'd', 'e', 'f'] }),
+      set_calibration_rate: (args) => (view = { ...view, rate: args.rate as number }),
+    });
+    const { findByTestId, getByTestId } = render(RatersSection, { active: true, questionnaire });
+    expect((await findByTestId('calibration')).textContent).toContain('none are mixed into queues yet');
+    await fireEvent.click(getByTestId('calibrate-all'));
+    expect((await findByTestId('calibration-note')).textContent).toBe('Every task with reference labels is a calibration task.');
+    expect(getByTestId('calibration-count').textContent).toBe('6');
+    await fireEvent.input(getByTestId('calibration-rate'), { target: { value: '20' } });
+    await fireEvent.click(getByTestId('set-calibration-rate'));
+    await findByTestId('calibration-note');
+    expect(calls.find((c) => c.cmd === 'set_calibration_rate')!.args).toEqual({ rate: 0.2 });
+    expect(getByTestId('calibration').textContent).toContain('at 20%');
   });
 });
