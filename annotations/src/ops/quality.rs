@@ -319,6 +319,8 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
         loo: PanelLeaveOneOut,
         against: HashMap<String, AgainstReference>,
     }
+    let by_case: HashMap<i64, &super::submitted::CaseAnswers> =
+        panel.first.iter().map(|c| (c.case_id, c)).collect();
     let mut per_question = Vec::new();
     for question in &questions {
         let table = super::agreement::question_table(question, &panel.first)?;
@@ -331,10 +333,8 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
                 .iter()
                 .filter(|(_, instance_id, _)| on_calibration(instance_id))
                 .filter_map(|(_, instance_id, case_id)| {
-                    let answer = panel
-                        .first
-                        .iter()
-                        .find(|c| c.case_id == *case_id)?
+                    let answer = by_case
+                        .get(case_id)?
                         .answers
                         .iter()
                         .find(|(r, _)| r == name)?;
