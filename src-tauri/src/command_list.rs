@@ -9,6 +9,8 @@ macro_rules! verity_commands {
             open_project,
             open_server_project,
             open_startup_project,
+            recent_projects,
+            forget_recent_project,
             sign_in,
             list_raters,
             add_rater,

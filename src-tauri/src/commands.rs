@@ -24,6 +24,7 @@ use tauri_plugin_opener::OpenerExt;
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
+use crate::recent::RecentProject;
 use crate::state::{AppState, replace_project, with_project};
 
 /// The open project, for the window's header.
@@ -130,15 +131,17 @@ fn server_address(url: &str) -> Result<&str, CommandError> {
     }
 }
 
-/// The project to show at start: the one open when Verity last closed, or the demo project on
-/// the first start. A server project is tried without a password first (`PGPASSWORD`,
-/// `~/.pgpass`); when that fails the window asks for one.
+/// The project to show at start: the one named on the command line, else the one open when
+/// Verity last closed, or the demo project on the first start. A server project is tried
+/// without a password first (`PGPASSWORD`, `~/.pgpass`); when that fails the window asks for
+/// one. A URL holding a password is refused before any of that, so the window never shows it.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_startup_project(app: AppHandle) -> Result<Startup, CommandError> {
-    let last = app.state::<AppState>().last_project();
-    let project = match last {
+    let first = app.state::<AppState>().startup_project();
+    let project = match first {
         Some(path) => match path.to_str().filter(|p| ops::is_server_url(p)) {
             Some(url) => {
+                ops::check_server_url(url)?;
                 let url = url.to_owned();
                 match open_server_project(app, url.clone(), None).await {
                     Ok(project) => project,
@@ -150,6 +153,23 @@ pub async fn open_startup_project(app: AppHandle) -> Result<Startup, CommandErro
         None => open_demo_project(app).await?,
     };
     Ok(Startup::Opened { project })
+}
+
+/// The projects opened lately, most recent first: files (marked when missing) and server URLs.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn recent_projects(app: AppHandle) -> Vec<RecentProject> {
+    app.state::<AppState>().recent.list()
+}
+
+/// Takes a project off the recent projects; returns the list left.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn forget_recent_project(
+    app: AppHandle,
+    path: String,
+) -> Result<Vec<RecentProject>, CommandError> {
+    let recent = &app.state::<AppState>().recent;
+    recent.remove(&path)?;
+    Ok(recent.list())
 }
 
 /// Signs in as a rater of the project or as the coordinator; opening a project signs out (or

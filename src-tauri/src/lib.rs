@@ -1,5 +1,6 @@
-//! Verity's desktop shell: Tauri commands over `annotations::ops`, the app's state, live progress
-//! from a shared server (`feed`), logging.
+//! Verity's desktop shell: Tauri commands over `annotations::ops`, the app's state, the recent
+//! projects (`recent`), the command line (`command_line`), live progress from a shared server
+//! (`feed`), logging.
 //!
 //! Commands hold no logic of their own: they unpack state, call one library function and map
 //! its error to `{code, message}` (see [`error::CommandError`]).
@@ -7,9 +8,11 @@
 
 include!("command_list.rs");
 
+pub mod command_line;
 pub mod commands;
 pub mod error;
 pub mod feed;
+pub mod recent;
 pub mod state;
 
 /// Every command the front end may call, as registered below.
@@ -23,22 +26,23 @@ macro_rules! handlers {
 }
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use tauri::Manager;
 
-/// Starts the app.
-pub fn run() {
+/// Starts the app, opening `project` (a file or a server's URL, from the command line) or, when
+/// `None`, the project open when it last closed.
+pub fn run(project: Option<PathBuf>) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
-        .setup(|app| {
+        .setup(move |app| {
             let data_dir = app.path().app_data_dir()?;
             std::fs::create_dir_all(&data_dir)?;
             start_logging(&data_dir)?;
             tracing::info!(data_dir = %data_dir.display(), "Verity started");
-            app.manage(state::AppState::new(data_dir));
+            app.manage(state::AppState::new(data_dir, project));
             #[cfg(target_os = "linux")]
             lighten_webview(app);
             Ok(())

@@ -2,7 +2,20 @@
 // Without this a console window opens next to the app on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+use verity_desktop::command_line::{self, Invocation, USAGE};
+
 fn main() -> std::process::ExitCode {
+    let project = match command_line::parse(std::env::args_os().skip(1)) {
+        Ok(Invocation::Start(project)) => project,
+        Ok(Invocation::Help) => {
+            println!("{USAGE}");
+            return std::process::ExitCode::SUCCESS;
+        }
+        Err(err) => {
+            eprintln!("verity-desktop: {err}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     #[cfg(target_os = "linux")]
     {
         if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
@@ -14,7 +27,7 @@ fn main() -> std::process::ExitCode {
         }
         paint_on_the_cpu();
     }
-    verity_desktop::run();
+    verity_desktop::run(project);
     std::process::ExitCode::SUCCESS
 }
 

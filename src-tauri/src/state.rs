@@ -11,6 +11,7 @@ use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
 use crate::feed::{self, Generation};
+use crate::recent::RecentProjects;
 
 /// The file in the data folder naming the last project opened.
 const LAST_PROJECT: &str = "last-project";
@@ -31,12 +32,19 @@ pub struct AppState {
     job: Arc<Mutex<Option<&'static str>>>,
     /// The evidence engine, kept alive so its blob cache serves every task of the session.
     pub engine: Arc<Engine>,
+    /// The projects opened lately, in the data folder.
+    pub recent: RecentProjects,
+    /// The project named on the command line, until the start opens it.
+    requested: Mutex<Option<PathBuf>>,
 }
 
 impl AppState {
-    /// State for a data folder, with no project open.
-    pub fn new(data_dir: PathBuf) -> AppState {
+    /// State for a data folder, with no project open; `requested` is the project named on the
+    /// command line, which the start opens instead of the last one.
+    pub fn new(data_dir: PathBuf, requested: Option<PathBuf>) -> AppState {
         AppState {
+            recent: RecentProjects::new(&data_dir),
+            requested: Mutex::new(requested),
             project: Mutex::new(None),
             opening: Generation::default(),
             data_dir,
@@ -63,10 +71,22 @@ impl AppState {
         })
     }
 
-    /// Remembers the project just opened, so the next start reopens it.
+    /// Remembers the project just opened, so the next start reopens it, and puts it first in
+    /// the recent projects.
     pub fn remember_project(&self, path: &Path) {
-        // Forgetting is harmless (the next start opens the demo project); a log line says why.
-        // Written atomically, so a crash never leaves half a path to reopen.
+        // Forgetting is harmless (the next start opens the demo project, the list lacks one
+        // project); a log line says why. Written atomically, so a crash never leaves half a
+        // path to reopen.
+        match path.to_str() {
+            Some(location) => {
+                if let Err(err) = self.recent.add(location) {
+                    tracing::warn!(error = %err, "could not add the open project to the recent ones");
+                }
+            }
+            None => {
+                tracing::warn!(path = %path.display(), "a path that is not UTF-8 is not listed among the recent projects")
+            }
+        }
         let file = self.data_dir.join(LAST_PROJECT);
         let written = ops::write_file(&file, ops::Overwrite::Replace, |out| {
             out.write_all(path.as_os_str().as_encoded_bytes())
@@ -78,6 +98,13 @@ impl AppState {
         if let Err(err) = written {
             tracing::warn!(error = %err, "could not remember the open project");
         }
+    }
+
+    /// The project to open at start: the one named on the command line (once: a second start
+    /// of the window reopens the project open then), else the one open when Verity last closed.
+    pub fn startup_project(&self) -> Option<PathBuf> {
+        let requested = self.requested.lock().ok().and_then(|mut r| r.take());
+        requested.or_else(|| self.last_project())
     }
 
     /// The project open when Verity last closed, if any.
@@ -193,7 +220,7 @@ mod tests {
 
     fn new_state() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let state = AppState::new(dir.path().to_path_buf());
+        let state = AppState::new(dir.path().to_path_buf(), None);
         (dir, state)
     }
 
@@ -225,7 +252,28 @@ mod tests {
         assert_eq!(state.last_project(), None);
         let project = dir.path().join("panel one.verity");
         state.remember_project(&project);
-        assert_eq!(state.last_project(), Some(project));
+        assert_eq!(state.last_project(), Some(project.clone()));
+        let listed: Vec<String> = state.recent.list().into_iter().map(|p| p.path).collect();
+        assert_eq!(
+            listed,
+            [project.display().to_string()],
+            "an opened project is a recent one"
+        );
+    }
+
+    #[test]
+    fn the_project_named_on_the_command_line_opens_at_the_first_start_only() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let last = dir.path().join("last.verity");
+        let named = PathBuf::from("postgres://ana@db.example:5432/panel");
+        let state = AppState::new(dir.path().to_path_buf(), Some(named.clone()));
+        state.remember_project(&last);
+        assert_eq!(state.startup_project(), Some(named));
+        assert_eq!(
+            state.startup_project(),
+            Some(last),
+            "a reloaded window reopens the last project"
+        );
     }
 
     /// A project with the rater ana, and ana's package beside it.

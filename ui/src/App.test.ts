@@ -4,7 +4,7 @@ import { clearMocks } from '@tauri-apps/api/mocks';
 import App from './App.svelte';
 import { mockBackend } from './lib/views/coordinator/mockBackend';
 import { questionnaire } from './lib/testing/fixtures';
-import type { ProjectInfo, RaterSummary, Startup } from './lib/api/types';
+import type { ProjectInfo, RaterSummary, RecentProject, Startup } from './lib/api/types';
 import type { Handlers } from './lib/views/coordinator/mockBackend';
 
 const raters: RaterSummary[] = [{ name: 'ana', active: true, assigned: 2, submitted: 0 }];
@@ -18,6 +18,7 @@ function startWith(startup: Startup, more: Handlers = {}) {
     sign_in: (args) => args.role,
     rater_queue: () => [],
     project_questionnaire: () => questionnaire,
+    recent_projects: () => [],
     ...more,
   });
   return { calls, ...render(App) };
@@ -146,5 +147,68 @@ describe('App', () => {
     expect(queryByTestId('bound')).toBeNull();
     await fireEvent.click(getByTestId('sign-out'));
     expect(await findByTestId('coordinator')).toBeTruthy();
+  });
+
+  it('lists the recent projects on the start screen: opens a file, asks a server’s password, removes a missing one', async () => {
+    let recent: RecentProject[] = [
+      { path: '/p/panel.verity', server: false, missing: false },
+      { path: URL, server: true, missing: false },
+      { path: '/gone/old.verity', server: false, missing: true },
+    ];
+    const { calls, findByTestId, findAllByTestId, getAllByTestId, getByTestId, findByText } = startWith(
+      { kind: 'opened', project: { path: '/p/demo.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null } },
+      {
+        recent_projects: () => recent,
+        forget_recent_project: (args) => (recent = recent.filter((p) => p.path !== args.path)),
+        open_project: (args) => ({ path: args.path as string, server: false, questionnaire: 'SWE-bench', bound_rater: null }),
+      },
+    );
+    await fireEvent.click(await findByTestId('other-project'));
+    const rows = await findAllByTestId('recent-project');
+    expect(rows.map((r) => r.textContent!.replace(/\s+/g, ' ').trim())).toEqual([
+      'panel.verity /p Remove',
+      `${URL} panel server Remove`,
+      'old.verity /gone missing Remove',
+    ]);
+    const open = getAllByTestId('recent-open') as HTMLButtonElement[];
+    expect(open.map((b) => b.disabled)).toEqual([false, false, true]);
+
+    // A missing file comes off the list.
+    await fireEvent.click(getAllByTestId('recent-forget')[2]);
+    await waitFor(() => expect(getAllByTestId('recent-project')).toHaveLength(2));
+    expect(calls.find((c) => c.cmd === 'forget_recent_project')!.args).toEqual({ path: '/gone/old.verity' });
+
+    // A server opens through the password dialog, its URL filled in.
+    await fireEvent.click(getAllByTestId('recent-open')[1]);
+    expect((getByTestId('server-url') as HTMLInputElement).value).toBe(URL);
+    await fireEvent.click(getByTestId('server-cancel'));
+
+    // A file opens at once.
+    await fireEvent.click(getAllByTestId('recent-open')[0]);
+    await findByText('Who is using Verity?');
+    expect(calls.find((c) => c.cmd === 'open_project')!.args).toEqual({ path: '/p/panel.verity' });
+    expect(getByTestId('project').textContent).toBe('panel.verity · SWE-bench');
+  });
+
+  it('says why the project named at start did not open, and offers the recent ones instead', async () => {
+    const calls = mockBackend({
+      open_startup_project: () => { throw { code: 'project_missing', message: 'There is no Verity project at /p/typo.verity.' }; },
+      recent_projects: () => [{ path: '/p/panel.verity', server: false, missing: false }],
+      open_project: (args) => ({ path: args.path as string, server: false, questionnaire: 'SWE-bench', bound_rater: null }),
+      list_raters: () => raters,
+    });
+    const { findByTestId, findAllByTestId, getByTestId, findByText } = render(App);
+    expect((await findByTestId('start-error')).textContent).toBe('There is no Verity project at /p/typo.verity.');
+    expect(getByTestId('open-demo')).toBeTruthy();
+    await fireEvent.click((await findAllByTestId('recent-open'))[0]);
+    await findByText('Who is using Verity?');
+    expect(calls.map((c) => c.cmd)).toContain('open_project');
+  });
+
+  it('shows no recent list when there is none', async () => {
+    const { findByTestId, queryByTestId, getByTestId } = start({ path: '/p/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null });
+    await fireEvent.click(await findByTestId('other-project'));
+    expect(getByTestId('open-demo')).toBeTruthy();
+    expect(queryByTestId('recent-project')).toBeNull();
   });
 });

@@ -166,6 +166,16 @@ pub fn open_project(path: &Path) -> Result<Project> {
     open_project_with_password(path, None)
 }
 
+/// Checks a server project's URL without connecting, as opening it would: a URL holding a
+/// password is refused (the password goes in `PGPASSWORD`, `~/.pgpass` or the app's prompt), and
+/// so is one with a bad port or parameter, or naming no user where the environment names none.
+pub fn check_server_url(url: &str) -> Result<()> {
+    let env = crate::store::postgres::Environment::current();
+    crate::store::postgres::ServerConfig::parse(url, &env)
+        .map(|_| ())
+        .map_err(|rule| Error::Store(crate::store::StoreError::Rule(rule)))
+}
+
 /// Opens a project, connecting to a server project with `password` (the desktop app asks for
 /// it); the password is kept in memory only.
 pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result<Project> {
@@ -210,5 +220,27 @@ impl Project {
     /// view refreshes without polling; `None` for a project file.
     pub fn answer_feed(&self) -> Result<Option<std::sync::mpsc::Receiver<AnswersChanged>>> {
         Ok(self.store.answer_feed()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_url_holding_a_password_is_refused_before_connecting() {
+        for url in [
+            "postgres://ana:secret@db.example:5432/panel",
+            "postgres://ana@db.example:5432/panel?password=secret",
+        ] {
+            let err = check_server_url(url).expect_err("a password in the URL");
+            assert_eq!(err.code(), ErrorCode::Store);
+            assert!(err.to_string().contains("holds a password"), "{err}");
+            assert!(
+                !err.to_string().contains("secret"),
+                "the refusal never repeats it"
+            );
+        }
+        check_server_url("postgres://ana@db.example:5432/panel").expect("a URL without one");
     }
 }

@@ -40,6 +40,7 @@ import type {
   Questionnaire,
   QueueItem,
   RaterSummary,
+  RecentProject,
   RepositoryStatus,
   Role,
   ShownFile,
@@ -94,6 +95,10 @@ export const api = {
    * the shell's memory only. `null` connects with libpq's `PGPASSWORD` or `~/.pgpass`. */
   openServerProject: (url: string, password: string | null) => call<ProjectInfo>('open_server_project', { url, password }),
   openStartupProject: () => call<Startup>('open_startup_project'),
+  /** The projects opened lately, most recent first. */
+  recentProjects: () => call<RecentProject[]>('recent_projects'),
+  /** Takes a project off the recent ones; resolves to the list left. */
+  forgetRecentProject: (path: string) => call<RecentProject[]>('forget_recent_project', { path }),
   signIn: (role: Role) => call<Role>('sign_in', { role }),
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),

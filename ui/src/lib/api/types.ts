@@ -1,6 +1,6 @@
 // Types of the commands' requests and responses: generated from the Rust types (ts-rs) into
-// ./bindings/, re-exported here. Only the shell's own types (`ProjectInfo`, `Startup`) are
-// written by hand.
+// ./bindings/, re-exported here. Only the shell's own types (`ProjectInfo`, `Startup`,
+// `RecentProject`) are written by hand.
 import type { ErrorCode } from './bindings/ErrorCode';
 
 export type { PatchView } from './bindings/PatchView';
@@ -107,6 +107,10 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  * `bound_rater` names the one rater a rater's package or a rater's login on a server acts for,
  * already signed in; `null` when the app asks who is using the project. */
 export interface ProjectInfo { path: string; server: boolean; questionnaire: string; bound_rater: string | null }
+
+/** A project opened lately (src-tauri's `RecentProject`): a file's path or, when `server`, a
+ * server project's URL (never with a password); `missing` when the file is no longer there. */
+export interface RecentProject { path: string; server: boolean; missing: boolean }
 
 /** What the window shows at start (src-tauri's `Startup`): the project opened, or the last
  * project's server, which did not let Verity in without a password or could not be reached. */

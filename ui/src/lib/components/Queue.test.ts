@@ -29,3 +29,20 @@ describe('Queue', () => {
     expect(container.querySelector('[data-testid="show-more"]')).toBeNull();
   });
 });
+
+describe('Queue while loading', () => {
+  it('says it is loading instead of "No task matches", and is busy', () => {
+    const { container, getByTestId } = render(Queue, { items: [], loading: true, selected: null, onselect: () => {} });
+    expect(container.textContent).not.toContain('No task matches.');
+    expect(container.textContent).toContain('Loading…');
+    expect(getByTestId('queue-summary').textContent).toBe('Loading…');
+    expect(container.querySelector('nav')!.getAttribute('aria-busy')).toBe('true');
+  });
+
+  it('says no task matches once loaded empty', () => {
+    const { container, getByTestId } = render(Queue, { items: [], loading: false, selected: null, onselect: () => {} });
+    expect(container.textContent).toContain('No task matches.');
+    expect(getByTestId('queue-summary').textContent).toBe('0 / 0 done');
+    expect(container.querySelector('nav')!.getAttribute('aria-busy')).toBe('false');
+  });
+});

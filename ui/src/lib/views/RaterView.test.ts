@@ -5,6 +5,8 @@ import RaterView from './RaterView.svelte';
 import { patch, questionnaire } from '../testing/fixtures';
 import { NOT_SAVED, SUBMIT_AGAIN } from '../form/offline';
 import type { AnswerView, CaseView, QueueItem } from '../api/types';
+import { mockBackend } from './coordinator/mockBackend';
+import { deferred, settle, watchFor } from '../testing/pending';
 
 function caseView(id: string): CaseView {
   return {
@@ -160,5 +162,42 @@ describe('RaterView', () => {
     expect((calls.find((c) => c.cmd === 'save_draft')!.args.req as { values: unknown }).values).toEqual({ underspecified: 3 });
     await waitFor(() => expect(queryByTestId('offline')).toBeNull());
     expect(localStorage.length).toBe(0);
+  });
+});
+
+describe('RaterView while the queue loads', () => {
+  afterEach(() => {
+    clearMocks();
+    localStorage.clear();
+  });
+
+  it('says it is loading, never that nothing is assigned, until the queue arrives', async () => {
+    const queue = deferred<QueueItem[]>();
+    mockBackend({ rater_queue: () => queue.promise, project_questionnaire: () => questionnaire, record_time: () => null });
+    const { container, getByTestId, findByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    const empty = watchFor(container, 'No task is assigned to you yet.');
+    await settle();
+    const loading = getByTestId('queue-loading');
+    expect(loading.textContent).toBe('Loading your tasks…');
+    expect(loading.getAttribute('aria-busy')).toBe('true');
+    expect(container.textContent).not.toContain('No task matches.');
+    expect(empty.seen()).toBe(false);
+
+    queue.resolve([]);
+    expect((await findByTestId('queue-empty')).textContent).toBe('No task is assigned to you yet.');
+    expect(container.querySelector('[data-testid="queue-loading"]')).toBeNull();
+    empty.stop();
+  });
+
+  it('shows the error, not an empty queue, when the queue cannot be read', async () => {
+    mockBackend({
+      rater_queue: () => { throw { code: 'server_unavailable', message: 'The project’s server cannot be reached.' }; },
+      project_questionnaire: () => questionnaire,
+      record_time: () => null,
+    });
+    const { container, findByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    expect((await findByTestId('error')).textContent).toBe('The project’s server cannot be reached.');
+    expect(container.textContent).not.toContain('No task is assigned to you yet.');
+    expect(container.querySelector('[data-testid="queue-loading"]')).toBeNull();
   });
 });

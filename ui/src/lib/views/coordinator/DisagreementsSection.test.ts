@@ -6,6 +6,7 @@ import DisagreementsSection from './DisagreementsSection.svelte';
 import { mockBackend } from './mockBackend';
 import { disagreements, questionnaire } from '../../testing/fixtures';
 import type { AdjudicationRequest, AdjudicationView, Disagreement } from '../../api/types';
+import { deferred, settle, watchFor } from '../../testing/pending';
 
 function backend() {
   let list: Disagreement[] = structuredClone(disagreements);
@@ -118,5 +119,26 @@ describe('DisagreementsSection', () => {
       await emit('answers-changed');
       expect(calls.filter((c) => c.cmd === 'list_disagreements').length).toBeGreaterThan(1);
     });
+  });
+});
+
+describe('DisagreementsSection while loading', () => {
+  afterEach(() => clearMocks());
+
+  it('says it is loading, never that the raters agree, until the first answer', async () => {
+    const list = deferred<Disagreement[]>();
+    mockBackend({ list_disagreements: () => list.promise });
+    const { container, getByTestId, findByText } = render(DisagreementsSection, { active: true, questionnaire });
+    const agree = watchFor(container, 'The raters agree on every answered question.');
+    await settle();
+    expect(getByTestId('disagreements-loading').getAttribute('aria-busy')).toBe('true');
+    expect(container.querySelector('[data-testid="disagreement-count"]')).toBeNull();
+    expect(agree.seen()).toBe(false);
+
+    list.resolve([]);
+    await findByText('The raters agree on every answered question.');
+    expect(getByTestId('disagreement-count').textContent).toBe('0 disagreements, 0 not adjudicated');
+    expect(container.querySelector('[data-testid="disagreements-loading"]')).toBeNull();
+    agree.stop();
   });
 });

@@ -4,6 +4,7 @@ import { clearMocks } from '@tauri-apps/api/mocks';
 import EvidenceSection from './EvidenceSection.svelte';
 import { mockBackend } from './mockBackend';
 import type { CloneProgress, CloneReport, EvidenceAllReport, EvidenceProgress, NeededRepository } from '../../api/types';
+import { deferred, settle, watchFor } from '../../testing/pending';
 
 const django: NeededRepository = { name: 'django/django', tasks: 5, path: '/src/django', base_commits: 4, held: 3, problem: null };
 const sympy: NeededRepository = { name: 'sympy/sympy', tasks: 2, path: null, base_commits: 2, held: 0, problem: null };
@@ -153,5 +154,24 @@ describe('EvidenceSection', () => {
     const { findByTestId, findByRole } = render(EvidenceSection, { active: true });
     await fireEvent.click(await findByTestId('clone-sympy/sympy'));
     expect((await findByRole('alert')).textContent).toContain('no git repository exists at https://github.com/sympy/sympy');
+  });
+});
+
+describe('EvidenceSection while loading', () => {
+  afterEach(() => clearMocks());
+
+  it('says it is loading, never that no task names a repository, until the first answer', async () => {
+    const list = deferred<NeededRepository[]>();
+    mockBackend({ list_needed_repositories: () => list.promise });
+    const { container, getByTestId, findByText } = render(EvidenceSection, { active: true });
+    const none = watchFor(container, 'No task names a repository yet');
+    await settle();
+    expect(getByTestId('repositories-loading').getAttribute('aria-busy')).toBe('true');
+    expect(none.seen()).toBe(false);
+
+    list.resolve([]);
+    await findByText('No task names a repository yet: import tasks first.');
+    expect(container.querySelector('[data-testid="repositories-loading"]')).toBeNull();
+    none.stop();
   });
 });

@@ -5,6 +5,7 @@ import { emit } from '@tauri-apps/api/event';
 import ProgressSection from './ProgressSection.svelte';
 import { mockBackend } from './mockBackend';
 import type { AssignReport, CaseListItem, RaterSummary } from '../../api/types';
+import { deferred, settle, watchFor } from '../../testing/pending';
 
 const raters: RaterSummary[] = [
   { name: 'Amara', active: true, assigned: 2, submitted: 1 },
@@ -96,5 +97,26 @@ describe('ProgressSection', () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     expect(calls.filter((c) => c.cmd === 'list_cases')).toHaveLength(0);
+  });
+});
+
+describe('ProgressSection while loading', () => {
+  afterEach(() => clearMocks());
+
+  it('says it is loading, never that there are no tasks, until the first answer', async () => {
+    const list = deferred<CaseListItem[]>();
+    mockBackend({ list_cases: () => list.promise, list_raters: () => raters });
+    const { container, getByTestId, findByTestId } = render(ProgressSection, { active: true });
+    const empty = watchFor(container, 'The project has no tasks yet');
+    await settle();
+    expect(getByTestId('progress-loading').getAttribute('aria-busy')).toBe('true');
+    expect(getByTestId('case-progress').getAttribute('aria-busy')).toBe('true');
+    expect(empty.seen()).toBe(false);
+
+    list.resolve([]);
+    expect((await findByTestId('progress-empty')).textContent).toBe('The project has no tasks yet: import them under Import & export.');
+    expect(getByTestId('case-progress').getAttribute('aria-busy')).toBe('false');
+    expect(container.querySelector('[data-testid="progress-loading"]')).toBeNull();
+    empty.stop();
   });
 });
