@@ -11,8 +11,8 @@ if (!app || !shots) {
   throw new Error('Run the end-to-end tests through scripts/e2e.sh: VERITY_APP and VERITY_SCREENSHOTS are not set.');
 }
 
-/** A WebdriverIO session on a freshly started app. */
-export async function startApp() {
+/** A WebdriverIO session on a freshly started app, given `args` on its command line. */
+export async function startApp({ args = [] } = {}) {
   const browser = await remote({
     hostname: '127.0.0.1',
     port,
@@ -20,7 +20,7 @@ export async function startApp() {
     // Waits poll every 50 ms instead of WebdriverIO's 500: the benchmark times start-up with
     // them, and a 500 ms step is a quarter of its 2 s target.
     waitforInterval: 50,
-    capabilities: { 'tauri:options': { application: app } },
+    capabilities: { 'tauri:options': { application: app, args } },
   });
   await browser.setTimeout({ implicit: 0 });
   return browser;
