@@ -37,7 +37,7 @@ describe('ProgressSection', () => {
   });
 
   it('assigns k raters per task with the seed and shows the load per rater', async () => {
-    const report: AssignReport = { added: 3, cases: 2, load: { Ben: 2, Amara: 2 } };
+    const report: AssignReport = { added: 3, calibration: 0, cases: 2, load: { Ben: 2, Amara: 2 } };
     const calls = mockBackend({ list_cases: () => cases, list_raters: () => raters, assign_raters: () => report });
     const { getByTestId, findByTestId } = render(ProgressSection, { active: true });
     await fireEvent.input(getByTestId('per-case'), { target: { value: '3' } });
