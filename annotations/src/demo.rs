@@ -7,6 +7,10 @@
 //! plain-file snapshots under `assets/demo/repo/<n>/`, where folder `n` holds the files that
 //! commit `n` adds or changes (the history never deletes a file).
 //!
+//! The demo project opens on a finished round ([`DEMO_ROUND_TOML`], [`demo_round`]): every
+//! demo rater's submitted answers on every task with their active time, one adjudication, and
+//! reference labels for six tasks in OpenAI's ensembled format ([`DEMO_REFERENCE_CSV`]).
+//!
 //! [`write_demo_repository`] turns the snapshots into a bare git repository. Author,
 //! committer, e-mail and timestamps are pinned, so the commit ids are the same on every
 //! machine and equal the `base_commit` values of the tasks. DESIGN.md keeps git2 to the
@@ -29,6 +33,71 @@ use git2::{FileMode, Oid, Repository, RepositoryInitOptions, Signature, Time};
 /// (`FAIL_TO_PASS` and `PASS_TO_PASS` are JSON-encoded strings). Two tasks also carry
 /// SWE-bench Pro's `requirements` and `interface` fields.
 pub const DEMO_TASKS_JSONL: &str = include_str!("../../assets/demo/tasks.jsonl");
+
+/// The finished round the demo project opens with (see [`demo_round`]).
+pub const DEMO_ROUND_TOML: &str = include_str!("../../assets/demo/round.toml");
+
+/// Reference labels for six demo tasks, in the format of OpenAI's ensembled annotation file;
+/// the demo imports it as the reference set named after the file, [`DEMO_REFERENCE_SET`].
+pub const DEMO_REFERENCE_CSV: &str = include_str!("../../assets/demo/demo-reference.csv");
+
+/// The name of the demo's reference set, and the stem of the file it is imported from.
+pub const DEMO_REFERENCE_SET: &str = "demo-reference";
+
+/// The demo's finished round, as written in `assets/demo/round.toml`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DemoRound {
+    /// When the coordinator set the round up, RFC 3339.
+    pub started_at: String,
+    /// Every rater's submitted answer, in no particular order.
+    pub answers: Vec<DemoAnswer>,
+    /// The coordinator's decisions.
+    pub adjudications: Vec<DemoAdjudication>,
+}
+
+/// One rater's submitted answer on one task.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct DemoAnswer {
+    /// The task's instance id.
+    pub task: String,
+    /// The rater, one of [`DEMO_RATERS`].
+    pub rater: String,
+    /// When it was submitted, RFC 3339.
+    pub submitted_at: String,
+    /// The active time the rater spent on the task.
+    pub active_seconds: i64,
+    /// Question id to answer: every other key of the entry.
+    #[serde(flatten)]
+    pub values: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One adjudication of the round.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DemoAdjudication {
+    /// The task's instance id.
+    pub task: String,
+    /// The question's id.
+    pub question: String,
+    /// The decided value.
+    pub value: serde_json::Value,
+    /// Why.
+    pub rationale: String,
+    /// Who decided.
+    pub by: String,
+    /// When, RFC 3339.
+    pub at: String,
+}
+
+/// Reads the embedded finished round.
+///
+/// # Errors
+/// The TOML parser's error when `assets/demo/round.toml` does not have the expected shape (a
+/// test reads it, so a release never does).
+pub fn demo_round() -> Result<DemoRound, toml::de::Error> {
+    toml::from_str(DEMO_ROUND_TOML)
+}
 
 /// The `repo` field (owner/name) of every demo task.
 pub const DEMO_REPO: &str = "verity-demo/tinylib";
@@ -420,6 +489,40 @@ mod tests {
             .filter(|task| task["requirements"].is_string() && task["interface"].is_string())
             .count();
         assert_eq!(with_pro, 2);
+    }
+
+    #[test]
+    fn the_round_has_every_rater_once_on_every_task() {
+        let round = demo_round().expect("round.toml reads");
+        let tasks = tasks();
+        let mut pairs: Vec<(&str, &str)> = round
+            .answers
+            .iter()
+            .map(|a| (a.task.as_str(), a.rater.as_str()))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        assert_eq!(
+            pairs.len(),
+            round.answers.len(),
+            "no rater answers a task twice"
+        );
+        assert_eq!(round.answers.len(), tasks.len() * DEMO_RATERS.len());
+        for answer in &round.answers {
+            assert!(
+                DEMO_RATERS.contains(&answer.rater.as_str()),
+                "{} is a demo rater",
+                answer.rater
+            );
+            assert!(
+                tasks
+                    .iter()
+                    .any(|t| t["instance_id"] == answer.task.as_str()),
+                "{} is a demo task",
+                answer.task
+            );
+        }
+        assert_eq!(round.adjudications.len(), 1);
     }
 
     #[test]

@@ -627,9 +627,16 @@ fn shared_data_imports_whole() {
 
 /// The demo project, created by `verity demo` in the harness's folder.
 fn demo() -> (tempfile::TempDir, PathBuf) {
+    demo_with(&[])
+}
+
+/// A demo project made by `verity demo` with `flags` (`--empty`).
+fn demo_with(flags: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_verity"))
-        .args(["demo", "--dir"])
+        .arg("demo")
+        .args(flags)
+        .arg("--dir")
         .arg(dir.path())
         .output()
         .unwrap();
@@ -660,7 +667,8 @@ fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
     assert!(
         cases
             .iter()
-            .all(|c| c["assignments"].as_array().unwrap().len() == 2)
+            .all(|c| c["assignments"].as_array().unwrap().len() == 3),
+        "every demo rater on every task"
     );
     let repos: Value =
         serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
@@ -675,6 +683,28 @@ fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
         again.status.success(),
         "opening the demo a second time reuses it"
     );
+}
+
+#[test]
+fn the_empty_demo_sits_beside_the_demo_with_the_same_tasks_and_no_answers() {
+    let (dir, empty) = demo_with(&["--empty"]);
+    assert_eq!(
+        empty,
+        dir.path().join(annotations::ops::EMPTY_DEMO_PROJECT_FILE),
+        "the empty demo is its own project file"
+    );
+    let cases: Value =
+        serde_json::from_slice(&run_on(&empty, &["cases", "--json"]).stdout).unwrap();
+    let cases = cases.as_array().unwrap();
+    assert_eq!(cases.len(), 12);
+    for case in cases {
+        let assignments = case["assignments"].as_array().unwrap();
+        assert_eq!(assignments.len(), 2, "two raters per task: {case}");
+        assert!(
+            assignments.iter().all(|a| a["status"] == "to_do"),
+            "nothing is answered in the empty demo: {case}"
+        );
+    }
 }
 
 #[test]

@@ -5,10 +5,10 @@ use annotations::ops;
 use time::macros::datetime;
 
 #[test]
-fn a_draft_in_the_demo_project_survives_reopening_it() {
+fn a_draft_in_the_empty_demo_project_survives_reopening_it() {
     let dir = tempfile::tempdir().unwrap();
     let now = datetime!(2026-01-02 03:04:05 UTC);
-    let mut project = ops::open_demo_project(dir.path(), now).unwrap();
+    let mut project = ops::open_empty_demo_project(dir.path(), now).unwrap();
     let rater = annotations::demo::DEMO_RATERS[0];
     let as_rater = ops::Actor::Rater {
         name: rater.to_string(),
@@ -27,7 +27,7 @@ fn a_draft_in_the_demo_project_survives_reopening_it() {
     };
     ops::save_draft(&mut project, &req, now).unwrap();
     drop(project);
-    let mut project = ops::open_demo_project(dir.path(), now).unwrap();
+    let mut project = ops::open_empty_demo_project(dir.path(), now).unwrap();
     project.act_as(as_rater).unwrap();
     let answer = ops::current_answer(&project, rater, &case).unwrap();
     assert_eq!(
@@ -40,7 +40,7 @@ fn a_draft_in_the_demo_project_survives_reopening_it() {
 #[test]
 fn case_view_renders_sanitized_issue_parsed_patches_and_linked_tests() {
     let dir = tempfile::tempdir().unwrap();
-    let project = ops::open_demo_project(dir.path(), datetime!(2026-01-02 03:04:05 UTC)).unwrap();
+    let project = ops::open_demo_project(dir.path()).unwrap();
     let mut linked = 0;
     for case in ops::list_cases(&project, &ops::CaseFilter::default()).unwrap() {
         let view = ops::case_view(&project, &case.instance_id).unwrap();
@@ -76,7 +76,7 @@ fn case_view_renders_sanitized_issue_parsed_patches_and_linked_tests() {
 #[test]
 fn case_view_of_an_unknown_case_is_not_found() {
     let dir = tempfile::tempdir().unwrap();
-    let project = ops::open_demo_project(dir.path(), datetime!(2026-01-02 03:04:05 UTC)).unwrap();
+    let project = ops::open_demo_project(dir.path()).unwrap();
     let err = ops::case_view(&project, "nope").unwrap_err();
     assert_eq!(err.code(), ops::ErrorCode::NotFound);
 }

@@ -100,9 +100,19 @@ fn answer_some(project: &mut Project, raters: &[&str], tasks: usize) {
 }
 
 #[test]
-fn the_demo_project_copies_losslessly() {
+fn the_demo_round_copies_losslessly() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = ops::open_demo_project(&dir.path().join("demo"), T0).unwrap();
+    let demo = ops::open_demo_project(&dir.path().join("demo")).unwrap();
+    let path: PathBuf = demo.path().to_path_buf();
+    drop(demo);
+    let events = round_trip(&path, dir.path());
+    assert_eq!(events, 3 * 12, "three raters' submissions on twelve tasks");
+}
+
+#[test]
+fn the_empty_demo_project_answered_copies_losslessly() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = ops::open_empty_demo_project(&dir.path().join("demo"), T0).unwrap();
     let path: PathBuf = demo.path().to_path_buf();
     let mut demo = demo;
     let raters: Vec<String> = ops::list_raters(&demo)

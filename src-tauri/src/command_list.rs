@@ -6,6 +6,7 @@ macro_rules! verity_commands {
     ($expand:ident) => {
         $expand!(
             open_demo_project,
+            open_empty_demo_project,
             open_project,
             open_server_project,
             open_startup_project,

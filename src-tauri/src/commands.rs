@@ -70,12 +70,25 @@ pub enum Startup {
     },
 }
 
-/// Opens (creating on first use) the demo project in the app's data folder.
+/// Opens (creating on first use) the demo project, a finished round, in the app's data folder.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_demo_project(app: AppHandle) -> Result<ProjectInfo, CommandError> {
     replace_project(app, |state: &AppState| {
+        let project = ops::open_demo_project(&state.data_dir.join("demo"))?;
+        state.remember_project(project.path());
+        let shown = info(&project);
+        Ok((project, shown))
+    })
+    .await
+}
+
+/// Opens (creating on first use) the empty demo project, nothing answered yet, in the app's
+/// data folder.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn open_empty_demo_project(app: AppHandle) -> Result<ProjectInfo, CommandError> {
+    replace_project(app, |state: &AppState| {
         let project =
-            ops::open_demo_project(&state.data_dir.join("demo"), OffsetDateTime::now_utc())?;
+            ops::open_empty_demo_project(&state.data_dir.join("demo"), OffsetDateTime::now_utc())?;
         state.remember_project(project.path());
         let shown = info(&project);
         Ok((project, shown))

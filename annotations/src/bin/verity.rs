@@ -221,8 +221,13 @@ enum Command {
         json: bool,
     },
     /// Create (on first use) and open the embedded demo project: twelve tasks on a small
-    /// git repository, three raters, two raters per task. Prints the project file's path.
+    /// git repository and a finished round (three raters' answers on every task, one
+    /// adjudication, reference labels on six tasks). Prints the project file's path.
     Demo {
+        /// Open the empty demo instead (`demo-empty.verity`): the same tasks, two raters per
+        /// task and nothing answered yet, for trying a rater's first hour.
+        #[arg(long)]
+        empty: bool,
         /// The folder to keep the demo project and its repository in; by default the desktop
         /// app's own (`~/.local/share/dev.verity.desktop/demo` on Linux), so both open the
         /// same project.
@@ -1367,13 +1372,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
         }
-        Command::Demo { dir } => {
+        Command::Demo { empty, dir } => {
             let dir = match dir {
                 Some(dir) => dir,
                 None => ops::default_demo_dir()
                     .context("no home folder is set (HOME): pass --dir DIR for the demo project")?,
             };
-            let p = ops::open_demo_project(&dir, now)?;
+            let p = if empty {
+                ops::open_empty_demo_project(&dir, now)?
+            } else {
+                ops::open_demo_project(&dir)?
+            };
             writeln!(out, "{}", p.path().display())?;
         }
         Command::Export {

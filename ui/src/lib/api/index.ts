@@ -90,6 +90,7 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 
 export const api = {
   openDemoProject: () => call<ProjectInfo>('open_demo_project'),
+  openEmptyDemoProject: () => call<ProjectInfo>('open_empty_demo_project'),
   openProject: (path: string) => call<ProjectInfo>('open_project', { path }),
   /** Opens a project on a server (`postgres://USER@HOST:PORT/DATABASE`); `password` is kept in
    * the shell's memory only. `null` connects with libpq's `PGPASSWORD` or `~/.pgpass`. */
