@@ -26,10 +26,11 @@ function newProject() {
 }
 
 const recentFile = () => path.join(dataFolder(), 'recent-projects.json');
-/** The recent list's rows, read one at a time: tauri-driver does not take concurrent requests. */
+/** The recent list's rows as text, read one at a time: tauri-driver does not take concurrent
+ * requests, and WebKit's driver leaves the text of a button laid out as a column out of getText. */
 async function recentRows(browser) {
   const rows = [];
-  for (const row of await browser.$$('[data-testid="recent-project"]')) rows.push(await row.getText());
+  for (const row of await browser.$$('[data-testid="recent-project"]')) rows.push(await row.getProperty('textContent'));
   return rows;
 }
 
