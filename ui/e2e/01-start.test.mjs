@@ -45,6 +45,21 @@ test('on first open the coordinator sees agreement and disagreements with real f
     const settled = await browser.execute(() => document.querySelectorAll('[data-testid="disagreement"] .settled').length);
     assert.equal(settled, 1, 'the demo holds one adjudication');
     await shot(browser, 'coordinator-demo-disagreements');
+
+    // Rater quality: each rater against the demo's reference, the fast one flagged.
+    await (await find(browser, '[data-testid="coord-raters"]')).click();
+    await find(browser, '[data-testid="quality-table"]', 30_000);
+    const rows = await browser.execute(() =>
+      [...document.querySelectorAll('[data-testid="quality-row"]')].map((tr) => [...tr.children].map((td) => td.textContent.replace(/\s+/g, ' ').trim())),
+    );
+    assert.equal(rows.length, 3, JSON.stringify(rows));
+    for (const row of rows) assert.match(row[3], /^\d\.\d\d$/, `an accuracy for each rater: ${JSON.stringify(rows)}`);
+    const lena = rows.find((r) => r[0] === 'Lena Vogt');
+    assert.match(lena[9], /flagged/, `Lena's fast submissions are flagged: ${JSON.stringify(lena)}`);
+    assert.match(await textOf(browser, '[data-testid="calibration-count"]'), /^6$/);
+    await (await find(browser, '//button[contains(., "Lena Vogt")]')).click();
+    await find(browser, '[data-testid="quality-detail"]');
+    await shot(browser, 'coordinator-demo-raters');
   } finally {
     await browser.deleteSession();
   }
