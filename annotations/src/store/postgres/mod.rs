@@ -388,6 +388,31 @@ impl PgStore {
             .map_err(|e| self.failure(e))
     }
 
+    /// Runs one statement as [`PgStore::run`] does; returns how many rows it changed.
+    fn execute(&self, sql: &str, params: Params<'_>) -> Result<u64, StoreError> {
+        self.run(async |c: &mut Client| Ok(c.execute(sql, params).await?))
+    }
+
+    /// Every row a query returns.
+    fn rows(&self, sql: &str, params: Params<'_>) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        self.run(async |c: &mut Client| Ok(c.query(sql, params).await?))
+    }
+
+    /// The first column of every row a query returns.
+    fn column<T: for<'r> tokio_postgres::types::FromSql<'r>>(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<Vec<T>, StoreError> {
+        self.run(async |c: &mut Client| {
+            Ok(c.query(sql, params)
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, tokio_postgres::Error>>()?)
+        })
+    }
+
     /// Runs `f` on a pooled connection, trying again with backoff while the connection is
     /// lost. `f` is one statement or one transaction, so a try either stored everything or
     /// nothing.

@@ -346,39 +346,22 @@ impl AnswerStore for PgStore {
 
 impl LabelStore for PgStore {
     fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
-        self.run(async |c: &mut Client| {
-            c.execute(
-                "INSERT INTO adjudicators(name, added_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-                &[&name, &now],
-            )
-            .await?;
-            Ok(())
-        })
+        self.execute(
+            "INSERT INTO adjudicators(name, added_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+            &[&name, &now],
+        )?;
+        Ok(())
     }
 
     fn remove_adjudicator(&mut self, name: &str) -> Result<bool, StoreError> {
-        self.run(async |c: &mut Client| {
-            Ok(
-                c.execute("DELETE FROM adjudicators WHERE name = $1", &[&name])
-                    .await?
-                    > 0,
-            )
-        })
+        Ok(self.execute("DELETE FROM adjudicators WHERE name = $1", &[&name])? > 0)
     }
 
     fn list_adjudicators(&self) -> Result<Vec<String>, StoreError> {
-        self.run(async |c: &mut Client| {
-            let rows = c
-                .query(
-                    "SELECT name FROM adjudicators ORDER BY name COLLATE \"C\"",
-                    &[],
-                )
-                .await?;
-            Ok(rows
-                .iter()
-                .map(|r| r.try_get(0))
-                .collect::<Result<_, _>>()?)
-        })
+        self.column(
+            "SELECT name FROM adjudicators ORDER BY name COLLATE \"C\"",
+            &[],
+        )
     }
 
     fn add_adjudication(&mut self, d: &NewAdjudication<'_>) -> Result<i64, StoreError> {
@@ -395,16 +378,13 @@ impl LabelStore for PgStore {
     }
 
     fn latest_adjudications(&self) -> Result<Vec<AdjudicationRow>, StoreError> {
-        let rows = self.run(async |c: &mut Client| {
-            Ok(c.query(
-                "SELECT * FROM (SELECT DISTINCT ON (case_id, question_id)
+        let rows = self.rows(
+            "SELECT * FROM (SELECT DISTINCT ON (case_id, question_id)
                    id, case_id, question_id, value, rationale, decided_by, rule, at
                  FROM adjudications ORDER BY case_id, question_id, id DESC) latest
                  ORDER BY case_id, question_id COLLATE \"C\"",
-                &[],
-            )
-            .await?)
-        })?;
+            &[],
+        )?;
         rows.iter()
             .map(|r| {
                 let field = |e: tokio_postgres::Error| self.failure(e.into());
@@ -441,19 +421,11 @@ impl LabelStore for PgStore {
     }
 
     fn calibration_tasks(&self) -> Result<Vec<String>, StoreError> {
-        self.run(async |c: &mut Client| {
-            let rows = c
-                .query(
-                    "SELECT c.instance_id FROM calibration_tasks k JOIN cases c ON c.id = k.case_id
-                     ORDER BY c.instance_id COLLATE \"C\"",
-                    &[],
-                )
-                .await?;
-            Ok(rows
-                .iter()
-                .map(|r| r.try_get(0))
-                .collect::<Result<_, tokio_postgres::Error>>()?)
-        })
+        self.column(
+            "SELECT c.instance_id FROM calibration_tasks k JOIN cases c ON c.id = k.case_id
+             ORDER BY c.instance_id COLLATE \"C\"",
+            &[],
+        )
     }
 
     fn set_calibration(
@@ -463,36 +435,29 @@ impl LabelStore for PgStore {
         now: &str,
     ) -> Result<usize, StoreError> {
         let ids = case_ids.to_vec();
-        self.run(async |c: &mut Client| {
-            let changed = if calibration {
-                c.execute(
-                    "INSERT INTO calibration_tasks(case_id, marked_at)
-                     SELECT id, $2::TEXT FROM UNNEST($1::BIGINT[]) AS t(id)
-                     ON CONFLICT (case_id) DO NOTHING",
-                    &[&ids, &now],
-                )
-                .await?
-            } else {
-                c.execute(
-                    "DELETE FROM calibration_tasks WHERE case_id = ANY($1::BIGINT[])",
-                    &[&ids],
-                )
-                .await?
-            };
-            Ok(changed as usize)
-        })
+        let changed = if calibration {
+            self.execute(
+                "INSERT INTO calibration_tasks(case_id, marked_at)
+                 SELECT id, $2::TEXT FROM UNNEST($1::BIGINT[]) AS t(id)
+                 ON CONFLICT (case_id) DO NOTHING",
+                &[&ids, &now],
+            )?
+        } else {
+            self.execute(
+                "DELETE FROM calibration_tasks WHERE case_id = ANY($1::BIGINT[])",
+                &[&ids],
+            )?
+        };
+        Ok(changed as usize)
     }
 
     fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
-        let rows = self.run(async |c: &mut Client| {
-            Ok(c.query(
-                "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
+        let rows = self.rows(
+            "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
                  JOIN cases c ON c.id = r.case_id WHERE r.label_set = $1
                  ORDER BY c.instance_id COLLATE \"C\"",
-                &[&label_set],
-            )
-            .await?)
-        })?;
+            &[&label_set],
+        )?;
         rows.iter()
             .map(|r| {
                 let field = |e: tokio_postgres::Error| self.failure(e.into());
@@ -507,13 +472,10 @@ impl LabelStore for PgStore {
     }
 
     fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {
-        let rows = self.run(async |c: &mut Client| {
-            Ok(c.query(
-                "SELECT answer_event_id, fields FROM answer_event_fields",
-                &[],
-            )
-            .await?)
-        })?;
+        let rows = self.rows(
+            "SELECT answer_event_id, fields FROM answer_event_fields",
+            &[],
+        )?;
         rows.iter()
             .map(|r| {
                 let field = |e: tokio_postgres::Error| self.failure(e.into());
@@ -552,25 +514,16 @@ impl LabelStore for PgStore {
 
 impl RepoStore for PgStore {
     fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
-        self.run(async |c: &mut Client| {
-            c.execute(
-                "INSERT INTO repositories(name, path, added_at) VALUES ($1, $2, $3)
-                 ON CONFLICT (name) DO UPDATE SET path = excluded.path, added_at = excluded.added_at",
-                &[&name, &path, &now],
-            )
-            .await?;
-            Ok(())
-        })
+        self.execute(
+            "INSERT INTO repositories(name, path, added_at) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO UPDATE SET path = excluded.path, added_at = excluded.added_at",
+            &[&name, &path, &now],
+        )?;
+        Ok(())
     }
 
     fn remove_repository(&mut self, name: &str) -> Result<bool, StoreError> {
-        self.run(async |c: &mut Client| {
-            Ok(
-                c.execute("DELETE FROM repositories WHERE name = $1", &[&name])
-                    .await?
-                    > 0,
-            )
-        })
+        Ok(self.execute("DELETE FROM repositories WHERE name = $1", &[&name])? > 0)
     }
 
     fn list_repositories(&self) -> Result<Vec<Repository>, StoreError> {
