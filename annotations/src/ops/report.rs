@@ -263,6 +263,11 @@ fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(Str
 /// Rater pairs sharing fewer cases than this are left out of the pair heat map.
 pub const MIN_SHARED_CASES: usize = 10;
 
+/// Active seconds, or that none were recorded (imported answers carry no active time).
+fn seconds(v: Option<f64>) -> String {
+    v.map_or_else(|| "not recorded".into(), |s| format!("{s:.0} s"))
+}
+
 /// One page per rater: their figures per question against the reference and the panel, their
 /// confusion matrices and drift, and their pace.
 fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
@@ -275,8 +280,7 @@ fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
     );
     let _ = writeln!(
         md,
-        "{} submitted tasks; {} against the reference{}. Median active time {} s (the panel's: {} s).
-",
+        "{} submitted tasks; {} against the reference{}. Median active time {} (the panel's: {}).\n",
         r.tasks,
         r.calibration_tasks,
         match &quality.reference {
@@ -284,8 +288,8 @@ fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
             Some(set) => format!(" set `{set}` (every task it labels)"),
             None => " (the project holds no reference labels)".into(),
         },
-        fmt(r.median_active_seconds),
-        fmt(quality.panel_median_active_seconds)
+        seconds(r.median_active_seconds),
+        seconds(quality.panel_median_active_seconds)
     );
     if r.fast_submissions.is_empty() {
         let _ = writeln!(
