@@ -272,12 +272,7 @@ fn seconds(v: Option<f64>) -> String {
 /// confusion matrices and drift, and their pace.
 fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
     let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "# {}
-",
-        r.rater
-    );
+    let _ = writeln!(md, "# {}\n", r.rater);
     let _ = writeln!(
         md,
         "{} submitted tasks; {} against the reference{}. Median active time {} (the panel's: {}).\n",
