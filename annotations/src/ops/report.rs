@@ -287,11 +287,7 @@ fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
         seconds(quality.panel_median_active_seconds)
     );
     if r.fast_submissions.is_empty() {
-        let _ = writeln!(
-            md,
-            "No submission much faster than usual.
-"
-        );
+        let _ = writeln!(md, "No submission much faster than usual.\n");
     } else {
         let _ = writeln!(
             md,
@@ -320,12 +316,7 @@ fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
         );
     }
     if !r.reasons.is_empty() {
-        let _ = writeln!(
-            md,
-            "
-Undefined values:
-"
-        );
+        let _ = writeln!(md, "\nUndefined values:\n");
         for (key, reason) in &r.reasons {
             let _ = writeln!(md, "- `{key}`: {reason}");
         }
