@@ -309,7 +309,11 @@ impl ServerConfig {
         if !verify {
             return Ok(builder
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
+                .with_custom_certificate_verifier(Arc::new(Verifier {
+                    chain: None,
+                    provider,
+                    check_name: false,
+                }))
                 .with_no_client_auth());
         }
         let mut roots = RootCertStore::empty();
@@ -337,14 +341,17 @@ impl ServerConfig {
                 }
             }
         }
-        let webpki =
-            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .map_err(|e| format!("TLS cannot be set up: {e}"))?;
+        let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(
+            Arc::new(roots),
+            provider.clone(),
+        )
+        .build()
+        .map_err(|e| format!("TLS cannot be set up: {e}"))?;
         let config = builder
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Checked {
-                webpki,
+            .with_custom_certificate_verifier(Arc::new(Verifier {
+                chain: Some(webpki),
+                provider,
                 check_name: self.sslmode == SslMode::VerifyFull,
             }));
         Ok(config.with_no_client_auth())
@@ -436,64 +443,18 @@ fn split_pgpass(line: &str) -> Vec<String> {
     fields
 }
 
-/// `sslmode=prefer` and `require` without a root certificate: encrypted, unchecked, as libpq.
+/// The server's certificate as `sslmode` asks, as libpq checks it: with no chain verifier
+/// (`prefer`, and `require` without a root certificate) encrypted but unchecked; with one
+/// (`verify-ca`, `verify-full`) a chain to a trusted root, and the host name only when
+/// `check_name` (`verify-full`). The handshake's signatures are always checked.
 #[derive(Debug)]
-struct Unchecked(Arc<rustls::crypto::CryptoProvider>);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// `verify-ca` and `verify-full`: a chain to a trusted root; the host name only for
-/// `verify-full`.
-#[derive(Debug)]
-struct Checked {
-    webpki: Arc<rustls::client::WebPkiServerVerifier>,
+struct Verifier {
+    chain: Option<Arc<rustls::client::WebPkiServerVerifier>>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
     check_name: bool,
 }
 
-impl ServerCertVerifier for Checked {
+impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -502,10 +463,10 @@ impl ServerCertVerifier for Checked {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .webpki
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
             Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName))
                 if !self.check_name =>
             {
@@ -521,7 +482,12 @@ impl ServerCertVerifier for Checked {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.webpki.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -530,11 +496,18 @@ impl ServerCertVerifier for Checked {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.webpki.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.webpki.supported_verify_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 
