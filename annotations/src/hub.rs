@@ -358,7 +358,7 @@ fn cached_split(settings: &HubSettings, request: &SplitRequest) -> Result<Fetche
             .trim()
             .to_string()
     };
-    let snapshot = folder.join("snapshots").join(&commit);
+    let snapshot = snapshot_dir(settings, &request.dataset, &commit);
     let mut listed = Vec::new();
     list_files(&snapshot, &snapshot, &mut listed);
     if listed.is_empty() {
@@ -394,6 +394,13 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
             out.push(relative.to_string_lossy().replace('\\', "/"));
         }
     }
+}
+
+/// Where the files of a dataset's commit are in the cache.
+fn snapshot_dir(settings: &HubSettings, dataset: &str, commit: &str) -> PathBuf {
+    repo_folder(settings, dataset)
+        .join("snapshots")
+        .join(commit)
 }
 
 /// The cache's folder for a dataset, as `huggingface_hub` names it.
@@ -537,8 +544,6 @@ struct Ctx<'a> {
 /// One fetch: the settings, the api and the caller's progress and cancel.
 struct Fetch<'a> {
     ctx: Ctx<'a>,
-    settings: &'a HubSettings,
-    request: &'a SplitRequest,
     progress: &'a mut dyn FnMut(&HubProgress),
     cancel: &'a AtomicBool,
     api: Api,
@@ -565,8 +570,6 @@ impl<'a> Fetch<'a> {
             })?;
         Ok(Fetch {
             ctx: Ctx { settings, request },
-            settings,
-            request,
             progress,
             cancel,
             api,
@@ -584,7 +587,7 @@ impl<'a> Fetch<'a> {
 
     fn repo(&self, revision: &str) -> Repo {
         Repo::with_revision(
-            self.request.dataset.clone(),
+            self.ctx.request.dataset.clone(),
             RepoType::Dataset,
             revision.to_string(),
         )
@@ -597,11 +600,14 @@ impl<'a> Fetch<'a> {
     async fn run(mut self) -> Result<FetchedSplit, HubError> {
         self.report();
         let (commit, listed) = self.list().await?;
-        let names = split_files(&self.request.dataset, &commit, &self.request.split, &listed)?;
+        let names = split_files(
+            &self.ctx.request.dataset,
+            &commit,
+            &self.ctx.request.split,
+            &listed,
+        )?;
         self.state.files_total = names.len();
-        let snapshot = repo_folder(self.settings, &self.request.dataset)
-            .join("snapshots")
-            .join(&commit);
+        let snapshot = snapshot_dir(self.ctx.settings, &self.ctx.request.dataset, &commit);
         let mut files = Vec::new();
         for name in names {
             self.state.file = Some(name.clone());
@@ -622,12 +628,12 @@ impl<'a> Fetch<'a> {
             files.push(file);
         }
         Ok(FetchedSplit {
-            dataset: self.request.dataset.clone(),
-            split: self.request.split.clone(),
-            revision: self.request.revision.clone(),
+            dataset: self.ctx.request.dataset.clone(),
+            split: self.ctx.request.split.clone(),
+            revision: self.ctx.request.revision.clone(),
             commit,
             files,
-            cache: self.settings.cache.display().to_string(),
+            cache: self.ctx.settings.cache.display().to_string(),
         })
     }
 
@@ -642,11 +648,11 @@ impl<'a> Fetch<'a> {
             sha: String,
             siblings: Vec<Sibling>,
         }
-        let api_repo = self.api.repo(self.repo(&self.request.revision));
+        let api_repo = self.api.repo(self.repo(&self.ctx.request.revision));
         let url = format!(
             "{}/api/{}",
-            self.settings.endpoint,
-            self.repo(&self.request.revision).api_url()
+            self.ctx.settings.endpoint,
+            self.repo(&self.ctx.request.revision).api_url()
         );
         let ctx = self.ctx;
         let body = self
@@ -655,7 +661,7 @@ impl<'a> Fetch<'a> {
                 let url = url.clone();
                 async move {
                     let started = Instant::now();
-                    let response = request.send().await.map_err(|e| this_unreachable(&e))?;
+                    let response = request.send().await.map_err(|e| unreachable_from(&e))?;
                     tracing::info!(%url, status = %response.status(), ms = started.elapsed().as_millis() as u64, "hub request");
                     match ctx.check(&response, &url, None)? {
                         Try::Again(wait, why) => Ok(Try::Again(wait, why)),
@@ -668,12 +674,12 @@ impl<'a> Fetch<'a> {
             })
             .await?;
         let info: Info = serde_json::from_slice(&body).map_err(|e| HubError::NotAHub {
-            endpoint: self.settings.endpoint.clone(),
+            endpoint: self.ctx.settings.endpoint.clone(),
             what: format!("the dataset's description is not what the Hub sends ({e})"),
         })?;
         if !is_commit(&info.sha) {
             return Err(HubError::NotAHub {
-                endpoint: self.settings.endpoint.clone(),
+                endpoint: self.ctx.settings.endpoint.clone(),
                 what: format!("the revision's commit {:?} is not a commit id", info.sha),
             });
         }
@@ -687,7 +693,7 @@ impl<'a> Fetch<'a> {
     async fn download(&mut self, commit: &str, name: &str) -> Result<HubFile, HubError> {
         // By the revision asked for, as huggingface_hub asks: the cache's ref for it is
         // written, and the commit the file came from is checked against the listed one.
-        let api_repo = self.api.repo(self.repo(&self.request.revision));
+        let api_repo = self.api.repo(self.repo(&self.ctx.request.revision));
         let url = api_repo.url(name);
         let received = Received::default();
         let mut attempt = 0u32;
@@ -704,7 +710,7 @@ impl<'a> Fetch<'a> {
                 let url = url.clone();
                 async move {
                     let started = Instant::now();
-                    let response = request.send().await.map_err(|e| this_unreachable(&e))?;
+                    let response = request.send().await.map_err(|e| unreachable_from(&e))?;
                     tracing::info!(%url, status = %response.status(), ms = started.elapsed().as_millis() as u64, "hub request");
                     ctx.check(&response, &url, Some(name))
                 }
@@ -720,19 +726,17 @@ impl<'a> Fetch<'a> {
                 ok = outcome.is_ok(),
                 "hub download"
             );
-            let expected = repo_folder(self.settings, &self.request.dataset)
-                .join("snapshots")
-                .join(commit);
+            let expected = snapshot_dir(self.ctx.settings, &self.ctx.request.dataset, commit);
             let why = match outcome {
                 Ok(local) if !local.starts_with(&expected) => {
                     return Err(HubError::GaveUp(format!(
                         "the dataset {} changed while it was fetched ({} moved away from {commit}): fetch again",
-                        self.request.dataset, self.request.revision
+                        self.ctx.request.dataset, self.ctx.request.revision
                     )));
                 }
                 Ok(local) => match self.verify(name, &local)? {
                     Ok(file) => return Ok(file),
-                    Err(corrupt) if attempt >= self.settings.attempts => return Err(corrupt),
+                    Err(corrupt) if attempt >= self.ctx.settings.attempts => return Err(corrupt),
                     Err(corrupt) => corrupt.to_string(),
                 },
                 Err(err) => {
@@ -740,7 +744,7 @@ impl<'a> Fetch<'a> {
                     if let Some(fatal) = self.fatal(&err) {
                         return Err(fatal);
                     }
-                    if attempt >= self.settings.attempts {
+                    if attempt >= self.ctx.settings.attempts {
                         return Err(HubError::GaveUp(format!(
                             "the download of {name} failed {attempt} times ({why}); run the fetch again to resume it"
                         )));
@@ -757,7 +761,7 @@ impl<'a> Fetch<'a> {
     fn fatal(&self, err: &ApiError) -> Option<HubError> {
         match err {
             ApiError::IoError(e) => Some(HubError::Cache {
-                path: self.settings.cache.display().to_string(),
+                path: self.ctx.settings.cache.display().to_string(),
                 reason: e.to_string(),
             }),
             ApiError::LockAcquisition(path) => Some(HubError::Cache {
@@ -767,7 +771,7 @@ impl<'a> Fetch<'a> {
             ApiError::MissingHeader(_)
             | ApiError::InvalidHeader(_)
             | ApiError::ParseIntError(_) => Some(HubError::NotAHub {
-                endpoint: self.settings.endpoint.clone(),
+                endpoint: self.ctx.settings.endpoint.clone(),
                 what: err.to_string(),
             }),
             _ => None,
@@ -837,7 +841,11 @@ impl<'a> Fetch<'a> {
     }
 
     fn backoff(&self, attempt: u32) -> Duration {
-        let doubled = self.settings.backoff.saturating_mul(1 << attempt.min(6));
+        let doubled = self
+            .ctx
+            .settings
+            .backoff
+            .saturating_mul(1 << attempt.min(6));
         doubled.min(Duration::from_secs(30))
     }
 
@@ -875,7 +883,7 @@ impl<'a> Fetch<'a> {
             let outcome = match send().await {
                 Ok(done) => done,
                 Err(HubError::Unreachable { reason, .. })
-                    if attempt < self.settings.attempts && retryable_connect(&reason) =>
+                    if attempt < self.ctx.settings.attempts && retryable_connect(&reason) =>
                 {
                     Try::Again(None, reason)
                 }
@@ -884,14 +892,14 @@ impl<'a> Fetch<'a> {
             match outcome {
                 Try::Done(value) => return Ok(value),
                 Try::Again(asked, why) => {
-                    if let Some(asked) = asked.filter(|a| *a > self.settings.max_wait) {
+                    if let Some(asked) = asked.filter(|a| *a > self.ctx.settings.max_wait) {
                         return Err(HubError::GaveUp(format!(
                             "{url} answered {why} and asks to wait {} s, longer than Verity waits ({} s): try again later",
                             asked.as_secs(),
-                            self.settings.max_wait.as_secs()
+                            self.ctx.settings.max_wait.as_secs()
                         )));
                     }
-                    if attempt >= self.settings.attempts {
+                    if attempt >= self.ctx.settings.attempts {
                         return Err(HubError::GaveUp(format!(
                             "{url} answered {why} {attempt} times in a row: try again later"
                         )));
@@ -907,8 +915,9 @@ impl<'a> Fetch<'a> {
     fn with_proxy(&self, err: HubError) -> HubError {
         match err {
             HubError::Unreachable { reason, .. } => HubError::Unreachable {
-                endpoint: self.settings.endpoint.clone(),
+                endpoint: self.ctx.settings.endpoint.clone(),
                 via: self
+                    .ctx
                     .settings
                     .proxy
                     .as_ref()
@@ -984,7 +993,7 @@ impl Ctx<'_> {
 }
 
 /// A connection error turned into a failure sentence; the endpoint is named by the caller.
-fn this_unreachable(err: &reqwest::Error) -> HubError {
+fn unreachable_from(err: &reqwest::Error) -> HubError {
     HubError::Unreachable {
         endpoint: String::new(),
         via: String::new(),

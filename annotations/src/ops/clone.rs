@@ -283,6 +283,12 @@ fn fetch_commits(
     Ok(report)
 }
 
+/// Where a repository is cloned from when no URL is given: GitHub, or the mirror git's
+/// `url.<base>.insteadOf` names for it.
+fn default_url(name: &str) -> String {
+    format!("https://github.com/{name}")
+}
+
 /// Clones repository `name` (once: an interrupted clone is continued, a finished one reused),
 /// registers it for the project, and fetches by id each base commit of the project's cases that
 /// it lacks. Coordinator only. `cancel` stops the transfer; what finished stages brought stays
@@ -315,7 +321,7 @@ pub fn clone_repository(
         .url
         .clone()
         .or(origin)
-        .unwrap_or_else(|| format!("https://github.com/{name}"));
+        .unwrap_or_else(|| default_url(name));
     let (clone, prior) = BareClone::open_or_init(&path, &url)?;
     tracing::info!(repository = name, %url, path = %path.display(), ?prior, "cloning");
     let mut reporter = Reporter::new(name, progress, cancel);
@@ -371,9 +377,7 @@ pub fn fetch_missing_commits(
     }
     let url = match url {
         Some(url) => url.to_string(),
-        None => {
-            crate::clone::origin_url(&path)?.unwrap_or_else(|| format!("https://github.com/{name}"))
-        }
+        None => crate::clone::origin_url(&path)?.unwrap_or_else(|| default_url(name)),
     };
     let (clone, _) = BareClone::open_or_init(&path, &url)?;
     let mut reporter = Reporter::new(name, progress, cancel);
