@@ -144,11 +144,11 @@ impl Case {
     /// Merges the records of one case. A field comes from the highest-ranked source that has
     /// it (dataset row over audit folder over stub), so importing a dataset after a folder gives
     /// the case its base commit without losing the audit's note.
-    pub fn merge(records: &[(SourceKind, CaseRecord)]) -> Case {
-        let mut ordered: Vec<&(SourceKind, CaseRecord)> = records.iter().collect();
+    pub fn merge(records: &[(SourceKind, &CaseRecord)]) -> Case {
+        let mut ordered: Vec<(SourceKind, &CaseRecord)> = records.to_vec();
         ordered.sort_by_key(|(kind, _)| std::cmp::Reverse(kind.rank()));
         fn first<T: Clone>(
-            ordered: &[&(SourceKind, CaseRecord)],
+            ordered: &[(SourceKind, &CaseRecord)],
             field: impl Fn(&CaseRecord) -> &Option<T>,
         ) -> Option<T> {
             ordered.iter().find_map(|(_, r)| field(r).clone())
@@ -198,9 +198,41 @@ impl Case {
 /// The SHA-256 of a value's canonical JSON, as lower-case hex. `serde_json` keeps object keys
 /// sorted (no `preserve_order`), so equal content always hashes equal.
 pub fn content_hash<T: Serialize>(value: &T) -> String {
-    let bytes = serde_json::to_vec(value).unwrap_or_default();
-    let digest = Sha256::digest(&bytes);
+    json_hash(&serde_json::to_vec(value).unwrap_or_default())
+}
+
+fn json_hash(json: &[u8]) -> String {
+    let digest = Sha256::digest(json);
     digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A value with its canonical JSON and that JSON's [`content_hash`], made once: the hash tells
+/// whether a stored copy changed, and the JSON is what is stored.
+#[derive(Debug, Clone)]
+pub struct Encoded<T> {
+    /// The value.
+    pub value: T,
+    /// Its JSON.
+    pub json: String,
+    /// [`content_hash`] of the value.
+    pub hash: String,
+    /// The JSON compressed as a project file stores it, when made ahead: an import compresses
+    /// on the thread that reads, beside the one that stores.
+    pub packed: Option<Vec<u8>>,
+}
+
+impl<T: Serialize> Encoded<T> {
+    /// Encodes `value`.
+    pub fn new(value: T) -> Encoded<T> {
+        let json = serde_json::to_string(&value).unwrap_or_default();
+        let hash = json_hash(json.as_bytes());
+        Encoded {
+            value,
+            json,
+            hash,
+            packed: None,
+        }
+    }
 }
 
 /// Derives the pull request's address from a SWE-bench id (`owner__name-1234`): SWE-bench ids
@@ -244,8 +276,8 @@ mod tests {
             ..record("x")
         };
         let case = Case::merge(&[
-            (SourceKind::AuditFolder, folder),
-            (SourceKind::Dataset, row),
+            (SourceKind::AuditFolder, &folder),
+            (SourceKind::Dataset, &row),
         ]);
         assert_eq!(case.problem_statement, "from the dataset");
         assert_eq!(
@@ -288,5 +320,8 @@ mod tests {
     fn equal_content_hashes_equal() {
         assert_eq!(content_hash(&record("a")), content_hash(&record("a")));
         assert_ne!(content_hash(&record("a")), content_hash(&record("b")));
+        let encoded = Encoded::new(record("a"));
+        assert_eq!(encoded.hash, content_hash(&record("a")));
+        assert!(encoded.json.starts_with("{\"instance_id\":\"a\""));
     }
 }

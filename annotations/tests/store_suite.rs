@@ -4,7 +4,7 @@
 //! checked beside it.
 #![allow(clippy::unwrap_used)]
 
-use annotations::case::{CaseRecord, SourceKind};
+use annotations::case::{CaseRecord, Encoded, SourceKind};
 use annotations::store::postgres::PgStore;
 use annotations::store::prelude::*;
 use annotations::store::transfer::{Cell, TABLES, copy_rows};
@@ -19,8 +19,8 @@ mod server;
 const T0: &str = "2026-01-01T00:00:00Z";
 const T1: &str = "2026-01-01T00:01:00Z";
 
-fn record(id: &str, issue: &str) -> CaseRecord {
-    CaseRecord {
+fn record(id: &str, issue: &str) -> Encoded<CaseRecord> {
+    Encoded::new(CaseRecord {
         instance_id: id.into(),
         repo: Some("acme/calc".into()),
         base_commit: Some("a".repeat(40)),
@@ -28,7 +28,7 @@ fn record(id: &str, issue: &str) -> CaseRecord {
         gold_patch: Some("diff --git a/x b/x\n".into()),
         test_patch: Some("diff --git a/t b/t\n".into()),
         ..CaseRecord::default()
-    }
+    })
 }
 
 fn answer(value: i64) -> Map<String, Value> {

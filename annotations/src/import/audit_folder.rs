@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{ImportError, SourcedRecord};
-use crate::case::{AuditNote, CaseRecord, SourceKind};
+use crate::case::{AuditNote, CaseRecord, Encoded, SourceKind};
 
 /// Reads every case folder under `root`, in name order.
 pub fn read_folders(
@@ -102,7 +102,7 @@ pub fn read_folder(folder: &Path) -> Result<SourcedRecord, ImportError> {
     Ok(SourcedRecord {
         kind: SourceKind::AuditFolder,
         origin: folder.display().to_string(),
-        record: CaseRecord {
+        record: Encoded::new(CaseRecord {
             repo: repo_from_pro_id(&instance_id),
             instance_id,
             base_commit: None,
@@ -122,7 +122,7 @@ pub fn read_folder(folder: &Path) -> Result<SourcedRecord, ImportError> {
                 codebase_ambiguity,
             }),
             extra: Default::default(),
-        },
+        }),
     })
 }
 

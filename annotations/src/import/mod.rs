@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{Error as _, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::case::{CaseRecord, SourceKind, content_hash};
+use crate::case::{CaseRecord, Encoded, SourceKind};
 
 /// Why an input was refused. Every variant names the file and, where there is one, the line or
 /// record, and says what is wrong in one sentence.
@@ -131,8 +131,8 @@ pub struct SourcedRecord {
     pub kind: SourceKind,
     /// The file or folder and line, for messages and the project's provenance.
     pub origin: String,
-    /// The record.
-    pub record: CaseRecord,
+    /// The record, encoded as it is stored.
+    pub record: Encoded<CaseRecord>,
 }
 
 /// The formats Verity reads tasks from.
@@ -252,20 +252,22 @@ impl DatasetRows<'_> {
             Format::SweBenchPro => pro::record_from_row(self.path, &at, row)?,
             _ => swebench::record_from_row(self.path, &at, row)?,
         };
-        let hash = content_hash(&record);
-        match self.seen.get(&record.instance_id) {
-            Some((first, h)) if *h != hash => {
+        let record = Encoded::new(record);
+        match self.seen.get(&record.value.instance_id) {
+            Some((first, h)) if *h != record.hash => {
                 return Err(ImportError::Duplicate {
                     path: self.path.to_path_buf(),
                     at,
                     first: first.clone(),
-                    instance_id: record.instance_id,
+                    instance_id: record.value.instance_id,
                 });
             }
             Some(_) => return Ok(()),
             None => {
-                self.seen
-                    .insert(record.instance_id.clone(), (at.clone(), hash));
+                self.seen.insert(
+                    record.value.instance_id.clone(),
+                    (at.clone(), record.hash.clone()),
+                );
             }
         }
         (self.sink)(SourcedRecord {

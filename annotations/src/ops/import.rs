@@ -103,7 +103,7 @@ pub(super) fn import_inputs(
         }
         let shown = label.clone().unwrap_or_else(|| path.display().to_string());
         let mut count = 0usize;
-        let mut sink = |sourced: import::SourcedRecord| -> Result<(), Error> {
+        let format = read_beside(path, label.as_deref(), &mut |sourced| {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Error::Cancelled);
             }
@@ -119,11 +119,7 @@ pub(super) fn import_inputs(
                 });
             }
             Ok(())
-        };
-        let format = match label {
-            Some(label) => import::read_dataset_as(path, label, &mut sink)?,
-            None => import::read_path(path, &mut sink)?,
-        };
+        })?;
         tracing::info!(path = %shown, ?format, records = count, "read import path");
         reports.push(ImportedPath {
             path: shown.clone(),
@@ -153,6 +149,36 @@ pub(super) fn import_inputs(
         updated: summary.updated,
         unchanged: summary.unchanged,
         paths: reports,
+    })
+}
+
+/// Reads the records of `path` on a thread of their own (parsing and encoding each), handing
+/// them to `store` on this one as they come: the two halves of an import use two cores. The
+/// reader runs at most a few records ahead. The first error wins: a failed store stops the
+/// reader, and a failed read ends the import after the records before it were stored.
+fn read_beside(
+    path: &Path,
+    label: Option<&str>,
+    store: &mut dyn FnMut(import::SourcedRecord) -> Result<()>,
+) -> Result<Format> {
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel(16);
+        let reader = scope.spawn(move || {
+            // A send fails only once the storing side stopped, whose error is the one told.
+            let mut sink = |mut sourced: import::SourcedRecord| {
+                crate::store::pack_ahead(&mut sourced.record);
+                send.send(sourced).map_err(|_| Error::Cancelled)
+            };
+            match label {
+                Some(label) => import::read_dataset_as(path, label, &mut sink),
+                None => import::read_path(path, &mut sink),
+            }
+        });
+        let stored = receive.into_iter().try_for_each(&mut *store);
+        let read = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        stored.and(read)
     })
 }
 

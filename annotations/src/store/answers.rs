@@ -359,7 +359,7 @@ impl Store {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::case::{CaseRecord, SourceKind};
+    use crate::case::{CaseRecord, Encoded, SourceKind};
     use crate::store::prelude::*;
 
     #[test]
@@ -370,10 +370,10 @@ mod tests {
             .put_record(
                 SourceKind::Dataset,
                 "f",
-                &CaseRecord {
+                &Encoded::new(CaseRecord {
                     instance_id: "a".into(),
                     ..CaseRecord::default()
-                },
+                }),
             )
             .unwrap();
         session.finish().unwrap();

@@ -1,13 +1,14 @@
 //! Cases, the records their sources gave, and their revisions.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
+use super::packed::{pack, unpack};
 use super::{MetaStore, Store, StoreError, sql_err};
-use crate::case::{Case, CaseRecord, SourceKind, TITLE_RULE, content_hash};
+use crate::case::{Case, CaseRecord, Encoded, SourceKind, TITLE_RULE};
 
 /// The meta key holding the version of the title rule the stored titles were made with.
 pub(super) const TITLE_RULE_KEY: &str = "title_rule";
@@ -57,13 +58,19 @@ pub struct ImportSummary {
 
 /// An import in progress: one transaction. Dropping it without [`ImportSession::finish`]
 /// rolls everything back, so a failed import stores nothing.
+///
+/// A case's revision is settled as soon as a source of it changes, from the record in hand and
+/// the case's other sources, so a task is encoded once and never read back. A later source of
+/// the same case in the same import rewrites that revision: an import makes at most one
+/// revision per case.
 pub struct ImportSession<'s> {
     tx: Transaction<'s>,
     path: &'s Path,
     now: String,
     seen: BTreeSet<i64>,
     added: BTreeSet<i64>,
-    changed: BTreeSet<i64>,
+    /// The revision row this import wrote for each case it changed.
+    revised: BTreeMap<i64, i64>,
 }
 
 /// Cases, their revisions, and imports.
@@ -120,7 +127,7 @@ impl CaseStore for Store {
                         row.get::<_, i64>(0)?,
                         row.get::<_, i64>(1)?,
                         row.get::<_, i64>(2)?,
-                        row.get::<_, String>(3)?,
+                        unpack(&self.path, "case", row.get_ref(3)?),
                     ))
                 },
             )
@@ -131,7 +138,7 @@ impl CaseStore for Store {
                 case_id,
                 revision,
                 revision_id,
-                case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
+                case: serde_json::from_str(&content?).map_err(|e| self.corrupt("case", e))?,
             })
         })
         .transpose()
@@ -159,19 +166,25 @@ impl CaseStore for Store {
     }
 
     fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
-        let (case_id, revision, content): (i64, i64, String) = self
+        let (case_id, revision, content) = self
             .conn
             .query_row(
                 "SELECT case_id, revision, content FROM case_revisions WHERE id = ?1",
                 [revision_id],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        unpack(&self.path, "case", row.get_ref(2)?),
+                    ))
+                },
             )
             .map_err(|e| self.sql(e))?;
         Ok(StoredCase {
             case_id,
             revision,
             revision_id,
-            case: serde_json::from_str(&content).map_err(|e| self.corrupt("case", e))?,
+            case: serde_json::from_str(&content?).map_err(|e| self.corrupt("case", e))?,
         })
     }
 
@@ -234,7 +247,7 @@ impl Store {
             now: now.to_string(),
             seen: BTreeSet::new(),
             added: BTreeSet::new(),
-            changed: BTreeSet::new(),
+            revised: BTreeMap::new(),
         })
     }
 
@@ -264,22 +277,26 @@ impl Store {
                 .map_err(sql)?;
             let rows = read
                 .query_map([], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        unpack(&path, "case", row.get_ref(1)?),
+                    ))
                 })
                 .map_err(sql)?;
             for row in rows {
                 let (id, content) = row.map_err(sql)?;
                 // A damaged revision keeps its old title: refusing to open the whole project
                 // over a list label would be worse, and reading that case reports the damage.
-                match serde_json::from_str::<Case>(&content) {
-                    Ok(case) => {
+                match content.map(|c| serde_json::from_str::<Case>(&c)) {
+                    Ok(Ok(case)) => {
                         write.execute(params![id, case.title()]).map_err(sql)?;
                     }
-                    Err(err) => {
+                    Ok(Err(err)) => {
                         tracing::warn!(
                             "case revision {id} is not valid JSON ({err}); its title was kept"
                         );
                     }
+                    Err(err) => tracing::warn!("{err}; its title was kept"),
                 }
             }
         }
@@ -293,15 +310,13 @@ impl Store {
     }
 }
 
-/// A case's content from what its sources said, and its hash: a stub adds nothing once a real
+/// A case's content from what its sources said, encoded: a stub adds nothing once a real
 /// source is there.
-pub(super) fn merge_sources(mut records: Vec<(SourceKind, CaseRecord)>) -> (Case, String) {
+pub(super) fn merge_sources(mut records: Vec<(SourceKind, &CaseRecord)>) -> Encoded<Case> {
     if records.iter().any(|(k, _)| *k != SourceKind::Stub) {
         records.retain(|(k, _)| *k != SourceKind::Stub);
     }
-    let case = Case::merge(&records);
-    let hash = content_hash(&case);
-    (case, hash)
+    Encoded::new(Case::merge(&records))
 }
 
 /// One import, all or nothing: nothing it wrote is visible until [`ImportBatch::finish`], and
@@ -313,7 +328,7 @@ pub trait ImportBatch: super::ImportLabels {
         &mut self,
         kind: SourceKind,
         origin: &str,
-        record: &CaseRecord,
+        record: &Encoded<CaseRecord>,
     ) -> Result<(), StoreError>;
 
     /// Makes sure a case exists, creating it from its id alone (a stub lacking materials) when
@@ -329,11 +344,10 @@ impl ImportBatch for ImportSession<'_> {
         &mut self,
         kind: SourceKind,
         origin: &str,
-        record: &CaseRecord,
+        record: &Encoded<CaseRecord>,
     ) -> Result<(), StoreError> {
-        let case_id = self.case_id(&record.instance_id)?;
+        let case_id = self.case_id(&record.value.instance_id)?;
         self.seen.insert(case_id);
-        let hash = content_hash(record);
         let stored: Option<String> = self
             .tx
             .query_row(
@@ -343,26 +357,30 @@ impl ImportBatch for ImportSession<'_> {
             )
             .optional()
             .map_err(|e| sql_err(self.path, e))?;
-        if stored.as_deref() == Some(hash.as_str()) {
+        if stored.as_deref() == Some(record.hash.as_str()) {
             return Ok(());
         }
-        let content = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
-            path: self.path.to_path_buf(),
-            what: "case record",
-            source: e,
-        })?;
+        let packed;
+        let content = match &record.packed {
+            Some(frame) => frame,
+            None => {
+                packed = pack(self.path, "case record", &record.json)?;
+                &packed
+            }
+        };
         self.tx
-            .execute(
+            .prepare_cached(
                 "INSERT INTO case_sources(case_id, kind, origin, content, content_hash, imported_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT(case_id, kind) DO UPDATE SET origin = excluded.origin,
                    content = excluded.content, content_hash = excluded.content_hash,
                    imported_at = excluded.imported_at",
-                params![case_id, kind.as_str(), origin, content, hash, self.now],
             )
+            .and_then(|mut stmt| {
+                stmt.execute(params![case_id, kind.as_str(), origin, content, record.hash, self.now])
+            })
             .map_err(|e| sql_err(self.path, e))?;
-        self.changed.insert(case_id);
-        Ok(())
+        self.settle_revision(case_id, Some((kind, &record.value)))
     }
 
     fn ensure_case(&mut self, instance_id: &str, origin: &str) -> Result<bool, StoreError> {
@@ -378,10 +396,10 @@ impl ImportBatch for ImportSession<'_> {
         if exists.is_some() {
             return Ok(false);
         }
-        let stub = CaseRecord {
+        let stub = Encoded::new(CaseRecord {
             instance_id: instance_id.to_string(),
             ..CaseRecord::default()
-        };
+        });
         self.put_record(SourceKind::Stub, origin, &stub)?;
         Ok(true)
     }
@@ -399,37 +417,31 @@ impl ImportSession<'_> {
     }
 
     fn case_id(&mut self, instance_id: &str) -> Result<i64, StoreError> {
+        let sql = |e| sql_err(self.path, e);
         let existing: Option<i64> = self
             .tx
-            .query_row(
-                "SELECT id FROM cases WHERE instance_id = ?1",
-                [instance_id],
-                |row| row.get(0),
-            )
-            .optional()
-            .map_err(|e| sql_err(self.path, e))?;
+            .prepare_cached("SELECT id FROM cases WHERE instance_id = ?1")
+            .and_then(|mut stmt| stmt.query_row([instance_id], |row| row.get(0)).optional())
+            .map_err(sql)?;
         if let Some(id) = existing {
             return Ok(id);
         }
         self.tx
-            .execute(
-                "INSERT INTO cases(instance_id, created_at) VALUES (?1, ?2)",
-                params![instance_id, self.now],
-            )
-            .map_err(|e| sql_err(self.path, e))?;
+            .prepare_cached("INSERT INTO cases(instance_id, created_at) VALUES (?1, ?2)")
+            .and_then(|mut stmt| stmt.execute(params![instance_id, self.now]))
+            .map_err(sql)?;
         let id = self.tx.last_insert_rowid();
         self.added.insert(id);
         Ok(id)
     }
 
-    /// Settles a new revision for every case whose merged content changed, and commits.
+    /// Commits: every revision was settled as its sources came in.
     fn commit(self) -> Result<ImportSummary, StoreError> {
         let mut summary = ImportSummary::default();
-        for &case_id in &self.seen {
-            let changed = self.changed.contains(&case_id) && self.settle_revision(case_id)?;
-            if self.added.contains(&case_id) {
+        for case_id in &self.seen {
+            if self.added.contains(case_id) {
                 summary.added += 1;
-            } else if changed {
+            } else if self.revised.contains_key(case_id) {
                 summary.updated += 1;
             } else {
                 summary.unchanged += 1;
@@ -439,72 +451,98 @@ impl ImportSession<'_> {
         Ok(summary)
     }
 
-    /// Writes revision n+1 when the merge of the case's records differs from revision n.
-    pub(super) fn settle_revision(&self, case_id: i64) -> Result<bool, StoreError> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT kind, content FROM case_sources WHERE case_id = ?1")
-            .map_err(|e| sql_err(self.path, e))?;
-        let mut records = Vec::new();
-        let rows = stmt
-            .query_map([case_id], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-            })
-            .map_err(|e| sql_err(self.path, e))?;
-        for row in rows {
-            let (kind, content) = row.map_err(|e| sql_err(self.path, e))?;
-            let corrupt = |source| StoreError::Corrupt {
-                path: self.path.to_path_buf(),
-                what: "case record",
-                source,
-            };
-            let kind = SourceKind::parse(&kind).ok_or_else(|| {
-                StoreError::Rule(format!("unknown source kind {kind:?} in the project"))
-            })?;
-            records.push((
-                kind,
-                serde_json::from_str::<CaseRecord>(&content).map_err(corrupt)?,
-            ));
+    /// Settles the case's revision from its stored sources, with `in_hand` (a source just
+    /// stored) taken as given instead of read back. A merge that differs from the last revision
+    /// before this import makes the next revision, or rewrites the one this import already made.
+    pub(super) fn settle_revision(
+        &mut self,
+        case_id: i64,
+        in_hand: Option<(SourceKind, &CaseRecord)>,
+    ) -> Result<(), StoreError> {
+        let path = self.path;
+        let sql = |e| sql_err(path, e);
+        let mut stored = Vec::new();
+        {
+            let mut stmt = self
+                .tx
+                .prepare_cached("SELECT kind, content FROM case_sources WHERE case_id = ?1")
+                .map_err(sql)?;
+            let mut rows = stmt.query([case_id]).map_err(sql)?;
+            while let Some(row) = rows.next().map_err(sql)? {
+                let kind: String = row.get(0).map_err(sql)?;
+                let kind = SourceKind::parse(&kind).ok_or_else(|| {
+                    StoreError::Rule(format!("unknown source kind {kind:?} in the project"))
+                })?;
+                if in_hand.is_some_and(|(k, _)| k == kind) {
+                    continue;
+                }
+                let content = unpack(path, "case record", row.get_ref(1).map_err(sql)?)?;
+                let record: CaseRecord =
+                    serde_json::from_str(&content).map_err(|source| StoreError::Corrupt {
+                        path: path.to_path_buf(),
+                        what: "case record",
+                        source,
+                    })?;
+                stored.push((kind, record));
+            }
         }
-        let (case, hash) = merge_sources(records);
+        let mut records: Vec<(SourceKind, &CaseRecord)> = stored
+            .iter()
+            .map(|(kind, record)| (*kind, record))
+            .collect();
+        records.extend(in_hand);
+        let case = merge_sources(records);
+        let content = pack(path, "case", &case.json)?;
+        let fields = (
+            &case.value.repo,
+            &case.value.base_commit,
+            case.value.title(),
+            case.value.has_materials(),
+        );
+        if let Some(&row) = self.revised.get(&case_id) {
+            self.tx
+                .prepare_cached(
+                    "UPDATE case_revisions SET content = ?2, content_hash = ?3, repo = ?4,
+                       base_commit = ?5, title = ?6, has_materials = ?7 WHERE id = ?1",
+                )
+                .and_then(|mut stmt| {
+                    stmt.execute(params![
+                        row, content, case.hash, fields.0, fields.1, fields.2, fields.3
+                    ])
+                })
+                .map_err(sql)?;
+            return Ok(());
+        }
         let latest: Option<(i64, String)> = self
             .tx
-            .query_row(
+            .prepare_cached(
                 "SELECT revision, content_hash FROM case_revisions WHERE case_id = ?1
                  ORDER BY revision DESC LIMIT 1",
-                [case_id],
-                |row| Ok((row.get(0)?, row.get(1)?)),
             )
-            .optional()
-            .map_err(|e| sql_err(self.path, e))?;
-        if latest.as_ref().is_some_and(|(_, h)| *h == hash) {
-            return Ok(false);
+            .and_then(|mut stmt| {
+                stmt.query_row([case_id], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .optional()
+            })
+            .map_err(sql)?;
+        if latest.as_ref().is_some_and(|(_, h)| *h == case.hash) {
+            return Ok(());
         }
         let revision = latest.map_or(1, |(n, _)| n + 1);
-        let content = serde_json::to_string(&case).map_err(|source| StoreError::Corrupt {
-            path: self.path.to_path_buf(),
-            what: "case",
-            source,
-        })?;
         self.tx
-            .execute(
+            .prepare_cached(
                 "INSERT INTO case_revisions(case_id, revision, content, content_hash, repo,
                    base_commit, title, has_materials, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    case_id,
-                    revision,
-                    content,
-                    hash,
-                    case.repo,
-                    case.base_commit,
-                    case.title(),
-                    case.has_materials(),
-                    self.now
-                ],
             )
-            .map_err(|e| sql_err(self.path, e))?;
-        Ok(true)
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    case_id, revision, content, case.hash, fields.0, fields.1, fields.2, fields.3,
+                    self.now
+                ])
+            })
+            .map_err(sql)?;
+        self.revised.insert(case_id, self.tx.last_insert_rowid());
+        Ok(())
     }
 }
 
@@ -526,7 +564,9 @@ mod tests {
     fn import(store: &mut Store, records: &[CaseRecord]) -> ImportSummary {
         let mut session = store.begin_import("2026-01-01T00:00:00Z").unwrap();
         for r in records {
-            session.put_record(SourceKind::Dataset, "f", r).unwrap();
+            session
+                .put_record(SourceKind::Dataset, "f", &Encoded::new(r.clone()))
+                .unwrap();
         }
         session.finish().unwrap()
     }
@@ -590,12 +630,86 @@ mod tests {
     }
 
     #[test]
+    fn contents_are_stored_compressed_and_plain_ones_still_read() {
+        let mut store = Store::open_in_memory().unwrap();
+        let issue = "The parser drops the last token. ".repeat(200);
+        import(&mut store, &[record("a", &issue), record("b", &issue)]);
+        let kinds: Vec<(String, String, i64)> = store
+            .conn
+            .prepare(
+                "SELECT (SELECT typeof(content) FROM case_sources WHERE case_id = r.case_id),
+                        typeof(r.content), length(r.content) FROM case_revisions r",
+            )
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for (source, revision, length) in &kinds {
+            assert_eq!((source.as_str(), revision.as_str()), ("blob", "blob"));
+            assert!(
+                *length < issue.len() as i64 / 10,
+                "{length} bytes for {}",
+                issue.len()
+            );
+        }
+        // What a file written before compression holds: the JSON as TEXT.
+        let plain =
+            serde_json::to_string(&store.case_by_instance("b").unwrap().unwrap().case).unwrap();
+        store
+            .conn
+            .execute(
+                "UPDATE case_revisions SET content = ?1
+                 WHERE case_id = (SELECT id FROM cases WHERE instance_id = 'b')",
+                [&plain],
+            )
+            .unwrap();
+        assert_eq!(
+            store
+                .case_by_instance("b")
+                .unwrap()
+                .unwrap()
+                .case
+                .problem_statement,
+            issue
+        );
+        let again = import(&mut store, &[record("b", &issue)]);
+        assert_eq!(
+            again.unchanged, 1,
+            "a plain revision of the same content is unchanged"
+        );
+    }
+
+    #[test]
+    fn two_sources_of_a_case_in_one_import_make_one_merged_revision() {
+        let mut store = Store::open_in_memory().unwrap();
+        let folder = CaseRecord {
+            instance_id: "a".into(),
+            requirements: Some("from the folder".into()),
+            ..CaseRecord::default()
+        };
+        let mut session = store.begin_import("t").unwrap();
+        session
+            .put_record(SourceKind::Dataset, "f", &Encoded::new(record("a", "x")))
+            .unwrap();
+        session
+            .put_record(SourceKind::AuditFolder, "d", &Encoded::new(folder))
+            .unwrap();
+        assert_eq!(session.finish().unwrap().added, 1);
+        let case = store.case_by_instance("a").unwrap().unwrap();
+        assert_eq!(case.revision, 1, "one import, one revision");
+        assert_eq!(case.case.problem_statement, "x");
+        assert_eq!(case.case.requirements.as_deref(), Some("from the folder"));
+        assert_eq!(store.case_revisions(case.case_id).unwrap().len(), 1);
+    }
+
+    #[test]
     fn an_unfinished_import_stores_nothing() {
         let mut store = Store::open_in_memory().unwrap();
         {
             let mut session = store.begin_import("t").unwrap();
             session
-                .put_record(SourceKind::Dataset, "f", &record("a", "x"))
+                .put_record(SourceKind::Dataset, "f", &Encoded::new(record("a", "x")))
                 .unwrap();
         }
         assert!(store.list_cases().unwrap().is_empty());

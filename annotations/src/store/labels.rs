@@ -116,22 +116,19 @@ impl ImportLabels for ImportSession<'_> {
                     "the project has no case {instance_id:?} to attach answers to"
                 ))
             })?;
-        let latest = |tx: &Transaction<'_>| -> Result<Option<i64>, StoreError> {
-            tx.query_row(
+        // Every source a case gets settles its revision at once, so a case made in this
+        // import has one too.
+        let id = tx
+            .query_row(
                 "SELECT id FROM case_revisions WHERE case_id = ?1 ORDER BY revision DESC LIMIT 1",
                 [case_id],
                 |row| row.get(0),
             )
             .optional()
-            .map_err(|e| sql_err(path, e))
-        };
-        if let Some(id) = latest(tx)? {
-            return Ok((case_id, id));
-        }
-        self.settle_revision(case_id)?;
-        let id = latest(tx)?.ok_or_else(|| {
-            StoreError::Rule(format!("case {instance_id:?} has no revision after import"))
-        })?;
+            .map_err(|e| sql_err(path, e))?
+            .ok_or_else(|| {
+                StoreError::Rule(format!("case {instance_id:?} has no revision after import"))
+            })?;
         Ok((case_id, id))
     }
 

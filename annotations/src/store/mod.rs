@@ -10,6 +10,7 @@ mod cases;
 mod interface;
 mod labels;
 mod migrations;
+mod packed;
 pub mod postgres;
 mod raters;
 mod repos;
@@ -23,6 +24,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, new_event_uid};
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
+pub(crate) use packed::pack_ahead;
 
 /// Creates a project at `location`: a new file, or the schema in an existing PostgreSQL
 /// database when `location` is a `postgres://` URL (with `password`, if given, to connect).
@@ -120,6 +122,16 @@ pub enum StoreError {
         what: &'static str,
         /// The underlying error.
         source: serde_json::Error,
+    },
+    /// A stored compressed text could not be decompressed.
+    #[error("project {path}: stored {what} cannot be read: {reason}")]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What was being read.
+        what: &'static str,
+        /// Why.
+        reason: String,
     },
     /// A rater by that name, or by one differing only in case, is already in the project.
     #[error("{0}")]

@@ -3,6 +3,7 @@
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
+use super::packed::{pack, unpack};
 use super::{Store, StoreError};
 
 /// A local clone registered for a repository.
@@ -114,20 +115,28 @@ impl RepoStore for Store {
     }
 
     fn cached_evidence(&self, key: &EvidenceKey<'_>) -> Result<Option<CachedEvidence>, StoreError> {
-        self.conn
+        let row = self
+            .conn
             .query_row(
                 "SELECT report, computed_at FROM evidence_cache
                  WHERE case_revision_id = ?1 AND base_commit = ?2 AND engine_version = ?3",
                 params![key.case_revision_id, key.base_commit, key.engine_version],
                 |row| {
-                    Ok(CachedEvidence {
-                        report: row.get(0)?,
-                        computed_at: row.get(1)?,
-                    })
+                    Ok((
+                        unpack(&self.path, "evidence report", row.get_ref(0)?),
+                        row.get(1)?,
+                    ))
                 },
             )
             .optional()
-            .map_err(|e| self.sql(e))
+            .map_err(|e| self.sql(e))?;
+        row.map(|(report, computed_at)| {
+            Ok(CachedEvidence {
+                report: report?,
+                computed_at,
+            })
+        })
+        .transpose()
     }
 
     fn put_evidence(
@@ -136,6 +145,7 @@ impl RepoStore for Store {
         report: &str,
         now: &str,
     ) -> Result<(), StoreError> {
+        let report = pack(&self.path, "evidence report", report)?;
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)

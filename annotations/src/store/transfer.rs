@@ -2,6 +2,11 @@
 //! how a rater's package is cut from a project. Every backend reads and writes the same rows,
 //! cell for cell, so a copy is lossless: row ids, answer events' global ids and times are kept.
 
+use std::path::Path;
+
+use rusqlite::types::{Value, ValueRef};
+
+use super::packed::{pack, unpack};
 use super::{Store, StoreError, sql_err};
 
 /// What a column holds.
@@ -22,6 +27,8 @@ pub struct Column {
     pub kind: ColumnKind,
     /// Whether it may be NULL.
     pub nullable: bool,
+    /// Whether a project file stores its text compressed: rows carry the text itself.
+    pub packed: bool,
 }
 
 /// One table of the schema, as copied.
@@ -79,6 +86,7 @@ const fn int(name: &'static str) -> Column {
         name,
         kind: ColumnKind::Int,
         nullable: false,
+        packed: false,
     }
 }
 
@@ -87,12 +95,20 @@ const fn text(name: &'static str) -> Column {
         name,
         kind: ColumnKind::Text,
         nullable: false,
+        packed: false,
     }
 }
 
 const fn nullable(column: Column) -> Column {
     Column {
         nullable: true,
+        ..column
+    }
+}
+
+const fn packed(column: Column) -> Column {
+    Column {
+        packed: true,
         ..column
     }
 }
@@ -123,7 +139,7 @@ pub const TABLES: &[Table] = &[
             int("case_id"),
             text("kind"),
             text("origin"),
-            text("content"),
+            packed(text("content")),
             text("content_hash"),
             text("imported_at"),
         ],
@@ -136,7 +152,7 @@ pub const TABLES: &[Table] = &[
             int("id"),
             int("case_id"),
             int("revision"),
-            text("content"),
+            packed(text("content")),
             text("content_hash"),
             text("repo"),
             nullable(text("base_commit")),
@@ -244,7 +260,7 @@ pub const TABLES: &[Table] = &[
             int("case_revision_id"),
             text("base_commit"),
             text("engine_version"),
-            text("report"),
+            packed(text("report")),
             text("computed_at"),
         ],
         key: &["case_revision_id", "base_commit", "engine_version"],
@@ -332,23 +348,39 @@ pub fn copy_rows(
     Ok(counts)
 }
 
-fn to_sql(cell: &Cell) -> rusqlite::types::Value {
-    match cell {
-        Cell::Null => rusqlite::types::Value::Null,
-        Cell::Int(v) => rusqlite::types::Value::Integer(*v),
-        Cell::Text(v) => rusqlite::types::Value::Text(v.clone()),
-    }
+fn to_sql(path: &Path, column: &Column, cell: &Cell) -> Result<Value, StoreError> {
+    Ok(match cell {
+        Cell::Null => Value::Null,
+        Cell::Int(v) => Value::Integer(*v),
+        Cell::Text(v) if column.packed => Value::Blob(pack(path, column.name, v)?),
+        Cell::Text(v) => Value::Text(v.clone()),
+    })
 }
 
-fn from_sql(column: &Column, value: rusqlite::types::ValueRef<'_>) -> Result<Cell, String> {
-    use rusqlite::types::ValueRef;
+fn from_sql(
+    path: &Path,
+    table: &Table,
+    column: &Column,
+    value: ValueRef<'_>,
+) -> Result<Cell, StoreError> {
+    let wrong = |why: String| {
+        StoreError::Rule(format!(
+            "{}: column {}.{} {why}",
+            path.display(),
+            table.name,
+            column.name
+        ))
+    };
     match (column.kind, value) {
         (_, ValueRef::Null) if column.nullable => Ok(Cell::Null),
         (ColumnKind::Int, ValueRef::Integer(v)) => Ok(Cell::Int(v)),
+        (ColumnKind::Text, ValueRef::Blob(_)) if column.packed => {
+            Ok(Cell::Text(unpack(path, column.name, value)?))
+        }
         (ColumnKind::Text, ValueRef::Text(v)) => std::str::from_utf8(v)
             .map(|s| Cell::Text(s.to_string()))
-            .map_err(|e| e.to_string()),
-        (_, other) => Err(format!("holds {:?}", other.data_type())),
+            .map_err(|e| wrong(e.to_string())),
+        (_, other) => Err(wrong(format!("holds {:?}", other.data_type()))),
     }
 }
 
@@ -371,14 +403,7 @@ impl TransferStore for Store {
             let mut cells = Vec::with_capacity(table.columns.len());
             for (i, column) in table.columns.iter().enumerate() {
                 let value = row.get_ref(i).map_err(|e| self.sql(e))?;
-                cells.push(from_sql(column, value).map_err(|why| {
-                    StoreError::Rule(format!(
-                        "{}: column {}.{} {why}",
-                        self.path.display(),
-                        table.name,
-                        column.name
-                    ))
-                })?);
+                cells.push(from_sql(&self.path, table, column, value)?);
             }
             each(cells)?;
         }
@@ -436,7 +461,13 @@ impl RowLoad for SqliteLoad<'_> {
             .tx
             .prepare_cached(&sql)
             .map_err(|e| sql_err(&self.path, e))?;
-        stmt.execute(rusqlite::params_from_iter(row.iter().map(to_sql)))
+        let values = table
+            .columns
+            .iter()
+            .zip(row)
+            .map(|(column, cell)| to_sql(&self.path, column, cell))
+            .collect::<Result<Vec<_>, _>>()?;
+        stmt.execute(rusqlite::params_from_iter(values))
             .map_err(|e| sql_err(&self.path, e))?;
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::{Client, Failure, PgStore};
-use crate::case::{CaseRecord, SourceKind, content_hash};
+use crate::case::{CaseRecord, Encoded, SourceKind};
 use crate::store::cases::{CASE_ORIGINS, merge_sources};
 use crate::store::{
     CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, NewAnswerEvent, StoreError,
@@ -238,12 +238,8 @@ impl PgImport<'_> {
                 })?;
             records.push((kind, record));
         }
-        let (case, hash) = merge_sources(records);
-        let content = serde_json::to_string(&case).map_err(|source| StoreError::Corrupt {
-            path: path.clone(),
-            what: "case",
-            source,
-        })?;
+        let merged = merge_sources(records.iter().map(|(kind, r)| (*kind, r)).collect());
+        let (case, hash, content) = (merged.value, merged.hash, merged.json);
         let now = self.now.clone();
         self.on(async |c: &Client| {
             let latest = c
@@ -305,13 +301,11 @@ impl ImportBatch for PgImport<'_> {
         &mut self,
         kind: SourceKind,
         origin: &str,
-        record: &CaseRecord,
+        record: &Encoded<CaseRecord>,
     ) -> Result<(), StoreError> {
-        let case_id = self.case_id(&record.instance_id)?;
+        let case_id = self.case_id(&record.value.instance_id)?;
         self.seen.insert(case_id);
-        let hash = content_hash(record);
-        let content =
-            serde_json::to_string(record).map_err(|e| self.store.corrupt("case record", e))?;
+        let (hash, content) = (&record.hash, &record.json);
         let now = self.now.clone();
         let kind = kind.as_str();
         let changed = self.on(async |c: &Client| {
@@ -323,7 +317,7 @@ impl ImportBatch for PgImport<'_> {
                 .await?
                 .map(|r| r.try_get(0))
                 .transpose()?;
-            if stored.as_deref() == Some(hash.as_str()) {
+            if stored.as_ref() == Some(hash) {
                 return Ok(false);
             }
             c.execute(
@@ -347,10 +341,10 @@ impl ImportBatch for PgImport<'_> {
         if self.case_row_id(instance_id)?.is_some() {
             return Ok(false);
         }
-        let stub = CaseRecord {
+        let stub = Encoded::new(CaseRecord {
             instance_id: instance_id.to_string(),
             ..CaseRecord::default()
-        };
+        });
         self.put_record(SourceKind::Stub, origin, &stub)?;
         Ok(true)
     }
