@@ -159,3 +159,68 @@ fn the_swe_bench_pro_import_copies_losslessly() {
     let events = round_trip(&path, dir.path());
     assert!(events >= 3 * 30 * 2, "{events} events");
 }
+
+#[test]
+fn a_project_written_before_compression_copies_into_a_compressed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = ops::open_demo_project(&dir.path().join("demo")).unwrap();
+    let path: PathBuf = demo.path().to_path_buf();
+    drop(demo);
+    // What a file written before compression holds: every content as its JSON text.
+    let plain = dir.path().join("plain.verity");
+    std::fs::copy(&path, &plain).unwrap();
+    let conn = rusqlite::Connection::open(&plain).unwrap();
+    for table in ["case_sources", "case_revisions"] {
+        let texts: Vec<(i64, String)> = conn
+            .prepare(&format!("SELECT rowid, content FROM {table}"))
+            .unwrap()
+            .query_map([], |row| {
+                Ok((row.get(0)?, row.get_ref(1)?.as_blob()?.to_vec()))
+            })
+            .unwrap()
+            .map(|row| {
+                let (id, frame) = row.unwrap();
+                (
+                    id,
+                    String::from_utf8(zstd::decode_all(&frame[..]).unwrap()).unwrap(),
+                )
+            })
+            .collect();
+        for (id, text) in texts {
+            conn.execute(
+                &format!("UPDATE {table} SET content = ?2 WHERE rowid = ?1"),
+                rusqlite::params![id, text],
+            )
+            .unwrap();
+        }
+    }
+    drop(conn);
+    let copy = dir.path().join("copy.verity");
+    ops::migrate_project(&ops::open_project(&plain).unwrap(), &copy).unwrap();
+    assert_eq!(
+        rows_at(&plain),
+        rows_at(&copy),
+        "the copy reads as the original"
+    );
+    let stored = |at: &Path| -> (i64, i64) {
+        rusqlite::Connection::open(at)
+            .unwrap()
+            .query_row(
+                "SELECT sum(typeof(content) = 'blob'), sum(length(content)) FROM case_revisions",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap()
+    };
+    let (plain_blobs, plain_bytes) = stored(&plain);
+    let (copy_blobs, copy_bytes) = stored(&copy);
+    assert_eq!(
+        (plain_blobs, copy_blobs),
+        (0, 12),
+        "the copy's twelve revisions are frames"
+    );
+    assert!(
+        copy_bytes * 2 < plain_bytes,
+        "{copy_bytes} bytes against {plain_bytes}"
+    );
+}

@@ -157,6 +157,12 @@ CREATE TABLE calibration_tasks (
     marked_at TEXT NOT NULL
 );
 "#,
+    // 6: large texts (cases' contents and sources, evidence reports) are written as zstd frames
+    // in BLOBs, which an older Verity would read as text: it refuses the file instead. Texts
+    // written before stay as they are and read alike.
+    r#"
+INSERT INTO meta(key, value) VALUES ('compression', 'zstd');
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the
