@@ -44,6 +44,73 @@ fn a_cancelled_import_stores_nothing() {
     );
 }
 
+/// `rows` copies of the fixture's first task, each with an id of its own, as JSON lines.
+fn many_tasks(rows: usize) -> Vec<String> {
+    let first = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let first = first.lines().next().unwrap();
+    let mut task: serde_json::Value = serde_json::from_str(first).unwrap();
+    (0..rows)
+        .map(|i| {
+            task["instance_id"] = json!(format!("acme__calc-{}", 1000 + i));
+            task.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_bad_row_after_many_good_ones_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    let mut lines = many_tasks(300);
+    let truncated = lines[249].len() / 2;
+    lines[249].truncate(truncated);
+    let file = dir.path().join("tasks.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let err = ops::import_paths(
+        &mut p,
+        &[file],
+        OffsetDateTime::UNIX_EPOCH,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("line 250"), "{err}");
+    assert!(
+        ops::list_cases(&p, &ops::CaseFilter::default())
+            .unwrap()
+            .is_empty(),
+        "the 249 rows before it are not kept"
+    );
+}
+
+#[test]
+fn an_import_cancelled_midway_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    let file = dir.path().join("tasks.jsonl");
+    std::fs::write(&file, many_tasks(300).join("\n") + "\n").unwrap();
+    let cancel = AtomicBool::new(false);
+    let mut seen = 0;
+    let err = ops::import_paths(
+        &mut p,
+        &[file],
+        OffsetDateTime::UNIX_EPOCH,
+        &mut |progress| {
+            seen = progress.records;
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        },
+        &cancel,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ops::ErrorCode::Cancelled);
+    assert_eq!(seen, 64, "cancelled after the first progress report");
+    assert!(
+        ops::list_cases(&p, &ops::CaseFilter::default())
+            .unwrap()
+            .is_empty()
+    );
+}
+
 #[test]
 fn progress_is_reported_per_path() {
     let dir = tempfile::tempdir().unwrap();
