@@ -454,7 +454,7 @@ impl ImportSession<'_> {
     /// Settles the case's revision from its stored sources, with `in_hand` (a source just
     /// stored) taken as given instead of read back. A merge that differs from the last revision
     /// before this import makes the next revision, or rewrites the one this import already made.
-    pub(super) fn settle_revision(
+    fn settle_revision(
         &mut self,
         case_id: i64,
         in_hand: Option<(SourceKind, &CaseRecord)>,
