@@ -137,12 +137,16 @@ pub struct QuestionAgreement {
     pub categories: Vec<String>,
     /// The coefficients.
     pub coefficients: Vec<CoefficientRow>,
-    /// The full report, in the `verity agreement --json` shape.
+    /// The full report, in the `verity agreement --json` shape: Cohen's kappa (and its
+    /// interval) only for the rater pairs sharing at least
+    /// [`ProjectAgreement::min_shared_cases`] cases, the others counted in
+    /// `few_shared_pairs`.
     #[ts(type = "Record<string, unknown>")]
     pub report: AgreementReport,
-    /// Cohen's kappa per rater pair.
+    /// Cohen's kappa and the shared cases of every rater pair, whatever it shares.
     pub pair_matrix: PairMatrix,
-    /// A confusion matrix per rater pair with at least one shared case.
+    /// A confusion matrix per rater pair sharing at least
+    /// [`ProjectAgreement::min_shared_cases`] cases.
     pub confusion: Vec<PairConfusion>,
     /// Answers and labels per category.
     pub distribution: Vec<CategoryCount>,
@@ -160,6 +164,9 @@ pub struct ProjectAgreement {
     pub cases: usize,
     /// Raters with at least one submission.
     pub raters: Vec<String>,
+    /// A rater pair sharing fewer cases is only counted: no kappa in the report, no interval,
+    /// no confusion matrix (the pair matrix keeps its kappa and count).
+    pub min_shared_cases: usize,
     /// Per question.
     pub questions: Vec<QuestionAgreement>,
     /// Text questions, which agreement does not cover.
@@ -297,6 +304,10 @@ fn coefficient_rows(report: &AgreementReport) -> Vec<CoefficientRow> {
     rows
 }
 
+/// Rater pairs sharing fewer cases than this are counted, not measured: their kappa on a
+/// handful of cases is noise (the heat maps grey them).
+pub const MIN_SHARED_CASES: usize = 10;
+
 fn pair_views(table: &RatingTable) -> Result<(PairMatrix, Vec<PairConfusion>)> {
     let weights = if table.level() == Level::Nominal {
         Weights::Unweighted
@@ -318,7 +329,7 @@ fn pair_views(table: &RatingTable) -> Result<(PairMatrix, Vec<PairConfusion>)> {
     let mut confusion = Vec::new();
     for (a, row) in units.iter().enumerate() {
         for (b, &shared) in row.iter().enumerate().skip(a + 1) {
-            if shared == 0 {
+            if shared < MIN_SHARED_CASES {
                 continue;
             }
             let m = agreement::confusion_matrix(table, a, b)?;
@@ -432,7 +443,13 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
     } else {
         Some(build_ensemble(project, &panel, None)?)
     };
-    let references = project.store.reference_sets()?;
+    // Each reference set read once, not once per question.
+    let references = project
+        .store
+        .reference_sets()?
+        .into_iter()
+        .map(|(set, _)| Ok((reference_values(project, &set)?, set)))
+        .collect::<Result<Vec<_>>>()?;
     let bootstrap = req.bootstrap.map(|resamples| BootstrapOptions {
         resamples,
         seed: req.seed,
@@ -441,7 +458,11 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
     let mut out = Vec::new();
     for question in questions {
         let table = question_table(question, &panel.first)?;
-        let report = agreement::compute_report(&table, &ReportOptions { bootstrap })?;
+        let report = agreement::compute_panel_report(
+            &table,
+            &ReportOptions { bootstrap },
+            MIN_SHARED_CASES,
+        )?;
         let (pair_matrix, confusion) = pair_views(&table)?;
         let mut distribution: Vec<CategoryCount> = question
             .options
@@ -469,11 +490,11 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
             }
         }
         let mut reference = Vec::new();
-        for (set, _) in &references {
-            let labels: BTreeMap<String, Value> = reference_values(project, set)?
-                .into_iter()
-                .filter_map(|(instance_id, mut values)| {
-                    Some((instance_id, values.remove(&question.id)?))
+        for (values, set) in &references {
+            let labels: BTreeMap<String, Value> = values
+                .iter()
+                .filter_map(|(instance_id, values)| {
+                    Some((instance_id.clone(), values.get(&question.id)?.clone()))
                 })
                 .collect();
             if labels.is_empty() {
@@ -506,6 +527,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         questionnaire: format!("{} {}", questionnaire.id, questionnaire.version),
         cases: panel.first.len(),
         raters,
+        min_shared_cases: MIN_SHARED_CASES,
         questions: out,
         skipped: questionnaire
             .questions()
