@@ -186,49 +186,45 @@ fn categories_of(question: &Question) -> Vec<Category> {
 
 /// The units × raters table of one question over some answers.
 pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
-    let mut raters: Vec<String> = cases
-        .iter()
-        .flat_map(|c| c.answers.iter())
-        .filter(|(_, e)| {
-            e.answer
+    // Each answer's option, found once: (case, rater, option).
+    let mut rated: Vec<(usize, &str, u32)> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        for (rater, event) in &case.answers {
+            if let Some(index) = event
+                .answer
                 .get(&question.id)
-                .is_some_and(|v| option_index(question, v).is_some())
-        })
-        .map(|(r, _)| r.clone())
+                .and_then(|v| option_index(question, v))
+            {
+                rated.push((i, rater.as_str(), index as u32));
+            }
+        }
+    }
+    let mut raters: Vec<&str> = rated
+        .iter()
+        .map(|(_, r, _)| *r)
         .collect::<HashSet<_>>()
         .into_iter()
         .collect();
     raters.sort_by(|a, b| natural_cmp(a, b));
-    let column: HashMap<&str, usize> = raters
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.as_str(), i))
-        .collect();
+    let column: HashMap<&str, usize> = raters.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+    let width = raters.len();
     let mut units = Vec::new();
     let mut cells = Vec::new();
-    for case in cases {
-        let mut row = vec![None; raters.len()];
-        let mut any = false;
-        for (rater, event) in &case.answers {
-            let Some(value) = event.answer.get(&question.id) else {
-                continue;
-            };
-            let Some(index) = option_index(question, value) else {
-                continue;
-            };
-            if let Some(&col) = column.get(rater.as_str()) {
-                row[col] = Some(index as u32);
-                any = true;
-            }
+    let mut last = None;
+    for (case, rater, index) in rated {
+        if last != Some(case) {
+            units.push(cases[case].instance_id.clone());
+            cells.resize(cells.len() + width, None);
+            last = Some(case);
         }
-        if any {
-            units.push(case.instance_id.clone());
-            cells.extend(row);
+        if let Some(&col) = column.get(rater) {
+            let row = cells.len() - width;
+            cells[row + col] = Some(index);
         }
     }
     Ok(RatingTable::new(
         units,
-        raters,
+        raters.into_iter().map(str::to_owned).collect(),
         categories_of(question),
         level_of(question.level),
         cells,
@@ -437,7 +433,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         }
         None => rated_questions(questionnaire),
     };
-    let panel = Panel::load(project)?;
+    let panel = Panel::load_rated(project)?;
     let ensemble = if questions.is_empty() {
         None
     } else {
