@@ -184,17 +184,31 @@ fn categories_of(question: &Question) -> Vec<Category> {
         .collect()
 }
 
+/// Distinct answer values [`question_table`] remembers the option of.
+const DECODED_VALUES: usize = 64;
+
 /// The units × raters table of one question over some answers.
 pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
-    // Each answer's option, found once: (case, rater, option).
+    // Each answer's option, found once: (case, rater, option). A panel gives a handful of
+    // distinct values per question, so each is decoded once and remembered.
+    let mut decoded: Vec<(&Value, Option<usize>)> = Vec::new();
     let mut rated: Vec<(usize, &str, u32)> = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         for (rater, event) in &case.answers {
-            if let Some(index) = event
-                .answer
-                .get(&question.id)
-                .and_then(|v| option_index(question, v))
-            {
+            let Some(value) = event.answer.get(&question.id) else {
+                continue;
+            };
+            let index = match decoded.iter().find(|(v, _)| *v == value) {
+                Some((_, index)) => *index,
+                None => {
+                    let index = option_index(question, value);
+                    if decoded.len() < DECODED_VALUES {
+                        decoded.push((value, index));
+                    }
+                    index
+                }
+            };
+            if let Some(index) = index {
                 rated.push((i, rater.as_str(), index as u32));
             }
         }

@@ -197,16 +197,45 @@ impl PanelIndex {
             .iter()
             .map(|e| ((e.case_id, e.rater_id), e.uid.clone()))
             .collect();
+        // Most answers are never revised, so their latest submission is their first: the
+        // latest events are listed without their answers, and only the cases where one differs
+        // are read again with them.
         let by_uid: HashMap<&str, &Rc<AnswerEvent>> =
             first.iter().map(|e| (e.uid.as_str(), e)).collect();
-        let latest: Vec<Rc<AnswerEvent>> = store
-            .latest_submissions_by(filter)?
-            .into_iter()
-            .map(|e| match by_uid.get(e.uid.as_str()) {
-                Some(same) => Rc::clone(same),
-                None => decode(e),
-            })
+        let listed = store.latest_submissions_by(&SubmissionFilter {
+            cases: filter.cases,
+            questions: Some(&[]),
+        })?;
+        let mut revised: Vec<i64> = listed
+            .iter()
+            .filter(|e| !by_uid.contains_key(e.uid.as_str()))
+            .map(|e| e.case_id)
             .collect();
+        revised.dedup();
+        // Keyed by (case, rater), not id: a revision saved in between is taken as the latest.
+        let mut read_again: HashMap<(i64, i64), AnswerEvent> = if revised.is_empty() {
+            HashMap::new()
+        } else {
+            store
+                .latest_submissions_by(&SubmissionFilter {
+                    cases: Some(&revised),
+                    questions: filter.questions,
+                })?
+                .into_iter()
+                .map(|e| ((e.case_id, e.rater_id), e))
+                .collect()
+        };
+        let mut latest = Vec::with_capacity(listed.len());
+        for e in listed {
+            match by_uid.get(e.uid.as_str()) {
+                Some(same) => latest.push(Rc::clone(same)),
+                None => {
+                    if let Some(whole) = read_again.remove(&(e.case_id, e.rater_id)) {
+                        latest.push(decode(whole));
+                    }
+                }
+            }
+        }
         drop(by_uid);
         Ok(Panel {
             first: group(first, &order, &self.names, &instance_ids),
