@@ -74,9 +74,11 @@ pub(super) struct Panel {
     pub(super) adjudications: HashMap<(i64, String), crate::store::AdjudicationRow>,
 }
 
+/// The events by case in instance-id order, each case's in the order its raters first submitted
+/// (`first` holds each (case, rater)'s first submission).
 fn group(
     events: Vec<Rc<AnswerEvent>>,
-    order: &HashMap<(i64, i64), String>,
+    first: &HashMap<(i64, i64), Rc<AnswerEvent>>,
     raters: &HashMap<i64, String>,
     instance_ids: &HashMap<i64, String>,
 ) -> Vec<CaseAnswers> {
@@ -95,14 +97,14 @@ fn group(
         let rater = raters.get(&event.rater_id).cloned().unwrap_or_default();
         entry.answers.push((rater, event));
     }
-    fn first<'a>(order: &'a HashMap<(i64, i64), String>, e: &'a AnswerEvent) -> &'a str {
-        order
+    fn order<'a>(first: &'a HashMap<(i64, i64), Rc<AnswerEvent>>, e: &'a AnswerEvent) -> &'a str {
+        first
             .get(&(e.case_id, e.rater_id))
-            .map_or(e.uid.as_str(), String::as_str)
+            .map_or(e.uid.as_str(), |f| f.uid.as_str())
     }
     for case in by_case.values_mut() {
         case.answers
-            .sort_by(|(_, a), (_, b)| first(order, a).cmp(first(order, b)));
+            .sort_by(|(_, a), (_, b)| order(first, a).cmp(order(first, b)));
     }
     by_case.into_values().collect()
 }
@@ -193,22 +195,26 @@ impl PanelIndex {
             .into_iter()
             .map(decode)
             .collect();
-        let order: HashMap<(i64, i64), String> = first
+        let by_pair: HashMap<(i64, i64), Rc<AnswerEvent>> = first
             .iter()
-            .map(|e| ((e.case_id, e.rater_id), e.uid.clone()))
+            .map(|e| ((e.case_id, e.rater_id), Rc::clone(e)))
             .collect();
         // Most answers are never revised, so their latest submission is their first: the
         // latest events are listed without their answers, and only the cases where one differs
         // are read again with them.
-        let by_uid: HashMap<&str, &Rc<AnswerEvent>> =
-            first.iter().map(|e| (e.uid.as_str(), e)).collect();
+        let is_first = |e: &AnswerEvent| {
+            by_pair
+                .get(&(e.case_id, e.rater_id))
+                .filter(|f| f.uid == e.uid)
+                .cloned()
+        };
         let listed = store.latest_submissions_by(&SubmissionFilter {
             cases: filter.cases,
             questions: Some(&[]),
         })?;
         let mut revised: Vec<i64> = listed
             .iter()
-            .filter(|e| !by_uid.contains_key(e.uid.as_str()))
+            .filter(|e| is_first(e).is_none())
             .map(|e| e.case_id)
             .collect();
         revised.dedup();
@@ -227,8 +233,8 @@ impl PanelIndex {
         };
         let mut latest = Vec::with_capacity(listed.len());
         for e in listed {
-            match by_uid.get(e.uid.as_str()) {
-                Some(same) => latest.push(Rc::clone(same)),
+            match is_first(&e) {
+                Some(same) => latest.push(same),
                 None => {
                     if let Some(whole) = read_again.remove(&(e.case_id, e.rater_id)) {
                         latest.push(decode(whole));
@@ -236,10 +242,9 @@ impl PanelIndex {
                 }
             }
         }
-        drop(by_uid);
         Ok(Panel {
-            first: group(first, &order, &self.names, &instance_ids),
-            latest: group(latest, &order, &self.names, &instance_ids),
+            first: group(first, &by_pair, &self.names, &instance_ids),
+            latest: group(latest, &by_pair, &self.names, &instance_ids),
             instance_ids,
             adjudications: self
                 .adjudications
