@@ -224,3 +224,91 @@ fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
         assert!(title.chars().count() <= 101, "{id}: {title:?} is too long");
     }
 }
+
+/// The panel is read in two ways: agreement on each rater's first submission, ensembles and
+/// exports on the latest. A revision must reach the second and never the first, whether the
+/// answers are read whole (exports) or as their rated values only (agreement, ensemble).
+#[test]
+fn a_revision_counts_in_the_ensemble_and_exports_and_agreement_keeps_the_first_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = project(dir.path());
+    let now = OffsetDateTime::UNIX_EPOCH;
+    ops::import_paths(
+        &mut p,
+        &[fixture("swebench.jsonl")],
+        now,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    ops::add_rater(&mut p, "ana", now).unwrap();
+    ops::add_rater(&mut p, "bo", now).unwrap();
+    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, now).unwrap();
+    let notes = "x".repeat(120);
+    let request = |rater: &str, underspecified: i64, reason: Option<&str>| AnswerRequest {
+        rater: rater.into(),
+        case: "acme__calc-101".into(),
+        values: json!({
+            "underspecified": underspecified, "underspecified_notes": notes,
+            "false_negative": 0, "false_negative_notes": notes,
+            "difficulty": "15 min - 1 hour", "difficulty_notes": "small change",
+            "other_major_issues": 0, "annotator_confidence": 4
+        })
+        .as_object()
+        .unwrap()
+        .clone(),
+        case_revision: None,
+        reason: reason.map(str::to_owned),
+    };
+    for rater in ["ana", "bo"] {
+        p.act_as(ops::Actor::Rater { name: rater.into() }).unwrap();
+        ops::submit_answer(&mut p, &request(rater, 0, None), now).unwrap();
+    }
+    p.act_as(ops::Actor::Rater { name: "ana".into() }).unwrap();
+    ops::revise_answer(
+        &mut p,
+        &request("ana", 3, Some("read the tests again")),
+        now,
+    )
+    .unwrap();
+    p.act_as(ops::Actor::Coordinator).unwrap();
+
+    let agreement = ops::project_agreement(&p, &ops::AgreementRequest::default()).unwrap();
+    let under = &agreement.questions[0];
+    assert_eq!(under.question, "underspecified");
+    assert_eq!(
+        under.report.percent_agreement,
+        Some(1.0),
+        "agreement is on the first submissions, both 0"
+    );
+    let labels = ops::ensemble_labels(&p, Some("max-severity")).unwrap();
+    let label = labels.cases[0]
+        .labels
+        .iter()
+        .find(|l| l.question == "underspecified")
+        .unwrap();
+    assert_eq!(
+        label.value,
+        Some(json!(3)),
+        "the ensemble takes the revision"
+    );
+
+    let mut out = Vec::new();
+    ops::export_project(
+        &p,
+        ops::ExportFormat::Jsonl,
+        &ops::ExportOptions::default(),
+        &mut out,
+        Path::new("out.jsonl"),
+    )
+    .unwrap();
+    let line: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out).unwrap().trim()).unwrap();
+    assert_eq!(line["answers"]["ana"]["underspecified"], 3);
+    assert_eq!(
+        line["answers"]["ana"]["underspecified_notes"],
+        notes.as_str()
+    );
+    assert_eq!(line["answers"]["bo"]["underspecified"], 0);
+    assert_eq!(line["agreement"]["underspecified"], 0.0);
+}

@@ -293,8 +293,26 @@ fn project_agreement_covers_each_rated_question_with_pairs_and_confusion() {
             .len(),
         11
     );
-    // 4 cases x 3 co-rating pairs.
-    assert_eq!(difficulty["confusion"].as_array().unwrap().len(), 12);
+    // 4 cases x 3 co-rating pairs, each sharing one case: counted, not measured.
+    assert_eq!(result["min_shared_cases"], 10);
+    assert_eq!(difficulty["confusion"], json!([]));
+    assert_eq!(difficulty["report"]["cohen_kappa"], json!({}));
+    let few = &difficulty["report"]["few_shared_pairs"];
+    assert_eq!(few["min_units"], 10);
+    assert_eq!(few["pairs"], 55, "every pair of 11 raters: {few}");
+    assert_eq!(few["by_shared_units"][1], 12, "{few}");
+    assert_eq!(few["by_shared_units"][0], 43, "{few}");
+    let shared: u64 = difficulty["pair_matrix"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|row| row.as_array().unwrap())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        shared, 24,
+        "the pair matrix keeps every pair's count, both ways"
+    );
 
     // The same numbers as the ratings-file path on the same first submissions.
     let mut long = String::from("unit,rater,value\n");

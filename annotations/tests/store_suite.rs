@@ -10,7 +10,7 @@ use annotations::store::prelude::*;
 use annotations::store::transfer::{Cell, TABLES, copy_rows};
 use annotations::store::{
     EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, ProjectStore, Store, StoreError,
-    new_event_uid,
+    SubmissionFilter, new_event_uid,
 };
 use serde_json::{Map, Value, json};
 
@@ -385,6 +385,142 @@ fn copy_is_lossless(from: &dyn ProjectStore, to: &mut dyn ProjectStore) {
             .contains("a project is copied only into a new one")
     );
     assert_eq!(before, all_rows(to));
+}
+
+/// Reading parts of the submitted answers: a few values of each (exactly as stored, a question
+/// not answered left out, the notes left in the store), the answers on some cases, and the
+/// cases' instance ids; the same on every backend.
+fn submission_filters(store: &mut dyn ProjectStore) {
+    let q = store.put_questionnaire("q", "1", "source").unwrap();
+    let mut batch = store.begin_import(T0).unwrap();
+    for id in ["calc-2", "calc-10", "calc-3"] {
+        batch
+            .put_record(SourceKind::Dataset, "f:line 1", &record(id, "Issue"))
+            .unwrap();
+    }
+    batch.finish().unwrap();
+    let ana = store.add_rater("ana", T0).unwrap();
+    let bo = store.add_rater("bo", T0).unwrap();
+    let two = store.case_by_instance("calc-2").unwrap().unwrap();
+    let ten = store.case_by_instance("calc-10").unwrap().unwrap();
+    let given = json!({
+        "underspecified": 1.0,
+        "difficulty": "1-4 hours",
+        "underspecified_notes": "a long justification",
+        "blank": null,
+        "odd \"id\"": [2, 2.50],
+    });
+    let revised = json!({ "underspecified": 3, "underspecified_notes": "revised" });
+    for (case, rater, kind, values) in [
+        (&two, &ana, EventKind::Submit, &given),
+        (&two, &bo, EventKind::Submit, &given),
+        (&ten, &ana, EventKind::Submit, &given),
+        (&two, &ana, EventKind::Revise, &revised),
+    ] {
+        store
+            .append_answer_event(&NewAnswerEvent {
+                uid: &new_event_uid(),
+                case_id: case.case_id,
+                rater_id: rater.id,
+                case_revision_id: case.revision_id,
+                questionnaire_id: q,
+                kind,
+                answer_revision: 1,
+                answer: values.as_object().unwrap(),
+                reason: None,
+                at: T1,
+            })
+            .unwrap();
+    }
+    let questions = ["underspecified", "blank", "odd \"id\"", "never asked"];
+    let some = SubmissionFilter {
+        cases: None,
+        questions: Some(&questions),
+    };
+    let first = store.first_submissions_by(&some).unwrap();
+    assert_eq!(first.len(), 3);
+    let expected = json!({ "underspecified": 1.0, "blank": null, "odd \"id\"": [2, 2.50] });
+    for event in &first {
+        assert_eq!(
+            Value::Object(event.answer.clone()),
+            expected,
+            "only the asked values, exactly as stored; an unanswered question is absent"
+        );
+        assert_eq!(
+            serde_json::to_string(&event.answer["odd \"id\""]).unwrap(),
+            "[2,2.5]"
+        );
+    }
+    let whole = store.first_submissions().unwrap();
+    assert_eq!(
+        first
+            .iter()
+            .map(|e| (&e.uid, e.case_id, e.rater_id, &e.at))
+            .collect::<Vec<_>>(),
+        whole
+            .iter()
+            .map(|e| (&e.uid, e.case_id, e.rater_id, &e.at))
+            .collect::<Vec<_>>(),
+        "the same events as the whole answers, in the same order"
+    );
+    let latest = store.latest_submissions_by(&some).unwrap();
+    let anas = latest
+        .iter()
+        .find(|e| e.case_id == two.case_id && e.rater_id == ana.id)
+        .unwrap();
+    assert_eq!(
+        Value::Object(anas.answer.clone()),
+        json!({ "underspecified": 3 })
+    );
+    let on_two = store
+        .latest_submissions_by(&SubmissionFilter {
+            cases: Some(&[two.case_id]),
+            questions: None,
+        })
+        .unwrap();
+    assert_eq!(on_two.len(), 2);
+    assert_eq!(
+        on_two,
+        store
+            .latest_submissions()
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.case_id == two.case_id)
+            .collect::<Vec<_>>(),
+        "whole answers on the cases asked for"
+    );
+    assert!(
+        store
+            .first_submissions_by(&SubmissionFilter {
+                cases: Some(&[]),
+                questions: None,
+            })
+            .unwrap()
+            .is_empty()
+    );
+    let ids: Vec<String> = store
+        .case_instance_ids()
+        .unwrap()
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    assert_eq!(ids, ["calc-10", "calc-2", "calc-3"], "in byte order");
+}
+
+#[test]
+fn a_sqlite_project_reads_parts_of_submissions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::create(&dir.path().join("p.verity")).unwrap();
+    submission_filters(&mut store);
+}
+
+#[test]
+fn a_postgres_project_reads_parts_of_submissions() {
+    let Some(db) = server::Database::fresh() else {
+        return;
+    };
+    let mut store = PgStore::create(&db.url(), None).unwrap();
+    submission_filters(&mut store);
 }
 
 #[test]

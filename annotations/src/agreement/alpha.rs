@@ -74,73 +74,12 @@ pub(crate) fn alpha_eval(
     if units == 0.0 {
         return (0.0, Err(Undefined::new(NO_PAIRABLE_UNIT)));
     }
-    let n: f64 = marginal.iter().sum();
-    // Ordinal distances are interval distances between mid-rank positions:
-    // Σ_{g=c..k} n_g − (n_c + n_k)/2 = pos_k − pos_c with pos_c = N_{c−1} + n_c / 2.
-    let ordinal_pos: Vec<f64>;
-    let coords: &[f64] = match metric {
-        Level::Ordinal => {
-            let mut cumulative = 0.0;
-            ordinal_pos = marginal
-                .iter()
-                .map(|&m| {
-                    let pos = cumulative + m / 2.0;
-                    cumulative += m;
-                    pos
-                })
-                .collect();
-            &ordinal_pos
-        }
-        _ => x,
-    };
-    let delta = |c: usize, k: usize| -> f64 {
-        match metric {
-            Level::Nominal => f64::from(u8::from(c != k)),
-            Level::Ordinal | Level::Interval => {
-                let d = coords[c] - coords[k];
-                d * d
-            }
-            Level::Ratio => {
-                let s = coords[c] + coords[k];
-                if s == 0.0 {
-                    0.0
-                } else {
-                    let d = (coords[c] - coords[k]) / s;
-                    d * d
-                }
-            }
-        }
-    };
-    let expected = match metric {
-        Level::Nominal => n * n - marginal.iter().map(|m| m * m).sum::<f64>(),
-        Level::Ordinal | Level::Interval => {
-            let mean = marginal.iter().zip(coords).map(|(m, c)| m * c).sum::<f64>() / n;
-            2.0 * n
-                * marginal
-                    .iter()
-                    .zip(coords)
-                    .map(|(m, c)| m * (c - mean) * (c - mean))
-                    .sum::<f64>()
-        }
-        Level::Ratio => {
-            let used: Vec<usize> = (0..q).filter(|&c| marginal[c] > 0.0).collect();
-            let mut s = 0.0;
-            for (i, &c) in used.iter().enumerate() {
-                for &k in &used[i + 1..] {
-                    s += 2.0 * marginal[c] * marginal[k] * delta(c, k);
-                }
-            }
-            s
-        }
-    };
+    let d = Distances::new(&marginal, metric, x);
+    let expected = d.expected(&marginal);
     if expected <= 0.0 {
-        return (
-            units,
-            Err(Undefined::new(
-                "every pairable rating has the same value, so the expected disagreement is zero",
-            )),
-        );
+        return (units, Err(Undefined::new(NO_EXPECTED_DISAGREEMENT)));
     }
+    let n: f64 = marginal.iter().sum();
     let mut observed = 0.0;
     for i in 0..p.len() {
         if p.rated[i] < 2 || w[i] == 0.0 {
@@ -160,7 +99,7 @@ pub(crate) fn alpha_eval(
                 let mut s = 0.0;
                 for (j, &(c, nc)) in counts.iter().enumerate() {
                     for &(k, nk) in &counts[j + 1..] {
-                        s += 2.0 * nc as f64 * nk as f64 * delta(c as usize, k as usize);
+                        s += 2.0 * nc as f64 * nk as f64 * d.delta(c as usize, k as usize);
                     }
                 }
                 s
@@ -169,4 +108,168 @@ pub(crate) fn alpha_eval(
         observed += w[i] * s / (m - 1.0);
     }
     (units, Ok(1.0 - (n - 1.0) * observed / expected))
+}
+
+const NO_EXPECTED_DISAGREEMENT: &str =
+    "every pairable rating has the same value, so the expected disagreement is zero";
+
+/// The distance metric's squared distances between categories, given the pairable values'
+/// marginals (the ordinal metric depends on them).
+struct Distances {
+    metric: Level,
+    coords: Vec<f64>,
+}
+
+impl Distances {
+    fn new(marginal: &[f64], metric: Level, x: &[f64]) -> Self {
+        // Ordinal distances are interval distances between mid-rank positions:
+        // Σ_{g=c..k} n_g − (n_c + n_k)/2 = pos_k − pos_c with pos_c = N_{c−1} + n_c / 2.
+        let coords = match metric {
+            Level::Ordinal => {
+                let mut cumulative = 0.0;
+                marginal
+                    .iter()
+                    .map(|&m| {
+                        let pos = cumulative + m / 2.0;
+                        cumulative += m;
+                        pos
+                    })
+                    .collect()
+            }
+            _ => x.to_vec(),
+        };
+        Distances { metric, coords }
+    }
+
+    fn delta(&self, c: usize, k: usize) -> f64 {
+        let coords = &self.coords;
+        match self.metric {
+            Level::Nominal => f64::from(u8::from(c != k)),
+            Level::Ordinal | Level::Interval => {
+                let d = coords[c] - coords[k];
+                d * d
+            }
+            Level::Ratio => {
+                let s = coords[c] + coords[k];
+                if s == 0.0 {
+                    0.0
+                } else {
+                    let d = (coords[c] - coords[k]) / s;
+                    d * d
+                }
+            }
+        }
+    }
+
+    /// `Σ_ck n_c n_k δ²_ck`: the disagreement expected by chance, times `n`.
+    fn expected(&self, marginal: &[f64]) -> f64 {
+        let n: f64 = marginal.iter().sum();
+        let coords = &self.coords;
+        match self.metric {
+            Level::Nominal => n * n - marginal.iter().map(|m| m * m).sum::<f64>(),
+            Level::Ordinal | Level::Interval => {
+                let mean = marginal.iter().zip(coords).map(|(m, c)| m * c).sum::<f64>() / n;
+                2.0 * n
+                    * marginal
+                        .iter()
+                        .zip(coords)
+                        .map(|(m, c)| m * (c - mean) * (c - mean))
+                        .sum::<f64>()
+            }
+            Level::Ratio => {
+                let used: Vec<usize> = (0..marginal.len()).filter(|&c| marginal[c] > 0.0).collect();
+                let mut s = 0.0;
+                for (i, &c) in used.iter().enumerate() {
+                    for &k in &used[i + 1..] {
+                        s += 2.0 * marginal[c] * marginal[k] * self.delta(c, k);
+                    }
+                }
+                s
+            }
+        }
+    }
+}
+
+/// The sums Krippendorff's alpha is computed from, kept in integers so that ratings can be taken
+/// out again exactly: over the pairable units (two ratings or more), how many, the ratings per
+/// category, and for each number `m` of ratings on a unit the products `n_c n_k` (`c < k`)
+/// summed over the units with `m` ratings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Coincidences {
+    q: usize,
+    units: i64,
+    marginal: Vec<i64>,
+    /// `(m, products)`, `products[c * q + k]` for `c < k`.
+    by_rated: Vec<(i64, Vec<i64>)>,
+}
+
+impl Coincidences {
+    /// No unit yet, over `q` categories.
+    pub(crate) fn new(q: usize) -> Self {
+        Coincidences {
+            q,
+            units: 0,
+            marginal: vec![0; q],
+            by_rated: Vec::new(),
+        }
+    }
+
+    /// Adds (`sign` 1) or takes out (`sign` −1) a unit with `counts[c]` ratings in category `c`.
+    pub(crate) fn add_unit(&mut self, counts: &[i64], sign: i64) {
+        let m: i64 = counts.iter().sum();
+        if m < 2 {
+            return;
+        }
+        self.units += sign;
+        for (total, n) in self.marginal.iter_mut().zip(counts) {
+            *total += sign * n;
+        }
+        let q = self.q;
+        let at = match self.by_rated.iter().position(|(x, _)| *x == m) {
+            Some(at) => at,
+            None => {
+                self.by_rated.push((m, vec![0; q * q]));
+                self.by_rated.len() - 1
+            }
+        };
+        let products = &mut self.by_rated[at].1;
+        for c in 0..q {
+            if counts[c] == 0 {
+                continue;
+            }
+            for k in c + 1..q {
+                products[c * q + k] += sign * counts[c] * counts[k];
+            }
+        }
+    }
+
+    /// Krippendorff's alpha of these sums, with the definitions and undefined cases of
+    /// [`krippendorff_alpha`] (which computes the same value from the table's rows).
+    pub(crate) fn alpha(&self, metric: Level, x: &[f64]) -> Result<f64, Undefined> {
+        if self.units == 0 {
+            return Err(Undefined::new(NO_PAIRABLE_UNIT));
+        }
+        let marginal: Vec<f64> = self.marginal.iter().map(|&n| n as f64).collect();
+        let d = Distances::new(&marginal, metric, x);
+        let expected = d.expected(&marginal);
+        if expected <= 0.0 {
+            return Err(Undefined::new(NO_EXPECTED_DISAGREEMENT));
+        }
+        let n: f64 = marginal.iter().sum();
+        let q = self.q;
+        let mut observed = 0.0;
+        for (m, products) in &self.by_rated {
+            let mut s = 0.0;
+            for c in 0..q {
+                for k in c + 1..q {
+                    let p = products[c * q + k];
+                    if p != 0 {
+                        s += 2.0 * p as f64 * d.delta(c, k);
+                    }
+                }
+            }
+            observed += s / (*m as f64 - 1.0);
+        }
+        Ok(1.0 - (n - 1.0) * observed / expected)
+    }
 }

@@ -47,8 +47,8 @@ pub use pairwise::{
     percent_agreement,
 };
 pub use report::{
-    AgreementReport, AlphaByLevel, CiReport, CohenCi, CohenPair, FleissComplete, GwetAc2,
-    GwetAc2Ci, ReportOptions, compute_report, render_text,
+    AgreementReport, AlphaByLevel, CiReport, CohenCi, CohenPair, FewSharedPairs, FleissComplete,
+    GwetAc2, GwetAc2Ci, ReportOptions, compute_panel_report, compute_report, render_text,
 };
 pub use table::{Category, RatingTable};
 

@@ -1,5 +1,7 @@
 //! Statistics over rater pairs: percent agreement, Cohen's kappa, confusion matrices.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::profile::Profiles;
@@ -179,6 +181,69 @@ pub(crate) fn pair_confusion(p: &Profiles, w: &[f64], a: usize, b: usize, out: &
     units
 }
 
+/// The confusion matrix of every rater pair that shares a unit, from one pass over the profiles.
+///
+/// A panel of many raters who each rate few units has few such pairs among very many: only the
+/// pairs met on some unit get a matrix, so the cost follows the ratings, not the square of the
+/// raters. Each cell is summed over the profiles in their order, as [`pair_confusion`] sums it,
+/// so both give the same numbers.
+pub(crate) struct PairConfusions {
+    q: usize,
+    slots: HashMap<(usize, usize), usize>,
+    counts: Vec<f64>,
+    units: Vec<f64>,
+}
+
+impl PairConfusions {
+    /// Confusions of the pairs `(a, b)`, `a < b`, weighting profile `i` by `w[i]`.
+    pub(crate) fn new(p: &Profiles, w: &[f64]) -> Self {
+        let q = p.n_categories;
+        let mut out = PairConfusions {
+            q,
+            slots: HashMap::new(),
+            counts: Vec::new(),
+            units: Vec::new(),
+        };
+        let mut rated: Vec<(usize, usize)> = Vec::with_capacity(p.n_raters);
+        for i in 0..p.len() {
+            if w[i] == 0.0 || p.rated[i] < 2 {
+                continue;
+            }
+            rated.clear();
+            rated.extend(
+                p.row(i)
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(r, c)| c.map(|c| (r, c as usize))),
+            );
+            for (j, &(a, x)) in rated.iter().enumerate() {
+                for &(b, y) in &rated[j + 1..] {
+                    let next = out.units.len();
+                    let slot = *out.slots.entry((a, b)).or_insert(next);
+                    if slot == next {
+                        out.units.push(0.0);
+                        out.counts.resize(out.counts.len() + q * q, 0.0);
+                    }
+                    out.counts[slot * q * q + x * q + y] += w[i];
+                    out.units[slot] += w[i];
+                }
+            }
+        }
+        out
+    }
+
+    /// The flattened `q × q` matrix of raters `a < b` (rows: `a`) and their co-rated weight;
+    /// `None` when they share no unit.
+    pub(crate) fn get(&self, a: usize, b: usize) -> Option<(&[f64], f64)> {
+        let slot = *self.slots.get(&(a, b))?;
+        let size = self.q * self.q;
+        Some((
+            &self.counts[slot * size..(slot + 1) * size],
+            self.units[slot],
+        ))
+    }
+}
+
 /// Cohen's kappa for every pair of raters, as a square matrix in the table's rater order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RaterPairMatrix {
@@ -196,16 +261,17 @@ pub fn cohen_kappa_matrix(table: &RatingTable, weights: Weights) -> RaterPairMat
     let r = table.raters().len();
     let q = table.categories().len();
     let profiles = Profiles::new(table);
-    let mut conf = vec![0.0; q * q];
+    let confusions = PairConfusions::new(&profiles, &profiles.multiplicity);
+    let none = vec![0.0; q * q];
     let mut kappa = vec![vec![None; r]; r];
     for a in 0..r {
         for b in (a + 1)..r {
-            let units = pair_confusion(&profiles, &profiles.multiplicity, a, b, &mut conf);
+            let (conf, units) = confusions.get(a, b).unwrap_or((&none, 0.0));
             let c = Coefficient {
                 method: Method::CohenKappa(weights),
                 units: units as usize,
                 raters: 2,
-                estimate: cohen_from_confusion(&conf, q, weights),
+                estimate: cohen_from_confusion(conf, q, weights),
             };
             kappa[b][a] = Some(c.clone());
             kappa[a][b] = Some(c);

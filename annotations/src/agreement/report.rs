@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::alpha::{alpha_eval, alpha_values};
 use super::bootstrap::{Statistic, bootstrap_many};
 use super::multi::{Chance, agreement_weights, fleiss_eval, gwet_eval};
-use super::pairwise::{cohen_from_confusion, pair_confusion, percent_eval};
+use super::pairwise::{PairConfusions, cohen_from_confusion, percent_eval};
 use super::profile::Profiles;
 use super::{BootstrapOptions, ConfidenceInterval, Level, RatingTable, Undefined, Weights};
 
@@ -30,6 +30,20 @@ pub struct CohenPair {
     pub linear: Option<f64>,
     /// Quadratically weighted kappa (ordered levels only).
     pub quadratic: Option<f64>,
+}
+
+/// The rater pairs left out of [`AgreementReport::cohen_kappa`] because they share fewer units
+/// than [`FewSharedPairs::min_units`]: a kappa on a handful of units is noise, and a panel of
+/// many raters who each rate few tasks has thousands of such pairs. Only their number is kept,
+/// by how many units they share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FewSharedPairs {
+    /// A pair needs this many shared units to be listed (and bootstrapped).
+    pub min_units: usize,
+    /// Pairs below it.
+    pub pairs: usize,
+    /// `by_shared_units[n]`: pairs sharing exactly `n` units, for `n` below `min_units`.
+    pub by_shared_units: Vec<usize>,
 }
 
 /// Fleiss' kappa on the completely rated units.
@@ -107,8 +121,13 @@ pub struct AgreementReport {
     pub level: Level,
     /// See [`super::percent_agreement`].
     pub percent_agreement: Option<f64>,
-    /// See [`super::cohen_kappa`]; keyed `"A|B"`, A before B in the sorted rater order.
+    /// See [`super::cohen_kappa`]; keyed `"A|B"`, A before B in the sorted rater order. Every
+    /// pair from [`compute_report`]; from [`compute_panel_report`], the pairs sharing enough units.
     pub cohen_kappa: BTreeMap<String, CohenPair>,
+    /// The pairs [`compute_panel_report`] left out of `cohen_kappa`, counted; absent from
+    /// [`compute_report`], which lists every pair.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub few_shared_pairs: Option<FewSharedPairs>,
     /// See [`super::fleiss_kappa`].
     pub fleiss_kappa: FleissComplete,
     /// See [`super::fleiss_kappa_all_units`].
@@ -133,12 +152,32 @@ pub struct AgreementReport {
 const NOMINAL_WEIGHTS: &str =
     "weighted coefficients need ordered categories, and the ratings are nominal";
 
-/// Computes every coefficient of the table (and bootstrap intervals when `options` asks).
+/// Computes every coefficient of the table (and bootstrap intervals when `options` asks), with
+/// Cohen's kappa for every rater pair.
 ///
 /// Errors only on invalid bootstrap options; undefined coefficients are `null` with a reason.
 pub fn compute_report(
     table: &RatingTable,
     options: &ReportOptions,
+) -> Result<AgreementReport, super::AgreementError> {
+    report_with_pairs(table, options, None)
+}
+
+/// [`compute_report`] for a panel of many raters who each share few units: Cohen's kappa (and
+/// its bootstrap) only for the pairs sharing at least `min_units` units; the others are counted
+/// in [`AgreementReport::few_shared_pairs`]. Every other coefficient is the same.
+pub fn compute_panel_report(
+    table: &RatingTable,
+    options: &ReportOptions,
+    min_units: usize,
+) -> Result<AgreementReport, super::AgreementError> {
+    report_with_pairs(table, options, Some(min_units))
+}
+
+fn report_with_pairs(
+    table: &RatingTable,
+    options: &ReportOptions,
+    min_units: Option<usize>,
 ) -> Result<AgreementReport, super::AgreementError> {
     let level = table.level();
     let ordered = level != Level::Nominal;
@@ -159,24 +198,49 @@ pub fn compute_report(
 
     let mut order: Vec<usize> = (0..table.raters().len()).collect();
     order.sort_by(|&a, &b| table.raters()[a].cmp(&table.raters()[b]));
-    let pairs: Vec<(String, usize, usize)> = order
-        .iter()
-        .enumerate()
-        .flat_map(|(i, &a)| {
-            order[i + 1..]
-                .iter()
-                .map(move |&b| (format!("{}|{}", table.raters()[a], table.raters()[b]), a, b))
-        })
-        .collect();
+    let q = table.categories().len();
+    let confusions = PairConfusions::new(&profiles, w);
+    let none = vec![0.0; q * q];
+    let mut few = min_units.map(|min_units| FewSharedPairs {
+        min_units,
+        pairs: 0,
+        by_shared_units: vec![0; min_units],
+    });
+    // The listed pairs: key, raters (table indices), their confusion matrix and shared units.
+    let mut pairs: Vec<(String, usize, usize, &[f64], usize)> = Vec::new();
+    for (i, &x) in order.iter().enumerate() {
+        for &y in &order[i + 1..] {
+            let (conf, units) = confusions.get(x.min(y), x.max(y)).unwrap_or((&none, 0.0));
+            let units = units as usize;
+            if let Some(f) = few.as_mut()
+                && units < f.min_units
+            {
+                f.pairs += 1;
+                f.by_shared_units[units] += 1;
+                continue;
+            }
+            let key = format!("{}|{}", table.raters()[x], table.raters()[y]);
+            pairs.push((key, x, y, conf, units));
+        }
+    }
 
     let percent = keep("percent_agreement".into(), percent_eval(&profiles, w).1);
     let mut cohen = BTreeMap::new();
     let mut weighted_reasons = Vec::new();
-    let q = table.categories().len();
-    let mut confusion = vec![0.0; q * q];
-    for (key, a, b) in &pairs {
+    let mut transposed = vec![0.0; q * q];
+    for (key, a, b, conf, units) in &pairs {
+        // The matrix is stored with the lower table index as rows; rows are the first rater.
+        let conf: &[f64] = if a < b {
+            conf
+        } else {
+            for i in 0..q {
+                for j in 0..q {
+                    transposed[i * q + j] = conf[j * q + i];
+                }
+            }
+            &transposed
+        };
         let mut values = [None; 3];
-        let units = pair_confusion(&profiles, w, *a, *b, &mut confusion) as usize;
         for (slot, weights) in [Weights::Unweighted, Weights::Linear, Weights::Quadratic]
             .into_iter()
             .enumerate()
@@ -186,12 +250,12 @@ pub fn compute_report(
                 weighted_reasons.push(path);
                 continue;
             }
-            values[slot] = keep(path, cohen_from_confusion(&confusion, q, weights));
+            values[slot] = keep(path, cohen_from_confusion(conf, q, weights));
         }
         cohen.insert(
             key.clone(),
             CohenPair {
-                units,
+                units: *units,
                 unweighted: values[0],
                 linear: values[1],
                 quadratic: values[2],
@@ -240,7 +304,13 @@ pub fn compute_report(
 
     let ci95 = match &options.bootstrap {
         None => None,
-        Some(boot) => Some(bootstrap_report(table, &pairs, boot, &mut reasons)?),
+        Some(boot) => {
+            let listed: Vec<(String, usize, usize)> = pairs
+                .iter()
+                .map(|(key, a, b, _, _)| (key.clone(), *a, *b))
+                .collect();
+            Some(bootstrap_report(table, &listed, boot, &mut reasons)?)
+        }
     };
 
     Ok(AgreementReport {
@@ -250,6 +320,7 @@ pub fn compute_report(
         level,
         percent_agreement: percent,
         cohen_kappa: cohen,
+        few_shared_pairs: few,
         fleiss_kappa: FleissComplete {
             value: fleiss_value,
             units: fleiss_units as usize,
@@ -484,4 +555,92 @@ pub fn render_text(report: &AgreementReport) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agreement::Category;
+
+    /// `ann` and `bob` share twelve units, `cy` three of them, `dee` rates one unit alone.
+    fn panel() -> RatingTable {
+        let raters = ["ann", "bob", "cy", "dee"];
+        let mut cells = Vec::new();
+        for u in 0..13u32 {
+            let value = Some(u % 3);
+            cells.extend([
+                (u < 12).then_some(u % 2),
+                (u < 12).then_some(u % 2 + u32::from(u == 5)),
+                (u < 3).then_some(2),
+                if u == 12 { value } else { None },
+            ]);
+        }
+        RatingTable::new(
+            (0..13).map(|u| format!("u{u}")).collect(),
+            raters.iter().map(|r| r.to_string()).collect(),
+            (0..3).map(|c| Category::number(f64::from(c))).collect(),
+            Level::Ordinal,
+            cells,
+        )
+        .expect("a well-formed table")
+    }
+
+    #[test]
+    fn pairs_sharing_few_units_are_counted_not_listed_nor_bootstrapped() {
+        let table = panel();
+        let options = ReportOptions {
+            bootstrap: Some(BootstrapOptions {
+                resamples: 20,
+                seed: 1,
+                confidence: 0.95,
+            }),
+        };
+        let all = compute_report(&table, &options).expect("valid options");
+        let panel = compute_panel_report(&table, &options, 10).expect("valid options");
+        assert_eq!(panel.cohen_kappa.keys().collect::<Vec<_>>(), ["ann|bob"]);
+        assert_eq!(
+            panel.cohen_kappa["ann|bob"], all.cohen_kappa["ann|bob"],
+            "a listed pair's kappa is the same in both reports"
+        );
+        let ci = panel.ci95.as_ref().expect("bootstrapped");
+        assert_eq!(ci.cohen_kappa.keys().collect::<Vec<_>>(), ["ann|bob"]);
+        assert_eq!(
+            ci.cohen_kappa["ann|bob"],
+            all.ci95.as_ref().expect("bootstrapped").cohen_kappa["ann|bob"]
+        );
+        assert_eq!(
+            panel.few_shared_pairs,
+            Some(FewSharedPairs {
+                min_units: 10,
+                pairs: 5,
+                by_shared_units: vec![3, 0, 0, 2, 0, 0, 0, 0, 0, 0],
+            })
+        );
+        assert!(
+            panel.reasons.keys().all(|k| !k.contains("|dee")),
+            "no reason is given for a pair that is not listed: {:?}",
+            panel.reasons.keys()
+        );
+        assert_eq!(all.cohen_kappa.len(), 6);
+        assert_eq!(all.few_shared_pairs, None);
+        let json = serde_json::to_value(&panel).expect("serializable");
+        assert_eq!(
+            json["few_shared_pairs"],
+            serde_json::json!({"min_units": 10, "pairs": 5, "by_shared_units": [3, 0, 0, 2, 0, 0, 0, 0, 0, 0]})
+        );
+        let json = serde_json::to_value(&all).expect("serializable");
+        assert!(json.get("few_shared_pairs").is_none());
+        for key in [
+            "percent_agreement",
+            "krippendorff_alpha",
+            "gwet_ac1",
+            "fleiss_kappa",
+        ] {
+            assert_eq!(
+                serde_json::to_value(&panel).expect("serializable")[key],
+                json[key],
+                "{key} does not depend on the pair threshold"
+            );
+        }
+    }
 }

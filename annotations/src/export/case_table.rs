@@ -43,15 +43,6 @@ pub struct Row {
     pub agreement: BTreeMap<String, Option<f64>>,
 }
 
-/// The rows with the questionnaire's questions, ready to write.
-#[derive(Debug)]
-pub struct CaseTable<'a> {
-    /// Every question, in order.
-    pub questions: &'a [&'a Question],
-    /// The cases.
-    pub rows: &'a [Row],
-}
-
 fn cell(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
@@ -64,107 +55,127 @@ fn share(value: Option<f64>) -> String {
     value.map_or_else(String::new, |v| format!("{v:.4}"))
 }
 
-impl CaseTable<'_> {
-    fn rated(&self) -> impl Iterator<Item = &&Question> {
-        self.questions
-            .iter()
-            .filter(|q| q.kind != QuestionKind::Text)
-    }
+fn rated<'q>(questions: &'q [&'q Question]) -> impl Iterator<Item = &'q &'q Question> {
+    questions.iter().filter(|q| q.kind != QuestionKind::Text)
+}
 
-    /// Writes the CSV; returns the rows written.
-    pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<usize> {
-        let slots = self.rows.iter().map(|r| r.answers.len()).max().unwrap_or(0);
+/// Writes the CSV a row at a time: the header first, then the rows in the order given.
+pub struct CsvWriter<'a> {
+    questions: &'a [&'a Question],
+    slots: usize,
+    writer: csv::Writer<&'a mut dyn Write>,
+    rows: usize,
+}
+
+impl<'a> CsvWriter<'a> {
+    /// Writes the header: every question, then `slots` numbered rater slots (the most raters
+    /// any row has).
+    pub fn new(
+        out: &'a mut dyn Write,
+        questions: &'a [&'a Question],
+        slots: usize,
+    ) -> io::Result<Self> {
         let mut header = vec![
             "instance_id".to_string(),
             "raters".into(),
             "filter_out".into(),
             "source".into(),
         ];
-        for q in self.rated() {
+        for q in rated(questions) {
             for suffix in ["", "_procedure", "_decided_by", "_agreement"] {
                 header.push(format!("{}{suffix}", q.id));
             }
         }
         for slot in 1..=slots {
             header.push(format!("rater_{slot}"));
-            for q in self.questions {
+            for q in questions {
                 header.push(format!("rater_{slot}_{}", q.id));
             }
         }
         let mut writer = super::csv_writer(out);
         writer.write_record(&header)?;
-        for row in self.rows {
-            let mut record = vec![
-                row.instance_id.clone(),
-                row.answers
-                    .iter()
-                    .map(|(r, _)| r.as_str())
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                match row.filter_out {
-                    Some(true) => "true".into(),
-                    Some(false) => "false".into(),
-                    None => String::new(),
-                },
-                row.source.clone().unwrap_or_default(),
-            ];
-            for q in self.rated() {
-                let label = row
-                    .labels
-                    .iter()
-                    .find(|(id, _)| *id == q.id)
-                    .map(|(_, l)| l);
-                record.push(cell(label.and_then(|l| l.value.as_ref())));
-                record.push(label.and_then(|l| l.procedure.clone()).unwrap_or_default());
-                record.push(label.map(|l| l.decided_by.join(";")).unwrap_or_default());
-                record.push(share(row.agreement.get(&q.id).copied().flatten()));
-            }
-            for slot in 0..slots {
-                let answers = row.answers.get(slot);
-                record.push(answers.map(|(r, _)| r.clone()).unwrap_or_default());
-                for q in self.questions {
-                    record.push(cell(answers.and_then(|(_, a)| a.get(&q.id))));
-                }
-            }
-            writer.write_record(&record)?;
-        }
-        writer.flush()?;
-        Ok(self.rows.len())
+        Ok(CsvWriter {
+            questions,
+            slots,
+            writer,
+            rows: 0,
+        })
     }
 
-    /// Writes one JSON object a line; returns the rows written.
-    pub fn write_jsonl(&self, out: &mut dyn Write) -> io::Result<usize> {
-        for row in self.rows {
-            let mut ensemble = Map::new();
-            for (question, label) in &row.labels {
-                ensemble.insert(
-                    question.clone(),
-                    json!({
-                        "value": label.value,
-                        "procedure": label.procedure,
-                        "decided_by": label.decided_by,
-                        "rationale": label.rationale,
-                    }),
-                );
-            }
-            let answers: Map<String, Value> = row
-                .answers
+    /// Writes one row.
+    pub fn write(&mut self, row: &Row) -> io::Result<()> {
+        let mut record = vec![
+            row.instance_id.clone(),
+            row.answers
                 .iter()
-                .map(|(r, a)| (r.clone(), Value::Object(a.clone())))
-                .collect();
-            let line = json!({
-                "instance_id": row.instance_id,
-                "raters": row.answers.iter().map(|(r, _)| r).collect::<Vec<_>>(),
-                "filter_out": row.filter_out,
-                "source": row.source,
-                "ensemble": ensemble,
-                "agreement": row.agreement,
-                "answers": answers,
-            });
-            serde_json::to_writer(&mut *out, &line)?;
-            out.write_all(b"\n")?;
+                .map(|(r, _)| r.as_str())
+                .collect::<Vec<_>>()
+                .join(";"),
+            match row.filter_out {
+                Some(true) => "true".into(),
+                Some(false) => "false".into(),
+                None => String::new(),
+            },
+            row.source.clone().unwrap_or_default(),
+        ];
+        for q in rated(self.questions) {
+            let label = row
+                .labels
+                .iter()
+                .find(|(id, _)| *id == q.id)
+                .map(|(_, l)| l);
+            record.push(cell(label.and_then(|l| l.value.as_ref())));
+            record.push(label.and_then(|l| l.procedure.clone()).unwrap_or_default());
+            record.push(label.map(|l| l.decided_by.join(";")).unwrap_or_default());
+            record.push(share(row.agreement.get(&q.id).copied().flatten()));
         }
-        out.flush()?;
-        Ok(self.rows.len())
+        for slot in 0..self.slots {
+            let answers = row.answers.get(slot);
+            record.push(answers.map(|(r, _)| r.clone()).unwrap_or_default());
+            for q in self.questions {
+                record.push(cell(answers.and_then(|(_, a)| a.get(&q.id))));
+            }
+        }
+        self.writer.write_record(&record)?;
+        self.rows += 1;
+        Ok(())
     }
+
+    /// Flushes the file; returns the rows written.
+    pub fn finish(mut self) -> io::Result<usize> {
+        self.writer.flush()?;
+        Ok(self.rows)
+    }
+}
+
+/// Writes one row as a JSON object on a line.
+pub fn write_jsonl_row(out: &mut dyn Write, row: &Row) -> io::Result<()> {
+    let mut ensemble = Map::new();
+    for (question, label) in &row.labels {
+        ensemble.insert(
+            question.clone(),
+            json!({
+                "value": label.value,
+                "procedure": label.procedure,
+                "decided_by": label.decided_by,
+                "rationale": label.rationale,
+            }),
+        );
+    }
+    let answers: Map<String, Value> = row
+        .answers
+        .iter()
+        .map(|(r, a)| (r.clone(), Value::Object(a.clone())))
+        .collect();
+    let line = json!({
+        "instance_id": row.instance_id,
+        "raters": row.answers.iter().map(|(r, _)| r).collect::<Vec<_>>(),
+        "filter_out": row.filter_out,
+        "source": row.source,
+        "ensemble": ensemble,
+        "agreement": row.agreement,
+        "answers": answers,
+    });
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
 }

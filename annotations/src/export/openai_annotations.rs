@@ -20,11 +20,22 @@ pub struct Row {
     pub times: Map<String, Value>,
 }
 
-/// Writes the header and the rows in the given order; returns the rows written.
-pub fn write(out: &mut dyn Write, rows: &[Row]) -> io::Result<usize> {
-    let mut writer = super::csv_writer(out);
-    writer.write_record(ANNOTATION_COLUMNS)?;
-    for row in rows {
+/// Writes the file a row at a time: the header first, then the rows in the order given.
+pub struct Writer<'a> {
+    writer: csv::Writer<&'a mut dyn Write>,
+    rows: usize,
+}
+
+impl<'a> Writer<'a> {
+    /// Writes the header.
+    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
+        let mut writer = super::csv_writer(out);
+        writer.write_record(ANNOTATION_COLUMNS)?;
+        Ok(Writer { writer, rows: 0 })
+    }
+
+    /// Writes one row.
+    pub fn write(&mut self, row: &Row) -> io::Result<()> {
         let record: Vec<String> = ANNOTATION_COLUMNS
             .iter()
             .map(|&column| match column {
@@ -38,8 +49,14 @@ pub fn write(out: &mut dyn Write, rows: &[Row]) -> io::Result<usize> {
                     .unwrap_or_default(),
             })
             .collect();
-        writer.write_record(&record)?;
+        self.writer.write_record(&record)?;
+        self.rows += 1;
+        Ok(())
     }
-    writer.flush()?;
-    Ok(rows.len())
+
+    /// Flushes the file; returns the rows written.
+    pub fn finish(mut self) -> io::Result<usize> {
+        self.writer.flush()?;
+        Ok(self.rows)
+    }
 }

@@ -19,9 +19,29 @@ pub struct Row {
 
 /// Writes the header and the rows in the given order; returns the rows written.
 pub fn write(out: &mut dyn Write, rows: &[Row]) -> io::Result<usize> {
-    let mut writer = super::csv_writer(out);
-    writer.write_record(ENSEMBLED_COLUMNS)?;
+    let mut writer = Writer::new(out)?;
     for row in rows {
+        writer.write(row)?;
+    }
+    writer.finish()
+}
+
+/// Writes the file a row at a time: the header first, then the rows in the order given.
+pub struct Writer<'a> {
+    writer: csv::Writer<&'a mut dyn Write>,
+    rows: usize,
+}
+
+impl<'a> Writer<'a> {
+    /// Writes the header.
+    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
+        let mut writer = super::csv_writer(out);
+        writer.write_record(ENSEMBLED_COLUMNS)?;
+        Ok(Writer { writer, rows: 0 })
+    }
+
+    /// Writes one row.
+    pub fn write(&mut self, row: &Row) -> io::Result<()> {
         let labels = &row.labels;
         let record: Vec<String> = ENSEMBLED_COLUMNS
             .iter()
@@ -57,8 +77,14 @@ pub fn write(out: &mut dyn Write, rows: &[Row]) -> io::Result<usize> {
                 },
             })
             .collect();
-        writer.write_record(&record)?;
+        self.writer.write_record(&record)?;
+        self.rows += 1;
+        Ok(())
     }
-    writer.flush()?;
-    Ok(rows.len())
+
+    /// Flushes the file; returns the rows written.
+    pub fn finish(mut self) -> io::Result<usize> {
+        self.writer.flush()?;
+        Ok(self.rows)
+    }
 }

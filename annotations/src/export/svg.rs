@@ -146,6 +146,24 @@ pub fn pair_heatmap(
     let width = (left + cell * n + 20.0).max(left + legend.len() as f64 * 6.5 + 10.0);
     let height = top + cell * n + 30.0;
     let mut s = open(width.max(320.0), height, title);
+    // Most cells of a large panel's matrix are grey (pairs sharing few cases or none): one grey
+    // square under a white grid stands for them and only the coloured cells are drawn, so the
+    // chart grows with the measured pairs, not with the square of the raters.
+    let side = cell * raters.len() as f64;
+    let _ = writeln!(
+        s,
+        "<rect x=\"{left:.1}\" y=\"{top:.1}\" width=\"{side:.1}\" height=\"{side:.1}\" fill=\"#eee\"/>"
+    );
+    for k in 0..=raters.len() {
+        let at = k as f64 * cell;
+        let _ = write!(
+            s,
+            "<path d=\"M{:.1} {top:.1}v{side:.1}M{left:.1} {:.1}h{side:.1}\" stroke=\"white\"/>",
+            left + at,
+            top + at
+        );
+    }
+    s.push('\n');
     for (i, name) in raters.iter().enumerate() {
         if label > 0.0 {
             let c = i as f64 * cell + cell / 2.0 + 4.0;
@@ -166,20 +184,20 @@ pub fn pair_heatmap(
                 .and_then(|row| row.get(j))
                 .copied()
                 .unwrap_or(0);
-            let value = value.filter(|_| shared >= min_shared);
-            let fill = value.map_or_else(|| "#eee".to_string(), diverging);
+            let Some(value) = value.filter(|_| shared >= min_shared) else {
+                continue;
+            };
+            let fill = diverging(value);
             let _ = write!(
                 s,
                 "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{cell:.1}\" height=\"{cell:.1}\" fill=\"{fill}\" stroke=\"white\"/>",
                 left + j as f64 * cell,
                 top + i as f64 * cell
             );
-            if let Some(v) = value
-                && cell >= 36.0
-            {
+            if cell >= 36.0 {
                 let _ = write!(
                     s,
-                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{v:.2}</text>",
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{value:.2}</text>",
                     left + j as f64 * cell + cell / 2.0,
                     top + i as f64 * cell + cell / 2.0 + 4.0
                 );

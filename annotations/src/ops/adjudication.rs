@@ -72,7 +72,7 @@ pub struct Disagreement {
 /// and question order. A coordinator function: it shows every rater's answers.
 pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
     project.require_coordinator("reads every rater's answers")?;
-    let panel = Panel::load(project)?;
+    let panel = Panel::load_rated(project)?;
     let questions = rated_questions(&project.questionnaire);
     let mut out: Vec<(usize, Disagreement)> = Vec::new();
     for case in &panel.latest {

@@ -137,12 +137,16 @@ pub struct QuestionAgreement {
     pub categories: Vec<String>,
     /// The coefficients.
     pub coefficients: Vec<CoefficientRow>,
-    /// The full report, in the `verity agreement --json` shape.
+    /// The full report, in the `verity agreement --json` shape: Cohen's kappa (and its
+    /// interval) only for the rater pairs sharing at least
+    /// [`ProjectAgreement::min_shared_cases`] cases, the others counted in
+    /// `few_shared_pairs`.
     #[ts(type = "Record<string, unknown>")]
     pub report: AgreementReport,
-    /// Cohen's kappa per rater pair.
+    /// Cohen's kappa and the shared cases of every rater pair, whatever it shares.
     pub pair_matrix: PairMatrix,
-    /// A confusion matrix per rater pair with at least one shared case.
+    /// A confusion matrix per rater pair sharing at least
+    /// [`ProjectAgreement::min_shared_cases`] cases.
     pub confusion: Vec<PairConfusion>,
     /// Answers and labels per category.
     pub distribution: Vec<CategoryCount>,
@@ -160,6 +164,9 @@ pub struct ProjectAgreement {
     pub cases: usize,
     /// Raters with at least one submission.
     pub raters: Vec<String>,
+    /// A rater pair sharing fewer cases is only counted: no kappa in the report, no interval,
+    /// no confusion matrix (the pair matrix keeps its kappa and count).
+    pub min_shared_cases: usize,
     /// Per question.
     pub questions: Vec<QuestionAgreement>,
     /// Text questions, which agreement does not cover.
@@ -177,51 +184,61 @@ fn categories_of(question: &Question) -> Vec<Category> {
         .collect()
 }
 
+/// Distinct answer values [`question_table`] remembers the option of.
+const DECODED_VALUES: usize = 64;
+
 /// The units × raters table of one question over some answers.
 pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
-    let mut raters: Vec<String> = cases
-        .iter()
-        .flat_map(|c| c.answers.iter())
-        .filter(|(_, e)| {
-            e.answer
-                .get(&question.id)
-                .is_some_and(|v| option_index(question, v).is_some())
-        })
-        .map(|(r, _)| r.clone())
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    raters.sort_by(|a, b| natural_cmp(a, b));
-    let column: HashMap<&str, usize> = raters
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.as_str(), i))
-        .collect();
-    let mut units = Vec::new();
-    let mut cells = Vec::new();
-    for case in cases {
-        let mut row = vec![None; raters.len()];
-        let mut any = false;
+    // Each answer's option, found once: (case, rater, option). A panel gives a handful of
+    // distinct values per question, so each is decoded once and remembered.
+    let mut decoded: Vec<(&Value, Option<usize>)> = Vec::new();
+    let mut rated: Vec<(usize, &str, u32)> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
         for (rater, event) in &case.answers {
             let Some(value) = event.answer.get(&question.id) else {
                 continue;
             };
-            let Some(index) = option_index(question, value) else {
-                continue;
+            let index = match decoded.iter().find(|(v, _)| *v == value) {
+                Some((_, index)) => *index,
+                None => {
+                    let index = option_index(question, value);
+                    if decoded.len() < DECODED_VALUES {
+                        decoded.push((value, index));
+                    }
+                    index
+                }
             };
-            if let Some(&col) = column.get(rater.as_str()) {
-                row[col] = Some(index as u32);
-                any = true;
+            if let Some(index) = index {
+                rated.push((i, rater.as_str(), index as u32));
             }
         }
-        if any {
-            units.push(case.instance_id.clone());
-            cells.extend(row);
+    }
+    let mut raters: Vec<&str> = rated
+        .iter()
+        .map(|(_, r, _)| *r)
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    raters.sort_by(|a, b| natural_cmp(a, b));
+    let column: HashMap<&str, usize> = raters.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+    let width = raters.len();
+    let mut units = Vec::new();
+    let mut cells = Vec::new();
+    let mut last = None;
+    for (case, rater, index) in rated {
+        if last != Some(case) {
+            units.push(cases[case].instance_id.clone());
+            cells.resize(cells.len() + width, None);
+            last = Some(case);
+        }
+        if let Some(&col) = column.get(rater) {
+            let row = cells.len() - width;
+            cells[row + col] = Some(index);
         }
     }
     Ok(RatingTable::new(
         units,
-        raters,
+        raters.into_iter().map(str::to_owned).collect(),
         categories_of(question),
         level_of(question.level),
         cells,
@@ -297,6 +314,10 @@ fn coefficient_rows(report: &AgreementReport) -> Vec<CoefficientRow> {
     rows
 }
 
+/// Rater pairs sharing fewer cases than this are counted, not measured: their kappa on a
+/// handful of cases is noise (the heat maps grey them).
+pub const MIN_SHARED_CASES: usize = 10;
+
 fn pair_views(table: &RatingTable) -> Result<(PairMatrix, Vec<PairConfusion>)> {
     let weights = if table.level() == Level::Nominal {
         Weights::Unweighted
@@ -318,7 +339,7 @@ fn pair_views(table: &RatingTable) -> Result<(PairMatrix, Vec<PairConfusion>)> {
     let mut confusion = Vec::new();
     for (a, row) in units.iter().enumerate() {
         for (b, &shared) in row.iter().enumerate().skip(a + 1) {
-            if shared == 0 {
+            if shared < MIN_SHARED_CASES {
                 continue;
             }
             let m = agreement::confusion_matrix(table, a, b)?;
@@ -426,13 +447,19 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         }
         None => rated_questions(questionnaire),
     };
-    let panel = Panel::load(project)?;
+    let panel = Panel::load_rated(project)?;
     let ensemble = if questions.is_empty() {
         None
     } else {
         Some(build_ensemble(project, &panel, None)?)
     };
-    let references = project.store.reference_sets()?;
+    // Each reference set read once, not once per question.
+    let references = project
+        .store
+        .reference_sets()?
+        .into_iter()
+        .map(|(set, _)| Ok((reference_values(project, &set)?, set)))
+        .collect::<Result<Vec<_>>>()?;
     let bootstrap = req.bootstrap.map(|resamples| BootstrapOptions {
         resamples,
         seed: req.seed,
@@ -441,7 +468,11 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
     let mut out = Vec::new();
     for question in questions {
         let table = question_table(question, &panel.first)?;
-        let report = agreement::compute_report(&table, &ReportOptions { bootstrap })?;
+        let report = agreement::compute_panel_report(
+            &table,
+            &ReportOptions { bootstrap },
+            MIN_SHARED_CASES,
+        )?;
         let (pair_matrix, confusion) = pair_views(&table)?;
         let mut distribution: Vec<CategoryCount> = question
             .options
@@ -469,11 +500,11 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
             }
         }
         let mut reference = Vec::new();
-        for (set, _) in &references {
-            let labels: BTreeMap<String, Value> = reference_values(project, set)?
-                .into_iter()
-                .filter_map(|(instance_id, mut values)| {
-                    Some((instance_id, values.remove(&question.id)?))
+        for (values, set) in &references {
+            let labels: BTreeMap<String, Value> = values
+                .iter()
+                .filter_map(|(instance_id, values)| {
+                    Some((instance_id.clone(), values.get(&question.id)?.clone()))
                 })
                 .collect();
             if labels.is_empty() {
@@ -506,6 +537,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         questionnaire: format!("{} {}", questionnaire.id, questionnaire.version),
         cases: panel.first.len(),
         raters,
+        min_shared_cases: MIN_SHARED_CASES,
         questions: out,
         skipped: questionnaire
             .questions()

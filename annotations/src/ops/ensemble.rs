@@ -6,11 +6,10 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::submitted::{Choice, Panel, option_index, rated_questions, value_text};
+use super::submitted::{Choice, Panel, RaterEvent, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result};
 use crate::ensemble::{self, Decision, EnsembleRule, Procedure, RaterAnswer};
 use crate::questionnaire::{Question, Questionnaire};
-use crate::store::AnswerEvent;
 
 /// One case's label for one question, and who or what decided it.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -167,14 +166,14 @@ pub(super) fn build_ensemble(
     for q in &questions {
         procedures.insert(q.id.as_str(), procedure_for(project, rule, &q.id)?);
     }
-    let mut by_case: BTreeMap<String, (i64, Vec<(String, AnswerEvent)>)> = panel
+    let mut by_case: BTreeMap<&str, (i64, &[RaterEvent])> = panel
         .latest
         .iter()
-        .map(|c| (c.instance_id.clone(), (c.case_id, c.answers.clone())))
+        .map(|c| (c.instance_id.as_str(), (c.case_id, c.answers.as_slice())))
         .collect();
     for (case_id, _) in panel.adjudications.keys() {
         if let Some(id) = panel.instance_ids.get(case_id) {
-            by_case.entry(id.clone()).or_insert((*case_id, Vec::new()));
+            by_case.entry(id.as_str()).or_insert((*case_id, &[]));
         }
     }
     let mut cases = Vec::new();
@@ -237,7 +236,7 @@ pub(super) fn build_ensemble(
             None => undecided += 1,
         }
         cases.push(CaseLabels {
-            instance_id,
+            instance_id: instance_id.to_string(),
             raters: answers.iter().map(|(r, _)| r.clone()).collect(),
             labels,
             filter_out,
@@ -265,6 +264,6 @@ pub(super) fn build_ensemble(
 /// the maximum. A coordinator function.
 pub fn ensemble_labels(project: &Project, rule: Option<&str>) -> Result<EnsembleReport> {
     project.require_coordinator("reads every rater's answers")?;
-    let panel = Panel::load(project)?;
+    let panel = Panel::load_rated(project)?;
     build_ensemble(project, &panel, rule)
 }

@@ -15,7 +15,7 @@ use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::ensemble::Procedure;
 use crate::export;
 use crate::import::openai_csv::{self, ReferenceLabels};
-use crate::store::EventKind;
+use crate::store::{EventKind, SubmissionFilter};
 
 /// What `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -165,18 +165,16 @@ fn pair_agreement(positions: &[usize]) -> Option<f64> {
     Some(agreeing as f64 / (m * (m - 1)) as f64)
 }
 
+/// The rows of a slice of the panel; `origins` gives each case's source, taken out as used.
 fn case_rows(
     project: &Project,
     panel: &Panel,
     rule: Option<&str>,
+    origins: &mut HashMap<String, String>,
 ) -> Result<Vec<export::case_table::Row>> {
     let report = build_ensemble(project, panel, rule)?;
     let latest = panel.latest_by_case();
     let questions = rated_questions(&project.questionnaire);
-    let mut origins: HashMap<String, String> = HashMap::new();
-    for (instance_id, origin) in project.store.case_origins()? {
-        origins.entry(instance_id).or_insert(origin);
-    }
     let mut rows = Vec::new();
     for case in report.cases {
         let answers: Vec<(String, Map<String, Value>)> = latest
@@ -222,12 +220,13 @@ fn case_rows(
     Ok(rows)
 }
 
+/// The rows of a slice of the panel, with the imported times of answers (`fields`) and the
+/// span of each (case, rater)'s events for answers given in Verity.
 fn annotation_rows(
-    project: &Project,
     panel: &Panel,
-) -> Result<Vec<export::openai_annotations::Row>> {
-    let fields = project.store.answer_event_fields()?;
-    let span = project.store.answer_event_span()?;
+    fields: &HashMap<i64, Map<String, Value>>,
+    span: &crate::store::EventSpans,
+) -> Vec<export::openai_annotations::Row> {
     let first_at: HashMap<(i64, i64), String> = panel
         .first
         .iter()
@@ -265,7 +264,7 @@ fn annotation_rows(
             });
         }
     }
-    Ok(rows)
+    rows
 }
 
 /// Refuses an OpenAI-format export when the project's questionnaire lacks questions that the
@@ -360,56 +359,122 @@ pub fn export_project(
     if format == ExportFormat::AnswersJsonl {
         return super::export_jsonl(project, options.history, out, out_path);
     }
-    let panel = Panel::load(project)?;
     let rule = options.rule.as_deref();
+    let io_err = |source: std::io::Error| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    };
     match format {
         ExportFormat::OpenaiAnnotations => {
-            let rows = annotation_rows(project, &panel)?;
-            export::openai_annotations::write(out, &rows).map_err(write_err)
-        }
-        ExportFormat::OpenaiEnsembled => {
-            let rows = match &options.reference {
-                Some(name) => {
-                    let set = resolve_reference(project, name)?;
-                    project
-                        .store
-                        .reference_labels(&set)?
-                        .into_iter()
-                        .map(|row| {
-                            Ok(export::openai_ensembled::Row {
-                                labels: serde_json::from_value(row.labels).map_err(|e| {
-                                    Error::refused(
-                                        ErrorCode::Store,
-                                        format!(
-                                            "stored reference labels of {}: {e}",
-                                            row.instance_id
-                                        ),
-                                    )
-                                })?,
-                                instance_id: row.instance_id,
-                            })
-                        })
-                        .collect::<Result<Vec<_>>>()?
+            let fields = project.store.answer_event_fields()?;
+            let span = project.store.answer_event_span()?;
+            let mut writer = export::openai_annotations::Writer::new(out).map_err(io_err)?;
+            for panel in Panel::slices(project, EXPORT_SLICE)? {
+                for row in annotation_rows(&panel?, &fields, &span) {
+                    writer.write(&row).map_err(io_err)?;
                 }
-                None => ensembled_rows(project, &panel, rule)?,
-            };
-            export::openai_ensembled::write(out, &rows).map_err(write_err)
-        }
-        ExportFormat::Csv | ExportFormat::Jsonl => {
-            let rows = case_rows(project, &panel, rule)?;
-            let questions = project.questionnaire.questions().collect::<Vec<_>>();
-            let table = export::case_table::CaseTable {
-                questions: &questions,
-                rows: &rows,
-            };
-            if format == ExportFormat::Csv {
-                table.write_csv(out).map_err(write_err)
-            } else {
-                table.write_jsonl(out).map_err(write_err)
             }
+            writer.finish().map_err(write_err)
+        }
+        ExportFormat::OpenaiEnsembled => match &options.reference {
+            Some(name) => {
+                let set = resolve_reference(project, name)?;
+                let rows = project
+                    .store
+                    .reference_labels(&set)?
+                    .into_iter()
+                    .map(|row| {
+                        Ok(export::openai_ensembled::Row {
+                            labels: serde_json::from_value(row.labels).map_err(|e| {
+                                Error::refused(
+                                    ErrorCode::Store,
+                                    format!("stored reference labels of {}: {e}", row.instance_id),
+                                )
+                            })?,
+                            instance_id: row.instance_id,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                export::openai_ensembled::write(out, &rows).map_err(write_err)
+            }
+            None => {
+                let mut writer = export::openai_ensembled::Writer::new(out).map_err(io_err)?;
+                for panel in Panel::slices(project, EXPORT_SLICE)? {
+                    for row in ensembled_rows(project, &panel?, rule)? {
+                        writer.write(&row).map_err(io_err)?;
+                    }
+                }
+                writer.finish().map_err(write_err)
+            }
+        },
+        ExportFormat::Csv | ExportFormat::Jsonl => {
+            let mut origins: HashMap<String, String> = HashMap::new();
+            for (instance_id, origin) in project.store.case_origins()? {
+                origins.entry(instance_id).or_insert(origin);
+            }
+            let questions = project.questionnaire.questions().collect::<Vec<_>>();
+            let mut sink = if format == ExportFormat::Csv {
+                let slots = most_raters_on_a_case(project)?;
+                CaseSink::Csv(Box::new(
+                    export::case_table::CsvWriter::new(out, &questions, slots).map_err(io_err)?,
+                ))
+            } else {
+                CaseSink::Jsonl(out, 0)
+            };
+            for panel in Panel::slices(project, EXPORT_SLICE)? {
+                for row in case_rows(project, &panel?, rule, &mut origins)? {
+                    sink.write(&row).map_err(io_err)?;
+                }
+            }
+            sink.finish().map_err(write_err)
         }
         ExportFormat::AnswersJsonl => super::export_jsonl(project, options.history, out, out_path),
     }
+}
+
+/// Where the case table goes: the CSV, or JSON lines with the count written.
+enum CaseSink<'a> {
+    Csv(Box<export::case_table::CsvWriter<'a>>),
+    Jsonl(&'a mut dyn Write, usize),
+}
+
+impl CaseSink<'_> {
+    fn write(&mut self, row: &export::case_table::Row) -> std::io::Result<()> {
+        match self {
+            CaseSink::Csv(csv) => csv.write(row),
+            CaseSink::Jsonl(out, written) => {
+                *written += 1;
+                export::case_table::write_jsonl_row(&mut **out, row)
+            }
+        }
+    }
+
+    fn finish(self) -> std::io::Result<usize> {
+        match self {
+            CaseSink::Csv(csv) => csv.finish(),
+            CaseSink::Jsonl(out, written) => {
+                out.flush()?;
+                Ok(written)
+            }
+        }
+    }
+}
+
+/// Cases an export reads at a time: its memory holds one slice's whole answers, whatever the
+/// project's size.
+const EXPORT_SLICE: usize = 500;
+
+/// The most raters with a submitted answer on any one case: the CSV's rater slots.
+fn most_raters_on_a_case(project: &Project) -> Result<usize> {
+    let submitted = project.store.latest_submissions_by(&SubmissionFilter {
+        cases: None,
+        questions: Some(&[]),
+    })?;
+    let mut per_case: HashMap<i64, usize> = HashMap::new();
+    for event in &submitted {
+        *per_case.entry(event.case_id).or_default() += 1;
+    }
+    Ok(per_case.into_values().max().unwrap_or(0))
 }
 
 /// One line of the JSON-lines export: a case, a rater and their latest submitted answer (or,

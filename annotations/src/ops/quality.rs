@@ -256,7 +256,7 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
         seed: req.seed,
         confidence: 0.95,
     };
-    let panel = Panel::load(project)?;
+    let panel = Panel::load_rated(project)?;
 
     // Who submitted what, when: drift follows each rater's order of first submissions.
     let mut submitted: BTreeMap<String, Vec<(String, &str, i64)>> = BTreeMap::new();

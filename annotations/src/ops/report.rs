@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::agreement::{AgreementRequest, ProjectAgreement, QuestionAgreement, project_agreement};
+use super::agreement::{
+    AgreementRequest, MIN_SHARED_CASES, ProjectAgreement, QuestionAgreement, project_agreement,
+};
 use super::ensemble::{EnsembleReport, ensemble_labels};
 use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
 use super::{Error, ErrorCode, Project, Result};
@@ -259,9 +261,6 @@ fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(Str
         );
     }
 }
-
-/// Rater pairs sharing fewer cases than this are left out of the pair heat map.
-pub const MIN_SHARED_CASES: usize = 10;
 
 /// Active seconds, or that none were recorded (imported answers carry no active time).
 fn seconds(v: Option<f64>) -> String {

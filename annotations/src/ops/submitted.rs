@@ -2,13 +2,14 @@
 //! coordinator's use cases (agreement, ensembles, disagreements, exports).
 
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use serde_json::Value;
 
 use super::{Project, Result};
 use crate::agreement::Level;
 use crate::questionnaire::{MeasurementLevel, Question, QuestionKind, Questionnaire};
-use crate::store::AnswerEvent;
+use crate::store::{AnswerEvent, SubmissionFilter};
 
 /// A position on a question's declared scale, shown as the option's value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -52,13 +53,17 @@ pub(super) fn level_of(level: MeasurementLevel) -> Level {
     }
 }
 
+/// A rater's name and an answer event of theirs.
+pub(super) type RaterEvent = (String, Rc<AnswerEvent>);
+
 /// The answers of one case, rater by rater in the order they first submitted.
 #[derive(Debug, Clone)]
 pub(super) struct CaseAnswers {
     pub(super) case_id: i64,
     pub(super) instance_id: String,
-    /// (rater, event) in first-submission order.
-    pub(super) answers: Vec<(String, AnswerEvent)>,
+    /// (rater, event) in first-submission order. An answer never revised is the same event in
+    /// [`Panel::first`] and [`Panel::latest`], held once.
+    pub(super) answers: Vec<RaterEvent>,
 }
 
 /// Everything the coordinator's functions read, loaded once.
@@ -69,19 +74,21 @@ pub(super) struct Panel {
     pub(super) adjudications: HashMap<(i64, String), crate::store::AdjudicationRow>,
 }
 
+/// The events by case in instance-id order, each case's in the order its raters first submitted
+/// (`first` holds each (case, rater)'s first submission).
 fn group(
-    events: Vec<AnswerEvent>,
-    order: &HashMap<(i64, i64), String>,
+    events: Vec<Rc<AnswerEvent>>,
+    first: &HashMap<(i64, i64), Rc<AnswerEvent>>,
     raters: &HashMap<i64, String>,
     instance_ids: &HashMap<i64, String>,
 ) -> Vec<CaseAnswers> {
-    let mut by_case: BTreeMap<String, CaseAnswers> = BTreeMap::new();
+    let mut by_case: BTreeMap<&str, CaseAnswers> = BTreeMap::new();
     for event in events {
         let Some(instance_id) = instance_ids.get(&event.case_id) else {
             continue;
         };
         let entry = by_case
-            .entry(instance_id.clone())
+            .entry(instance_id.as_str())
             .or_insert_with(|| CaseAnswers {
                 case_id: event.case_id,
                 instance_id: instance_id.clone(),
@@ -90,16 +97,14 @@ fn group(
         let rater = raters.get(&event.rater_id).cloned().unwrap_or_default();
         entry.answers.push((rater, event));
     }
+    fn order<'a>(first: &'a HashMap<(i64, i64), Rc<AnswerEvent>>, e: &'a AnswerEvent) -> &'a str {
+        first
+            .get(&(e.case_id, e.rater_id))
+            .map_or(e.uid.as_str(), |f| f.uid.as_str())
+    }
     for case in by_case.values_mut() {
-        case.answers.sort_by(|(_, a), (_, b)| {
-            let first = |e: &AnswerEvent| {
-                order
-                    .get(&(e.case_id, e.rater_id))
-                    .cloned()
-                    .unwrap_or_else(|| e.uid.clone())
-            };
-            first(a).cmp(&first(b))
-        });
+        case.answers
+            .sort_by(|(_, a), (_, b)| order(first, a).cmp(order(first, b)));
     }
     by_case.into_values().collect()
 }
@@ -113,40 +118,173 @@ impl Panel {
             .collect()
     }
 
-    pub(super) fn load(project: &Project) -> Result<Panel> {
-        let store = &project.store;
-        let names: HashMap<i64, String> = store
-            .list_raters()?
-            .into_iter()
-            .map(|r| (r.id, r.name))
-            .collect();
-        let instance_ids: HashMap<i64, String> = store
-            .list_cases()?
-            .into_iter()
-            .map(|c| (c.case_id, c.instance_id))
-            .collect();
-        let decode = |mut events: Vec<AnswerEvent>| {
-            for event in &mut events {
-                event.answer = project.questionnaire.decode_answer(&event.answer);
-            }
-            events
-        };
-        let first = decode(store.first_submissions()?);
-        let order: HashMap<(i64, i64), String> = first
+    /// Every submitted answer with only the values of the scale, choice and yes/no questions:
+    /// what agreement, ensembles, disagreements and rater quality read. Free text (notes,
+    /// justifications) stays in the store, so a large panel loads in a fraction of the time
+    /// and memory.
+    pub(super) fn load_rated(project: &Project) -> Result<Panel> {
+        let questions: Vec<&str> = rated_questions(&project.questionnaire)
             .iter()
-            .map(|e| ((e.case_id, e.rater_id), e.uid.clone()))
+            .map(|q| q.id.as_str())
             .collect();
-        let latest = decode(store.latest_submissions()?);
-        let adjudications = store
-            .latest_adjudications()?
-            .into_iter()
-            .map(|a| ((a.case_id, a.question.clone()), a))
-            .collect();
-        Ok(Panel {
-            first: group(first, &order, &names, &instance_ids),
-            latest: group(latest, &order, &names, &instance_ids),
-            instance_ids,
-            adjudications,
+        let filter = SubmissionFilter {
+            cases: None,
+            questions: Some(&questions),
+        };
+        let index = PanelIndex::load(project)?;
+        index.panel(project, &filter, index.instance_ids.clone(), |_| true)
+    }
+
+    /// The panel in slices of at most `size` cases, whole answers, in instance-id order (the
+    /// order of the cases within every panel): an export writes one slice at a time, so its
+    /// memory does not grow with the project.
+    pub(super) fn slices(project: &Project, size: usize) -> Result<PanelSlices<'_>> {
+        let index = PanelIndex::load(project)?;
+        let mut cases = project.store.case_instance_ids()?;
+        cases.reverse();
+        Ok(PanelSlices {
+            project,
+            index,
+            cases,
+            size: size.max(1),
         })
+    }
+}
+
+/// What every slice of a panel shares: rater names, cases' instance ids, adjudications.
+struct PanelIndex {
+    names: HashMap<i64, String>,
+    instance_ids: HashMap<i64, String>,
+    adjudications: HashMap<(i64, String), crate::store::AdjudicationRow>,
+}
+
+impl PanelIndex {
+    fn load(project: &Project) -> Result<PanelIndex> {
+        let store = &project.store;
+        Ok(PanelIndex {
+            names: store
+                .list_raters()?
+                .into_iter()
+                .map(|r| (r.id, r.name))
+                .collect(),
+            instance_ids: store.case_instance_ids()?.into_iter().collect(),
+            adjudications: store
+                .latest_adjudications()?
+                .into_iter()
+                .map(|a| ((a.case_id, a.question.clone()), a))
+                .collect(),
+        })
+    }
+
+    /// The panel of the answers `filter` picks, with `instance_ids` and the adjudications of
+    /// the cases `on_case` accepts.
+    fn panel(
+        &self,
+        project: &Project,
+        filter: &SubmissionFilter<'_>,
+        instance_ids: HashMap<i64, String>,
+        on_case: impl Fn(i64) -> bool,
+    ) -> Result<Panel> {
+        let store = &project.store;
+        let decode = |mut event: AnswerEvent| {
+            event.answer = project.questionnaire.decode_answer(&event.answer);
+            Rc::new(event)
+        };
+        let first: Vec<Rc<AnswerEvent>> = store
+            .first_submissions_by(filter)?
+            .into_iter()
+            .map(decode)
+            .collect();
+        let by_pair: HashMap<(i64, i64), Rc<AnswerEvent>> = first
+            .iter()
+            .map(|e| ((e.case_id, e.rater_id), Rc::clone(e)))
+            .collect();
+        // Most answers are never revised, so their latest submission is their first: the
+        // latest events are listed without their answers, and only the cases where one differs
+        // are read again with them.
+        let is_first = |e: &AnswerEvent| {
+            by_pair
+                .get(&(e.case_id, e.rater_id))
+                .filter(|f| f.uid == e.uid)
+                .cloned()
+        };
+        let listed = store.latest_submissions_by(&SubmissionFilter {
+            cases: filter.cases,
+            questions: Some(&[]),
+        })?;
+        let mut revised: Vec<i64> = listed
+            .iter()
+            .filter(|e| is_first(e).is_none())
+            .map(|e| e.case_id)
+            .collect();
+        revised.dedup();
+        // Keyed by (case, rater), not id: a revision saved in between is taken as the latest.
+        let mut read_again: HashMap<(i64, i64), AnswerEvent> = if revised.is_empty() {
+            HashMap::new()
+        } else {
+            store
+                .latest_submissions_by(&SubmissionFilter {
+                    cases: Some(&revised),
+                    questions: filter.questions,
+                })?
+                .into_iter()
+                .map(|e| ((e.case_id, e.rater_id), e))
+                .collect()
+        };
+        let mut latest = Vec::with_capacity(listed.len());
+        for e in listed {
+            match is_first(&e) {
+                Some(same) => latest.push(same),
+                None => {
+                    if let Some(whole) = read_again.remove(&(e.case_id, e.rater_id)) {
+                        latest.push(decode(whole));
+                    }
+                }
+            }
+        }
+        Ok(Panel {
+            first: group(first, &by_pair, &self.names, &instance_ids),
+            latest: group(latest, &by_pair, &self.names, &instance_ids),
+            instance_ids,
+            adjudications: self
+                .adjudications
+                .iter()
+                .filter(|((case_id, _), _)| on_case(*case_id))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        })
+    }
+}
+
+/// The panel a slice of cases at a time; see [`Panel::slices`].
+pub(super) struct PanelSlices<'p> {
+    project: &'p Project,
+    index: PanelIndex,
+    /// The cases still to come, last first.
+    cases: Vec<(i64, String)>,
+    size: usize,
+}
+
+impl Iterator for PanelSlices<'_> {
+    type Item = Result<Panel>;
+
+    fn next(&mut self) -> Option<Result<Panel>> {
+        if self.cases.is_empty() {
+            return None;
+        }
+        let slice = self
+            .cases
+            .split_off(self.cases.len().saturating_sub(self.size));
+        let ids: Vec<i64> = slice.iter().map(|(id, _)| *id).collect();
+        let filter = SubmissionFilter {
+            cases: Some(&ids),
+            questions: None,
+        };
+        let instance_ids: HashMap<i64, String> = slice.into_iter().collect();
+        let on_case = |case_id| instance_ids.contains_key(&case_id);
+        Some(
+            self.index
+                .panel(self.project, &filter, instance_ids.clone(), on_case),
+        )
     }
 }

@@ -98,6 +98,11 @@ pub struct AnswerEvent {
 const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
      kind, answer_revision, answer, reason, at";
 
+/// The columns of an event but its answer, which [`Store::query_submissions`] reads whole or
+/// a few values of.
+const EVENT_FIELDS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
+     kind, answer_revision, reason, at";
+
 /// A new event's global id: a UUID v7, so ids sort in the order events were made.
 pub fn new_event_uid() -> String {
     uuid::Uuid::now_v7().to_string()
@@ -207,6 +212,18 @@ pub(super) fn same_event(
     }
 }
 
+/// Which submitted answers to read, and how much of each: a panel's statistics read a few
+/// values of every answer, an export reads whole answers a slice of cases at a time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SubmissionFilter<'a> {
+    /// Only the answers on these cases (row ids); every case's when absent.
+    pub cases: Option<&'a [i64]>,
+    /// Only these questions' values in each answer (a question not answered is left out, the
+    /// other values, notes and free text among them, stay in the store unread); the whole
+    /// answer when absent.
+    pub questions: Option<&'a [&'a str]>,
+}
+
 /// Answer events: appended, never changed or deleted.
 pub trait AnswerStore {
     /// Appends one event.
@@ -224,6 +241,18 @@ pub trait AnswerStore {
 
     /// Every submitted answer's latest revision, per (case, rater).
     fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// [`Self::first_submissions`] of some cases, or with only some values of each answer.
+    fn first_submissions_by(
+        &self,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError>;
+
+    /// [`Self::latest_submissions`] of some cases, or with only some values of each answer.
+    fn latest_submissions_by(
+        &self,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError>;
 
     /// Every event of every case and rater, oldest first.
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError>;
@@ -258,25 +287,25 @@ impl AnswerStore for Store {
     }
 
     fn first_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
-        self.query_events(
-            &format!(
-                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid IN
-                   (SELECT MIN(uid) FROM answer_events WHERE kind = 'submit' GROUP BY case_id, rater_id)
-                 ORDER BY case_id, rater_id"
-            ),
-            [],
-        )
+        self.first_submissions_by(&SubmissionFilter::default())
     }
 
     fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
-        self.query_events(
-            &format!(
-                "SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid IN
-                   (SELECT MAX(uid) FROM answer_events WHERE kind IN ('submit', 'revise') GROUP BY case_id, rater_id)
-                 ORDER BY case_id, rater_id"
-            ),
-            [],
-        )
+        self.latest_submissions_by(&SubmissionFilter::default())
+    }
+
+    fn first_submissions_by(
+        &self,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError> {
+        self.query_submissions("MIN(uid)", "kind = 'submit'", filter)
+    }
+
+    fn latest_submissions_by(
+        &self,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError> {
+        self.query_submissions("MAX(uid)", "kind IN ('submit', 'revise')", filter)
     }
 
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
@@ -297,6 +326,98 @@ impl AnswerStore for Store {
 }
 
 impl Store {
+    /// One submitted event per (case, rater): the one whose uid is `pick` (`MIN(uid)` or
+    /// `MAX(uid)`) among the events of `kinds`, as `filter` says. A few values are taken out of
+    /// the stored JSON by SQLite (`->` gives each as JSON text, exactly as stored; a question
+    /// not answered gives `NULL`), so only those are decoded here.
+    fn query_submissions(
+        &self,
+        pick: &str,
+        kinds: &str,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError> {
+        let mut params: Vec<String> = Vec::new();
+        let columns: String = match filter.questions {
+            None => ", answer".into(),
+            Some(questions) => questions
+                .iter()
+                .map(|q| {
+                    // A JSON path quotes the key; a key holding a quote cannot be quoted in a
+                    // path, so that one is found by name among the answer's keys instead.
+                    if q.contains('"') {
+                        params.push((*q).to_string());
+                        format!(
+                            ", (SELECT answer -> fullkey FROM json_each(answer) WHERE key = ?{})",
+                            params.len()
+                        )
+                    } else {
+                        params.push(format!("$.\"{q}\""));
+                        format!(", answer -> ?{}", params.len())
+                    }
+                })
+                .collect(),
+        };
+        let cases = match filter.cases {
+            None => String::new(),
+            Some(ids) => {
+                params.push(serde_json::Value::from(ids.to_vec()).to_string());
+                format!(
+                    " AND case_id IN (SELECT value FROM json_each(?{}))",
+                    params.len()
+                )
+            }
+        };
+        let sql = format!(
+            "SELECT {EVENT_FIELDS}{columns} FROM answer_events WHERE uid IN
+               (SELECT {pick} FROM answer_events WHERE {kinds}{cases} GROUP BY case_id, rater_id)
+             ORDER BY case_id, rater_id"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.sql(e))?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(&params))
+            .map_err(|e| self.sql(e))?;
+        let mut events = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
+            let answer = match filter.questions {
+                None => {
+                    let text: String = row.get(10).map_err(|e| self.sql(e))?;
+                    serde_json::from_str(&text).map_err(|e| self.corrupt("answer", e))?
+                }
+                Some(questions) => {
+                    let mut answer = Map::new();
+                    for (i, question) in questions.iter().enumerate() {
+                        let value: Option<String> = row.get(10 + i).map_err(|e| self.sql(e))?;
+                        if let Some(value) = value {
+                            answer.insert(
+                                (*question).to_string(),
+                                serde_json::from_str(&value)
+                                    .map_err(|e| self.corrupt("answer", e))?,
+                            );
+                        }
+                    }
+                    answer
+                }
+            };
+            let kind: String = row.get(6).map_err(|e| self.sql(e))?;
+            events.push(AnswerEvent {
+                id: row.get(0).map_err(|e| self.sql(e))?,
+                uid: row.get(1).map_err(|e| self.sql(e))?,
+                case_id: row.get(2).map_err(|e| self.sql(e))?,
+                rater_id: row.get(3).map_err(|e| self.sql(e))?,
+                case_revision_id: row.get(4).map_err(|e| self.sql(e))?,
+                questionnaire_id: row.get(5).map_err(|e| self.sql(e))?,
+                kind: EventKind::parse(&kind).ok_or_else(|| {
+                    StoreError::Rule(format!("unknown answer event kind {kind:?}"))
+                })?,
+                answer_revision: row.get(7).map_err(|e| self.sql(e))?,
+                answer,
+                reason: row.get(8).map_err(|e| self.sql(e))?,
+                at: row.get(9).map_err(|e| self.sql(e))?,
+            });
+        }
+        Ok(events)
+    }
+
     fn query_events(
         &self,
         sql: &str,

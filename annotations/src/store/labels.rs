@@ -279,6 +279,10 @@ pub trait LabelStore {
 
     /// When each (case, rater) pair's first and latest answer events were saved.
     fn answer_event_span(&self) -> Result<EventSpans, StoreError>;
+
+    /// Every case's row id with its instance id, which answers and labels are reported by;
+    /// no case content is read.
+    fn case_instance_ids(&self) -> Result<Vec<(i64, String)>, StoreError>;
 }
 
 impl LabelStore for Store {
@@ -376,6 +380,17 @@ impl LabelStore for Store {
             .query_map([], |row| {
                 Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as usize))
             })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+
+    fn case_instance_ids(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, instance_id FROM cases ORDER BY instance_id")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }

@@ -21,7 +21,9 @@ use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, new_event_uid};
+pub use answers::{
+    AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, SubmissionFilter, new_event_uid,
+};
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
 pub(crate) use packed::pack_ahead;

@@ -16,11 +16,23 @@ use crate::store::raters::check_name_free;
 use crate::store::{
     AdjudicationRow, AnswerEvent, AnswerStore, AnswersChanged, Assignment, CachedEvidence,
     EventKind, EventSpans, EvidenceKey, LabelStore, NewAdjudication, NewAnswerEvent, Rater,
-    RaterStore, ReferenceRow, RepoStore, Repository, StoreError,
+    RaterStore, ReferenceRow, RepoStore, Repository, StoreError, SubmissionFilter,
 };
 
 const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
      kind, answer_revision, answer, reason, at";
+
+/// The columns of an event but its answer, which [`PgStore::query_submissions`] reads whole or
+/// a few values of.
+const EVENT_FIELDS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
+     kind, answer_revision, reason, at";
+
+/// Each rater's first submission on each case: the kinds, and the order whose first row
+/// `DISTINCT ON (case_id, rater_id)` keeps.
+const FIRST_SUBMISSIONS: (&str, &str) = ("kind = 'submit'", "uid COLLATE \"C\"");
+
+/// Each rater's latest submitted answer on each case.
+const LATEST_SUBMISSIONS: (&str, &str) = ("kind IN ('submit', 'revise')", "uid COLLATE \"C\" DESC");
 
 /// The one insert of an answer event on the server: an event whose global id is stored already
 /// is not stored twice (a retried save whose first try did commit gives the stored row's id);
@@ -109,6 +121,84 @@ impl PgStore {
                     answer: serde_json::from_str(&answer).map_err(|e| self.corrupt("answer", e))?,
                     reason: r.try_get(9).map_err(field)?,
                     at: r.try_get(10).map_err(field)?,
+                })
+            })
+            .collect()
+    }
+}
+
+impl PgStore {
+    /// One submitted event per (case, rater), the first in `order` among those of `kinds`, as
+    /// `filter` says. A few values are taken out of the stored text as `json` by the server
+    /// (which keeps each exactly as written; a question not answered gives `NULL`), so only
+    /// those travel and are decoded.
+    fn query_submissions(
+        &self,
+        (kinds, order): (&str, &str),
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError> {
+        let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = Vec::new();
+        let columns: String = match filter.questions {
+            None => ", answer".into(),
+            Some(questions) => questions
+                .iter()
+                .map(|q| {
+                    params.push(q);
+                    format!(", (answer::json -> ${}::text)::text", params.len())
+                })
+                .collect(),
+        };
+        let cases = filter.cases.map(<[i64]>::to_vec);
+        let case_filter = match &cases {
+            None => String::new(),
+            Some(ids) => {
+                params.push(ids);
+                format!(" AND case_id = ANY(${})", params.len())
+            }
+        };
+        let sql = format!(
+            "SELECT DISTINCT ON (case_id, rater_id) {EVENT_FIELDS}{columns} FROM answer_events
+             WHERE {kinds}{case_filter} ORDER BY case_id, rater_id, {order}"
+        );
+        let rows = self.run(async |c: &mut Client| Ok(c.query(&sql, &params).await?))?;
+        rows.iter()
+            .map(|r| {
+                let field = |e: tokio_postgres::Error| self.failure(e.into());
+                let answer = match filter.questions {
+                    None => {
+                        let text: String = r.try_get(10).map_err(field)?;
+                        serde_json::from_str(&text).map_err(|e| self.corrupt("answer", e))?
+                    }
+                    Some(questions) => {
+                        let mut answer = Map::new();
+                        for (i, question) in questions.iter().enumerate() {
+                            let value: Option<String> = r.try_get(10 + i).map_err(field)?;
+                            if let Some(value) = value {
+                                answer.insert(
+                                    (*question).to_string(),
+                                    serde_json::from_str(&value)
+                                        .map_err(|e| self.corrupt("answer", e))?,
+                                );
+                            }
+                        }
+                        answer
+                    }
+                };
+                let kind: String = r.try_get(6).map_err(field)?;
+                Ok(AnswerEvent {
+                    id: r.try_get(0).map_err(field)?,
+                    uid: r.try_get(1).map_err(field)?,
+                    case_id: r.try_get(2).map_err(field)?,
+                    rater_id: r.try_get(3).map_err(field)?,
+                    case_revision_id: r.try_get(4).map_err(field)?,
+                    questionnaire_id: r.try_get(5).map_err(field)?,
+                    kind: EventKind::parse(&kind).ok_or_else(|| {
+                        StoreError::Rule(format!("unknown answer event kind {kind:?}"))
+                    })?,
+                    answer_revision: r.try_get(7).map_err(field)?,
+                    answer,
+                    reason: r.try_get(8).map_err(field)?,
+                    at: r.try_get(9).map_err(field)?,
                 })
             })
             .collect()
@@ -307,24 +397,25 @@ impl AnswerStore for PgStore {
     }
 
     fn first_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
-        self.query_events(
-            &format!(
-                "SELECT DISTINCT ON (case_id, rater_id) {EVENT_COLUMNS} FROM answer_events
-                 WHERE kind = 'submit' ORDER BY case_id, rater_id, uid COLLATE \"C\""
-            ),
-            &[],
-        )
+        self.first_submissions_by(&SubmissionFilter::default())
     }
 
     fn latest_submissions(&self) -> Result<Vec<AnswerEvent>, StoreError> {
-        self.query_events(
-            &format!(
-                "SELECT DISTINCT ON (case_id, rater_id) {EVENT_COLUMNS} FROM answer_events
-                 WHERE kind IN ('submit', 'revise')
-                 ORDER BY case_id, rater_id, uid COLLATE \"C\" DESC"
-            ),
-            &[],
-        )
+        self.latest_submissions_by(&SubmissionFilter::default())
+    }
+
+    fn first_submissions_by(
+        &self,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError> {
+        self.query_submissions(FIRST_SUBMISSIONS, filter)
+    }
+
+    fn latest_submissions_by(
+        &self,
+        filter: &SubmissionFilter<'_>,
+    ) -> Result<Vec<AnswerEvent>, StoreError> {
+        self.query_submissions(LATEST_SUBMISSIONS, filter)
     }
 
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
@@ -418,6 +509,22 @@ impl LabelStore for PgStore {
                 .map(|r| Ok((r.try_get(0)?, r.try_get::<_, i64>(1)? as usize)))
                 .collect::<Result<_, tokio_postgres::Error>>()?)
         })
+    }
+
+    fn case_instance_ids(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        let rows = self.run(async |c: &mut Client| {
+            Ok(c.query(
+                "SELECT id, instance_id FROM cases ORDER BY instance_id COLLATE \"C\"",
+                &[],
+            )
+            .await?)
+        })?;
+        rows.iter()
+            .map(|r| {
+                let field = |e: tokio_postgres::Error| self.failure(e.into());
+                Ok((r.try_get(0).map_err(field)?, r.try_get(1).map_err(field)?))
+            })
+            .collect()
     }
 
     fn calibration_tasks(&self) -> Result<Vec<String>, StoreError> {

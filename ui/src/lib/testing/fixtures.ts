@@ -95,6 +95,7 @@ export const agreement: ProjectAgreement = {
   questionnaire: 'swe-bench-verified 1.0.0',
   cases: 5,
   raters: ['Amara', 'Ben', 'Chen'],
+  min_shared_cases: 1,
   questions: [
     {
       question: 'underspecified', number: '1.1', level: 'ordinal', categories: ['0', '1', '2', '3'],

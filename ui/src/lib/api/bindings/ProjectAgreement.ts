@@ -18,6 +18,11 @@ cases: number,
  */
 raters: Array<string>, 
 /**
+ * A rater pair sharing fewer cases is only counted: no kappa in the report, no interval,
+ * no confusion matrix (the pair matrix keeps its kappa and count).
+ */
+min_shared_cases: number, 
+/**
  * Per question.
  */
 questions: Array<QuestionAgreement>, 

@@ -31,15 +31,19 @@ categories: Array<string>,
  */
 coefficients: Array<CoefficientRow>, 
 /**
- * The full report, in the `verity agreement --json` shape.
+ * The full report, in the `verity agreement --json` shape: Cohen's kappa (and its
+ * interval) only for the rater pairs sharing at least
+ * [`ProjectAgreement::min_shared_cases`] cases, the others counted in
+ * `few_shared_pairs`.
  */
 report: Record<string, unknown>, 
 /**
- * Cohen's kappa per rater pair.
+ * Cohen's kappa and the shared cases of every rater pair, whatever it shares.
  */
 pair_matrix: PairMatrix, 
 /**
- * A confusion matrix per rater pair with at least one shared case.
+ * A confusion matrix per rater pair sharing at least
+ * [`ProjectAgreement::min_shared_cases`] cases.
  */
 confusion: Array<PairConfusion>, 
 /**
