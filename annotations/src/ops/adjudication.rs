@@ -87,7 +87,7 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
                     continue;
                 };
                 answers.push(RaterValue {
-                    rater: rater.clone(),
+                    rater: rater.to_string(),
                     value: value.clone(),
                 });
                 positions.push(position);

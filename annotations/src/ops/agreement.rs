@@ -209,7 +209,7 @@ pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Resu
                 }
             };
             if let Some(index) = index {
-                rated.push((i, rater.as_str(), index as u32));
+                rated.push((i, &**rater, index as u32));
             }
         }
     }
@@ -528,7 +528,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
     let mut raters: Vec<String> = panel
         .first
         .iter()
-        .flat_map(|c| c.answers.iter().map(|(r, _)| r.clone()))
+        .flat_map(|c| c.answers.iter().map(|(r, _)| r.to_string()))
         .collect::<HashSet<_>>()
         .into_iter()
         .collect();

@@ -198,7 +198,7 @@ pub(super) fn build_ensemble(
                     let value = event.answer.get(&question.id)?;
                     let index = option_index(question, value)?;
                     Some(RaterAnswer::new(
-                        rater.clone(),
+                        rater.to_string(),
                         Choice {
                             index,
                             text: value_text(&question.options[index].value),
@@ -237,7 +237,7 @@ pub(super) fn build_ensemble(
         }
         cases.push(CaseLabels {
             instance_id: instance_id.to_string(),
-            raters: answers.iter().map(|(r, _)| r.clone()).collect(),
+            raters: answers.iter().map(|(r, _)| r.to_string()).collect(),
             labels,
             filter_out,
         });

@@ -126,7 +126,7 @@ fn ensembled_rows(
                         answers?
                             .answers
                             .iter()
-                            .find(|(r, _)| r == rater)?
+                            .find(|(r, _)| **r == **rater)?
                             .1
                             .answer
                             .get(notes_column)
@@ -182,7 +182,7 @@ fn case_rows(
             .map(|c| {
                 c.answers
                     .iter()
-                    .map(|(r, e)| (r.clone(), e.answer.clone()))
+                    .map(|(r, e)| (r.to_string(), e.answer.clone()))
                     .collect()
             })
             .unwrap_or_default();
@@ -258,7 +258,7 @@ fn annotation_rows(
             };
             rows.push(export::openai_annotations::Row {
                 instance_id: case.instance_id.clone(),
-                user_id: rater.clone(),
+                user_id: rater.to_string(),
                 answers: event.answer.clone(),
                 times,
             });

@@ -262,7 +262,7 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
     let mut submitted: BTreeMap<String, Vec<(String, &str, i64)>> = BTreeMap::new();
     for case in &panel.first {
         for (rater, event) in &case.answers {
-            submitted.entry(rater.clone()).or_default().push((
+            submitted.entry(rater.to_string()).or_default().push((
                 event.at.clone(),
                 case.instance_id.as_str(),
                 event.case_id,
@@ -337,7 +337,7 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
                         .get(case_id)?
                         .answers
                         .iter()
-                        .find(|(r, _)| r == name)?;
+                        .find(|(r, _)| **r == **name)?;
                     let own = option_index(question, answer.1.answer.get(&question.id)?)?;
                     let truth =
                         option_index(question, labels.get(*instance_id)?.get(&question.id)?)?;

@@ -53,8 +53,8 @@ pub(super) fn level_of(level: MeasurementLevel) -> Level {
     }
 }
 
-/// A rater's name and an answer event of theirs.
-pub(super) type RaterEvent = (String, Rc<AnswerEvent>);
+/// A rater's name (shared by all of their answers) and an answer event of theirs.
+pub(super) type RaterEvent = (Rc<str>, Rc<AnswerEvent>);
 
 /// The answers of one case, rater by rater in the order they first submitted.
 #[derive(Debug, Clone)]
@@ -79,7 +79,7 @@ pub(super) struct Panel {
 fn group(
     events: Vec<Rc<AnswerEvent>>,
     first: &HashMap<(i64, i64), Rc<AnswerEvent>>,
-    raters: &HashMap<i64, String>,
+    raters: &HashMap<i64, Rc<str>>,
     instance_ids: &HashMap<i64, String>,
 ) -> Vec<CaseAnswers> {
     let mut by_case: BTreeMap<&str, CaseAnswers> = BTreeMap::new();
@@ -94,7 +94,10 @@ fn group(
                 instance_id: instance_id.clone(),
                 answers: Vec::new(),
             });
-        let rater = raters.get(&event.rater_id).cloned().unwrap_or_default();
+        let rater = raters
+            .get(&event.rater_id)
+            .cloned()
+            .unwrap_or_else(|| Rc::from(""));
         entry.answers.push((rater, event));
     }
     fn order<'a>(first: &'a HashMap<(i64, i64), Rc<AnswerEvent>>, e: &'a AnswerEvent) -> &'a str {
@@ -153,7 +156,7 @@ impl Panel {
 
 /// What every slice of a panel shares: rater names, cases' instance ids, adjudications.
 struct PanelIndex {
-    names: HashMap<i64, String>,
+    names: HashMap<i64, Rc<str>>,
     instance_ids: HashMap<i64, String>,
     adjudications: HashMap<(i64, String), crate::store::AdjudicationRow>,
 }
@@ -165,7 +168,7 @@ impl PanelIndex {
             names: store
                 .list_raters()?
                 .into_iter()
-                .map(|r| (r.id, r.name))
+                .map(|r| (r.id, Rc::from(r.name)))
                 .collect(),
             instance_ids: store.case_instance_ids()?.into_iter().collect(),
             adjudications: store

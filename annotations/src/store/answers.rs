@@ -98,10 +98,10 @@ pub struct AnswerEvent {
 const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
      kind, answer_revision, answer, reason, at";
 
-/// The columns of an event but its answer, which [`Store::query_submissions`] reads whole or
-/// a few values of.
-const EVENT_FIELDS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
-     kind, answer_revision, reason, at";
+/// The columns of an event after its id and uid, but its answer, which
+/// [`Store::query_submissions`] reads whole or a few values of.
+const EVENT_FIELDS: &str =
+    "case_id, rater_id, case_revision_id, questionnaire_id, kind, answer_revision, reason, at";
 
 /// A new event's global id: a UUID v7, so ids sort in the order events were made.
 pub fn new_event_uid() -> String {
@@ -327,7 +327,7 @@ impl AnswerStore for Store {
 
 impl Store {
     /// One submitted event per (case, rater): the one whose uid is `pick` (`MIN(uid)` or
-    /// `MAX(uid)`) among the events of `kinds`, as `filter` says. A few values are taken out of
+    /// `MAX(uid)`, the query's only aggregate) among the events of `kinds`, as `filter` says. A few values are taken out of
     /// the stored JSON by SQLite (`->` gives each as JSON text, exactly as stored; a question
     /// not answered gives `NULL`), so only those are decoded here.
     fn query_submissions(
@@ -367,10 +367,12 @@ impl Store {
                 )
             }
         };
+        // SQLite takes a bare column of a query whose one aggregate is MIN or MAX from the row
+        // that aggregate picked, so one pass over the (case, rater, uid) index finds each
+        // pair's event, in the order given, with no second lookup by uid and no sort.
         let sql = format!(
-            "SELECT {EVENT_FIELDS}{columns} FROM answer_events WHERE uid IN
-               (SELECT {pick} FROM answer_events WHERE {kinds}{cases} GROUP BY case_id, rater_id)
-             ORDER BY case_id, rater_id"
+            "SELECT id, {pick}, {EVENT_FIELDS}{columns} FROM answer_events WHERE {kinds}{cases}
+             GROUP BY case_id, rater_id ORDER BY case_id, rater_id"
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.sql(e))?;
         let mut rows = stmt
