@@ -198,8 +198,9 @@ impl CaseStore for Store {
         let mut stmt = self
             .conn
             .prepare(
+                // The listing index holds every column read: the rows' content is never walked.
                 "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
-                 FROM cases c JOIN case_revisions r ON r.case_id = c.id
+                 FROM cases c JOIN case_revisions r INDEXED BY case_revisions_listing ON r.case_id = c.id
                  WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
                  ORDER BY c.instance_id",
             )

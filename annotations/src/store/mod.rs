@@ -11,6 +11,7 @@ mod interface;
 mod labels;
 mod migrations;
 pub mod postgres;
+mod progress;
 mod raters;
 mod repos;
 pub mod transfer;
@@ -23,6 +24,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 pub use answers::{AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, new_event_uid};
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
+pub use progress::{ChangeStamp, PairProgress, PairScope, PairState, ProgressStore};
 
 /// Creates a project at `location`: a new file, or the schema in an existing PostgreSQL
 /// database when `location` is a `postgres://` URL (with `password`, if given, to connect).
@@ -52,8 +54,8 @@ fn server_url(location: &Path) -> Option<&str> {
 /// Every trait of the store's interface, to call its methods on a concrete backend.
 pub mod prelude {
     pub use super::{
-        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProjectStore,
-        RaterStore, RepoStore, transfer::TransferStore,
+        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProgressStore,
+        ProjectStore, RaterStore, RepoStore, transfer::TransferStore,
     };
 }
 pub use labels::{
