@@ -138,3 +138,87 @@ impl ProgressStore for super::Store {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// The plan SQLite chooses for `sql`, one detail line per step.
+    fn plan(store: &Store, sql: &str) -> Vec<String> {
+        let mut stmt = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .expect("the query is valid");
+        stmt.query_map([], |row| row.get::<_, String>(3))
+            .expect("a plan")
+            .collect::<Result<_, _>>()
+            .expect("a plan")
+    }
+
+    /// Checks that each table is read through the named index and never scanned whole.
+    fn assert_searches(plan: &[String], expected: &[(&str, &str)]) {
+        for (table, index) in expected {
+            assert!(
+                plan.iter()
+                    .any(|step| step.starts_with(&format!("SEARCH {table} USING"))
+                        && step.contains(index)),
+                "{table} is searched through {index}: {plan:#?}"
+            );
+            assert!(
+                !plan
+                    .iter()
+                    .any(|step| step.starts_with(&format!("SCAN {table}"))),
+                "{table} is never scanned whole: {plan:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_raters_progress_is_read_through_the_rater_indexes() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::create(&dir.path().join("p.verity")).expect("a project");
+        let steps = plan(&store, &pair_progress_sql("rater_id = 1"));
+        assert_searches(
+            &steps,
+            &[
+                ("assignments", "COVERING INDEX assignments_by_rater"),
+                (
+                    "answer_events",
+                    "COVERING INDEX answer_events_by_rater_case",
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_pages_progress_is_read_through_the_case_indexes() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::create(&dir.path().join("p.verity")).expect("a project");
+        let steps = plan(&store, &pair_progress_sql("case_id IN (1, 2, 3)"));
+        assert_searches(
+            &steps,
+            &[
+                ("assignments", "sqlite_autoindex_assignments_1"),
+                ("answer_events", "answer_events_by_case_rater"),
+            ],
+        );
+    }
+
+    #[test]
+    fn the_case_list_reads_titles_from_the_listing_index_alone() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::create(&dir.path().join("p.verity")).expect("a project");
+        let steps = plan(&store, crate::store::cases::LIST_CASES);
+        assert!(
+            steps
+                .iter()
+                .any(|s| s.starts_with("SEARCH r USING COVERING INDEX case_revisions_listing")),
+            "each case's current revision comes from the listing index: {steps:#?}"
+        );
+        assert!(
+            !steps.iter().any(|s| s.starts_with("SCAN r")),
+            "revisions are never scanned: {steps:#?}"
+        );
+    }
+}
