@@ -36,7 +36,7 @@ macro_rules! verity_commands {
             mark_all_calibration,
             set_calibration_rate,
             ensemble_labels,
-            list_disagreements,
+            disagreement_page,
             adjudicate,
             case_evidence,
             grep_case,

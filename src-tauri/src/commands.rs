@@ -12,11 +12,11 @@ use annotations::hub::HubSettings;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
     AnswerView, AssignReport, CalibrationView, CaseView, CloneProgress, CloneReport, CloneRequest,
-    Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress, EvidenceView,
-    ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery, GrepReport,
-    ImportProgress, ImportReport, NeededRepository, ProgressPage, ProgressQuery, ProjectAgreement,
-    QualityReport, QualityRequest, Questionnaire, QueuePage, QueueQuery, RaterSummary,
-    RepositoryStatus, ShownFile,
+    DisagreementPage, DisagreementQuery, EnsembleReport, ErrorCode, EvidenceAllReport,
+    EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport,
+    FetchRequest, GrepQuery, GrepReport, ImportProgress, ImportReport, NeededRepository,
+    ProgressPage, ProgressQuery, ProjectAgreement, QualityReport, QualityRequest, Questionnaire,
+    QueuePage, QueueQuery, RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -453,10 +453,13 @@ pub async fn ensemble_labels(
     with_project(app, move |p| ops::ensemble_labels(p, rule.as_deref())).await
 }
 
-/// Cases and questions where raters' answers differ, worst first.
+/// A page of the disagreement queue, worst first.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn list_disagreements(app: AppHandle) -> Result<Vec<Disagreement>, CommandError> {
-    with_project(app, |p| ops::list_disagreements(p)).await
+pub async fn disagreement_page(
+    app: AppHandle,
+    query: DisagreementQuery,
+) -> Result<DisagreementPage, CommandError> {
+    with_project(app, move |p| ops::disagreement_page(p, &query)).await
 }
 
 /// Records an adjudicator's decision.

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::adjudication::{Disagreement, list_disagreements};
 use super::cases::{AnswerStatus, AssignmentStatus, CaseListItem};
 use super::raters::{QueueItem, find_rater};
 use super::{Project, Result, natural_cmp};
@@ -28,6 +29,7 @@ pub(super) struct ListingCache(Mutex<Kept>);
 struct Kept {
     catalog: Option<Arc<Catalog>>,
     progress: Option<KeptProgress>,
+    disagreements: Option<(ChangeStamp, Arc<Vec<Disagreement>>)>,
 }
 
 #[derive(Debug)]
@@ -418,4 +420,102 @@ pub(super) fn all_progress(project: &Project, query: &ProgressQuery) -> Result<V
         .iter()
         .map(|row| case_list_item(row, assignments.remove(&row.case_id).unwrap_or_default()))
         .collect())
+}
+
+/// A page of the disagreement queue.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct DisagreementQuery {
+    /// How many matching disagreements come before the page.
+    pub offset: u32,
+    /// How many disagreements at most the page holds.
+    pub limit: u32,
+    /// Only disagreements on this question (its id).
+    pub question: Option<String>,
+    /// Only those not adjudicated yet.
+    pub open_only: bool,
+}
+
+/// A question with a disagreement, to filter by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct DisagreedQuestion {
+    /// The question's id.
+    pub question: String,
+    /// Its number.
+    pub number: String,
+}
+
+/// A page of the disagreement queue, worst first, with the whole queue's figures.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct DisagreementPage {
+    /// Disagreements that match the query.
+    pub total: u32,
+    /// Disagreements in all.
+    pub all: u32,
+    /// Of all, those not adjudicated.
+    pub open: u32,
+    /// The questions with a disagreement, in the questionnaire's order.
+    pub questions: Vec<DisagreedQuestion>,
+    /// The page's first disagreement's place among the matching ones.
+    pub offset: u32,
+    /// The page.
+    pub items: Vec<Disagreement>,
+}
+
+/// Every disagreement, kept while nothing in the project changes: working them out reads
+/// every submitted answer.
+fn all_disagreements(project: &Project) -> Result<Arc<Vec<Disagreement>>> {
+    let stamp = project.store.change_stamp()?;
+    if let (Some(stamp), Some((kept_stamp, kept))) = (stamp, &project.listing.kept().disagreements)
+        && *kept_stamp == stamp
+    {
+        return Ok(Arc::clone(kept));
+    }
+    let all = Arc::new(list_disagreements(project)?);
+    project.listing.kept().disagreements = stamp.map(|stamp| (stamp, Arc::clone(&all)));
+    Ok(all)
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A page of the disagreement queue (a coordinator function: it shows every rater's answers).
+pub fn disagreement_page(project: &Project, query: &DisagreementQuery) -> Result<DisagreementPage> {
+    project.require_coordinator("reads every rater's answers")?;
+    let all = all_disagreements(project)?;
+    let present: std::collections::HashSet<&str> =
+        all.iter().map(|d| d.question.as_str()).collect();
+    let questions = project
+        .questionnaire
+        .questions()
+        .filter(|q| present.contains(q.id.as_str()))
+        .filter_map(|q| {
+            let d = all.iter().find(|d| d.question == q.id)?;
+            Some(DisagreedQuestion {
+                question: d.question.clone(),
+                number: d.number.clone(),
+            })
+        })
+        .collect();
+    let matching: Vec<&Disagreement> = all
+        .iter()
+        .filter(|d| query.question.as_ref().is_none_or(|q| d.question == *q))
+        .filter(|d| !query.open_only || d.adjudication.is_none())
+        .collect();
+    Ok(DisagreementPage {
+        total: count(matching.len()),
+        all: count(all.len()),
+        open: count(all.iter().filter(|d| d.adjudication.is_none()).count()),
+        questions,
+        offset: query.offset,
+        items: matching
+            .into_iter()
+            .skip(query.offset as usize)
+            .take(query.limit as usize)
+            .cloned()
+            .collect(),
+    })
 }
