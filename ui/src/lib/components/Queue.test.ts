@@ -47,6 +47,21 @@ describe('Queue', () => {
     expect(calls.map((c) => (c.args.query as QueueQuery).offset)).toContain(30_000);
   });
 
+  it('moves from task to task with the arrow keys, End and Home, rendering rows as it goes', async () => {
+    mockBackend({ queue_page: queuePage });
+    const { container } = render(Queue, { rater: 'ana', selected: null, onselect: () => {} });
+    await waitFor(() => expect(shownIds(container).length).toBeGreaterThan(0));
+    const focusedId = () => document.activeElement?.querySelector('.id')?.textContent;
+    const first = container.querySelector<HTMLButtonElement>('[data-testid="queue-item"]')!;
+    first.focus();
+    await fireEvent.keyDown(first, { key: 'ArrowDown' });
+    await waitFor(() => expect(focusedId()).toBe('o__r-2'));
+    await fireEvent.keyDown(document.activeElement!, { key: 'End' });
+    await waitFor(() => expect(focusedId()).toBe('o__r-50000'));
+    await fireEvent.keyDown(document.activeElement!, { key: 'Home' });
+    await waitFor(() => expect(focusedId()).toBe('o__r-1'));
+  });
+
   it('asks the Rust side for what the filter and search leave', async () => {
     const calls = mockBackend({ queue_page: queuePage });
     const { container, getByLabelText, getByText, getByTestId } = render(Queue, { rater: 'ana', selected: null, onselect: () => {} });
