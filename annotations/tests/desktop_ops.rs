@@ -185,7 +185,7 @@ fn queue_pages_follow_the_queue_and_see_a_saved_draft_at_once() {
     .unwrap();
     assert_eq!(
         ids(&started.items),
-        [case.clone()],
+        std::slice::from_ref(&case),
         "a saved draft shows at once"
     );
     assert_eq!(started.total, 1);
