@@ -6,10 +6,12 @@
 // Times are taken in the page, from the click (or the keystroke) to the frame after the one that
 // first shows the result, so WebDriver's own latency is not in them.
 import { find, startApp } from '../ui/e2e/harness.mjs';
-import { appProcesses, pssMb, rssMb } from '../ui/e2e/memory.mjs';
+import { appProcesses, proc, pssMb, pssParts, rssMb } from '../ui/e2e/memory.mjs';
 
 const project = process.env.VERITY_SCALE_PROJECT;
 const rater = process.env.VERITY_SCALE_RATER ?? '1';
+// The word to search for; by default the longest word of the first task's title.
+const chosenWord = process.env.VERITY_SCALE_WORD;
 const driver = Number(process.env.VERITY_DRIVER_PID);
 if (!project) throw new Error('Set VERITY_SCALE_PROJECT to the project file to measure.');
 
@@ -75,7 +77,7 @@ try {
 
   // Search: type a word of the first task's title, a letter at a time; each keystroke is timed
   // to the frame that shows what matches it.
-  const word = await browser.execute(() => {
+  const word = chosenWord ?? await browser.execute(() => {
     const title = document.querySelector('[data-testid="queue-item"] .sub')?.textContent ?? '';
     return title.split(/[^A-Za-z]+/).filter((w) => w.length >= 5).sort((a, b) => b.length - a.length)[0] ?? 'error';
   });
@@ -112,6 +114,10 @@ try {
   report('progress view interactive after picking the coordinator', await timeClick(browser, '//button[@data-testid="coordinator"]', 'progress'), 'ms', 2000);
 
   const pids = appProcesses(driver);
+  for (const p of pids) {
+    const comm = proc(p, 'comm')?.trim() ?? 'gone';
+    console.log(`scale: ${comm} (${p}): PSS ${pssMb([p]).toFixed(1)} MB (largest: ${pssParts(p)})`);
+  }
   report('memory after the queue and the progress view, PSS of app + WebKit', pssMb(pids), 'MB', 400);
   report('memory, RSS of app + WebKit (shared pages counted per process)', rssMb(pids), 'MB', null);
 } finally {
