@@ -9,8 +9,8 @@ use annotations::store::postgres::PgStore;
 use annotations::store::prelude::*;
 use annotations::store::transfer::{Cell, TABLES, copy_rows};
 use annotations::store::{
-    EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, ProjectStore, Store, StoreError,
-    SubmissionFilter, new_event_uid,
+    EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState, ProjectStore,
+    Store, StoreError, SubmissionFilter, new_event_uid,
 };
 use serde_json::{Map, Value, json};
 
@@ -213,6 +213,37 @@ fn suite(store: &mut dyn ProjectStore) {
         "earlier events are never changed"
     );
     assert_eq!(store.first_submissions().unwrap()[0].answer, answer(2));
+
+    // Progress per pair, from assignments and answer events alone.
+    let progress = |scope| {
+        let mut pairs: Vec<(i64, i64, PairState, i64)> = store
+            .pair_progress(scope)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.case_id, p.rater_id, p.state, p.active_ms))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    let mut expected = vec![
+        (two.case_id, ana.id, PairState::Submitted, 1500),
+        (ten.case_id, ana.id, PairState::Open, 0),
+    ];
+    expected.sort();
+    assert_eq!(
+        progress(PairScope::Rater(ana.id)),
+        expected,
+        "a rater's progress is their assignments' states and active time"
+    );
+    let mut expected = vec![
+        (two.case_id, ana.id, PairState::Submitted, 1500),
+        (two.case_id, bo.id, PairState::Open, 0),
+    ];
+    expected.sort();
+    let just_two = [two.case_id];
+    assert_eq!(progress(PairScope::Cases(&just_two)), expected);
+    assert!(progress(PairScope::Cases(&just_two[..0])).is_empty());
+    assert!(store.listing_version().unwrap() >= two.revision_id);
     assert_eq!(store.latest_submissions().unwrap()[0].answer, answer(3));
     assert_eq!(store.latest_answer_events().unwrap().len(), 1);
     assert_eq!(store.all_answer_events().unwrap().len(), 3);
@@ -596,7 +627,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 3);
+    assert_eq!(store.schema_version().unwrap(), 4);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -669,7 +700,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 3);
+    assert_eq!(checked.schema_version().unwrap(), 4);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

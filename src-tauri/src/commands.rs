@@ -11,11 +11,12 @@ use std::sync::atomic::Ordering;
 use annotations::hub::HubSettings;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
-    AnswerView, AssignReport, CalibrationView, CaseListItem, CaseView, CloneProgress, CloneReport,
-    CloneRequest, Disagreement, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress,
-    EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery,
-    GrepReport, ImportProgress, ImportReport, NeededRepository, ProjectAgreement, QualityReport,
-    QualityRequest, Questionnaire, QueueItem, RaterSummary, RepositoryStatus, ShownFile,
+    AnswerView, AssignReport, CalibrationView, CaseView, CloneProgress, CloneReport, CloneRequest,
+    DisagreementPage, DisagreementQuery, EnsembleReport, ErrorCode, EvidenceAllReport,
+    EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport,
+    FetchRequest, GrepQuery, GrepReport, ImportProgress, ImportReport, NeededRepository,
+    ProgressPage, ProgressQuery, ProjectAgreement, QualityReport, QualityRequest, Questionnaire,
+    QueuePage, QueueQuery, RaterSummary, RepositoryStatus, ShownFile,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -231,16 +232,30 @@ pub async fn assign_raters(
     .await
 }
 
-/// A rater's queue.
+/// A page of a rater's queue, filtered and searched.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn rater_queue(app: AppHandle, rater: String) -> Result<Vec<QueueItem>, CommandError> {
-    with_project(app, move |p| ops::rater_queue(p, &rater)).await
+pub async fn queue_page(app: AppHandle, query: QueueQuery) -> Result<QueuePage, CommandError> {
+    with_project(app, move |p| ops::queue_page(p, &query)).await
 }
 
-/// Every case with the status of its assignments (no answers), for the coordinator.
+/// The task a rater works on next: the first one to take up, or the next one not submitted
+/// after `after`.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn list_cases(app: AppHandle) -> Result<Vec<CaseListItem>, CommandError> {
-    with_project(app, |p| ops::list_cases(p, &ops::CaseFilter::default())).await
+pub async fn next_task(
+    app: AppHandle,
+    rater: String,
+    after: Option<String>,
+) -> Result<Option<String>, CommandError> {
+    with_project(app, move |p| ops::next_task(p, &rater, after.as_deref())).await
+}
+
+/// A page of the progress per task (statuses, no answers), for the coordinator.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn progress_page(
+    app: AppHandle,
+    query: ProgressQuery,
+) -> Result<ProgressPage, CommandError> {
+    with_project(app, move |p| ops::progress_page(p, &query)).await
 }
 
 /// A case prepared for reading: sanitized issue HTML, parsed patches, linked tests.
@@ -438,10 +453,13 @@ pub async fn ensemble_labels(
     with_project(app, move |p| ops::ensemble_labels(p, rule.as_deref())).await
 }
 
-/// Cases and questions where raters' answers differ, worst first.
+/// A page of the disagreement queue, worst first.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn list_disagreements(app: AppHandle) -> Result<Vec<Disagreement>, CommandError> {
-    with_project(app, |p| ops::list_disagreements(p)).await
+pub async fn disagreement_page(
+    app: AppHandle,
+    query: DisagreementQuery,
+) -> Result<DisagreementPage, CommandError> {
+    with_project(app, move |p| ops::disagreement_page(p, &query)).await
 }
 
 /// Records an adjudicator's decision.

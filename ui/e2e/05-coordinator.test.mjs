@@ -5,7 +5,9 @@ import { answerAll, find, openDemoAsCoordinator, shot, signInAs, signOut, startA
 /** The progress table as rows of cell texts, with the header row first. */
 async function progressRows(browser) {
   return browser.execute(() =>
-    [...document.querySelectorAll('[data-testid="case-progress"] tr')].map((tr) => [...tr.children].map((c) => c.textContent.trim())),
+    [...document.querySelectorAll('[data-testid="case-progress"] [role="row"]')].map((row) =>
+      [...row.querySelectorAll('[role="columnheader"], [role="cell"]')].map((c) => c.textContent.trim()),
+    ),
   );
 }
 
@@ -33,7 +35,7 @@ test('the coordinator sees progress, then the agreement dashboard after a second
     await signOut(browser);
     await signInAs(browser, second);
     const refused = await browser.executeAsync((done) => {
-      window.__TAURI_INTERNALS__.invoke('list_disagreements', {}).then(() => done('allowed'), (e) => done(e.code));
+      window.__TAURI_INTERNALS__.invoke('disagreement_page', { query: { offset: 0, limit: 10, question: null, open_only: false } }).then(() => done('allowed'), (e) => done(e.code));
     });
     assert.equal(refused, 'coordinator_only');
 

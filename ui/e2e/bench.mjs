@@ -1,8 +1,7 @@
 // Measures the desktop app for bench/desktop.sh (not a test: no assertions on time).
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { find, openDemoAs, openDemoAsCoordinator, signOut, startApp } from './harness.mjs';
+import { appProcesses, proc, pssMb, pssParts, rssMb } from './memory.mjs';
 
 const dir = process.env.VERITY_BENCH_DIR;
 
@@ -14,55 +13,6 @@ async function invoke(browser, cmd, args) {
   }, cmd, args);
   if (r.err) throw new Error(`${cmd}: ${JSON.stringify(r.err)}`);
   return r.ok;
-}
-
-function descendants(pid) {
-  let out = [];
-  try {
-    const kids = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-    for (const k of kids) out = out.concat([k], descendants(k));
-  } catch { /* no children */ }
-  return out;
-}
-
-/** A file of /proc/PID, or null when the process is gone. */
-function proc(pid, file) {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
-/** The sum over `pids` of the kB figure `pattern` finds in each one's /proc `file`, in MB. */
-function sumMb(pids, file, pattern) {
-  let kb = 0;
-  for (const p of pids) {
-    const m = proc(p, file)?.match(pattern);
-    if (m) kb += Number(m[1]);
-  }
-  return kb / 1024;
-}
-
-const rssMb = (pids) => sumMb(pids, 'status', /VmRSS:\s+(\d+) kB/);
-/** Proportional set size: shared pages (WebKit's and Mesa's libraries, mapped by the app and its
- *  WebKit processes alike) counted once over the processes, not once per process as RSS does. */
-const pssMb = (pids) => sumMb(pids, 'smaps_rollup', /^Pss:\s+(\d+) kB/m);
-
-/** The largest shares of a process's PSS: anonymous memory, and each file mapped, in MB. */
-function pssParts(pid) {
-  const parts = new Map();
-  let name = 'anonymous';
-  for (const line of (proc(pid, 'smaps') ?? '').split('\n')) {
-    const head = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
-    if (head) {
-      name = head[1].startsWith('/') ? path.basename(head[1]) : 'anonymous';
-      continue;
-    }
-    const pss = line.match(/^Pss:\s+(\d+) kB/);
-    if (pss) parts.set(name, (parts.get(name) ?? 0) + Number(pss[1]) / 1024);
-  }
-  return [...parts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ');
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -149,7 +99,8 @@ try {
   rows.push(['then show its gold patch diff, first rows painted (ms, median of 5)', median(diffs), 300]);
   rows.push([`then all ${built} rows of its open files' first pages built (ms, median of 5)`, median(builds), null]);
 
-  // 3. Keystroke to saved: the save_draft round trip the autosave makes, from the page.
+  // 3. Keystroke to saved: the save_draft round trip the autosave makes, from the page, on the
+  //    task in progress (the demo's own tasks are submitted).
   const trips = await browser.executeAsync((done) => {
     const internals = window.__TAURI_INTERNALS__;
     const out = [];
@@ -157,7 +108,7 @@ try {
     const step = (i) => {
       if (i >= 40) return done(out);
       const t0 = performance.now();
-      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', case: 'demo__tinylib-1', values: { underspecified_notes: text.slice(0, 20 + i) }, case_revision: null, reason: null } })
+      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: { underspecified_notes: text.slice(0, 20 + i) }, case_revision: null, reason: null } })
         .then(() => { out.push(performance.now() - t0); step(i + 1); }, (e) => done({ err: e }));
     };
     step(0);
@@ -180,21 +131,18 @@ try {
 const again = await startApp();
 try {
   await openDemoAsCoordinator(again);
-  const cases = await invoke(again, 'list_cases', {});
-  await find(again, '[data-testid="show-more"]', 60_000);
+  const cases = await invoke(again, 'progress_page', { query: { offset: 0, limit: 1, rater: null, status: null, repo: null, search: '' } });
+  await find(again, '[data-testid="case-progress"] [role="cell"]', 60_000);
   await signOut(again);
   await openDemoAs(again, 'Amara Nwosu');
   const queued = (await (await find(again, '[data-testid="queue-summary"]')).getText()).split(' / ')[1].replace(' done', '');
   const driver = Number(process.env.VERITY_DRIVER_PID);
-  const pids = descendants(driver).filter((p) => {
-    const comm = proc(p, 'comm');
-    return comm !== null && !comm.startsWith('WebKitWebDriver');
-  });
+  const pids = appProcesses(driver);
   for (const p of pids) {
     const comm = proc(p, 'comm')?.trim() ?? 'gone';
     console.log(`bench: ${comm} (${p}): RSS ${rssMb([p]).toFixed(1)} MB, PSS ${pssMb([p]).toFixed(1)} MB (largest: ${pssParts(p)})`);
   }
-  const what = `${cases.length} tasks (progress view, then a queue of ${queued})`;
+  const what = `${cases.total} tasks (progress view, then a queue of ${queued})`;
   rows.push([`memory with ${what}, PSS of app + WebKit (MB)`, pssMb(pids), 400]);
   rows.push([`memory with ${what}, RSS of app + WebKit, shared pages counted per process (MB)`, rssMb(pids), null]);
 } finally {

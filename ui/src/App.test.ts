@@ -16,7 +16,8 @@ function startWith(startup: Startup, more: Handlers = {}) {
     open_startup_project: () => startup,
     list_raters: () => raters,
     sign_in: (args) => args.role,
-    rater_queue: () => [],
+    next_task: () => null,
+    queue_page: () => ({ total: 0, offset: 0, counts: { to_do: 0, in_progress: 0, submitted: 0 }, items: [] }),
     project_questionnaire: () => questionnaire,
     recent_projects: () => [],
     ...more,
@@ -41,8 +42,8 @@ describe('App', () => {
     expect(queryByTestId('sign-out')).toBeNull();
     expect(queryByTestId('coordinator')).toBeNull();
     expect(container.textContent).not.toContain('Who is using Verity?');
-    await waitFor(() => expect(calls.some((c) => c.cmd === 'rater_queue')).toBe(true));
-    expect(calls.find((c) => c.cmd === 'rater_queue')!.args).toEqual({ rater: 'ana' });
+    await waitFor(() => expect(calls.some((c) => c.cmd === 'next_task')).toBe(true));
+    expect(calls.find((c) => c.cmd === 'next_task')!.args).toEqual({ rater: 'ana', after: null });
     // The shell signed ana in when it opened the package; the app asks nobody to choose.
     expect(calls.some((c) => c.cmd === 'sign_in' || c.cmd === 'list_raters')).toBe(false);
 

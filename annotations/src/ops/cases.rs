@@ -1,16 +1,14 @@
 //! Cases: the list with each assignment's status, one case in full, and how a case is named
 //! (its id, or a unique prefix).
 
-use std::collections::{BTreeMap, HashMap};
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use super::raters::find_rater;
-use super::{Error, ErrorCode, Project, Result, natural_cmp};
+use super::progress::{ProgressQuery, all_progress, assignments_of};
+use super::{Error, ErrorCode, Project, Result};
 use crate::case::{AuditNote, Case};
-use crate::store::{AnswerEvent, EventKind};
+use crate::store::{AnswerEvent, EventKind, PairScope};
 
 /// A rater's progress on a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -117,54 +115,6 @@ pub(super) fn status_of(events: &[AnswerEvent]) -> AnswerStatus {
     }
 }
 
-/// Statuses of every assignment, and of every answer saved without one (by an older Verity, or
-/// imported), by case. A deactivated rater's unsubmitted work is left out: it is in no queue.
-pub(super) fn assignment_statuses(
-    project: &Project,
-) -> Result<BTreeMap<i64, Vec<AssignmentStatus>>> {
-    let all = project.store.list_raters()?;
-    let inactive: std::collections::HashSet<i64> =
-        all.iter().filter(|r| !r.active).map(|r| r.id).collect();
-    let raters: HashMap<i64, String> = all.into_iter().map(|r| (r.id, r.name)).collect();
-    let latest = project.store.latest_answer_events()?;
-    let submitted: std::collections::HashSet<(i64, i64)> = project
-        .store
-        .first_submissions()?
-        .iter()
-        .map(|e| (e.case_id, e.rater_id))
-        .collect();
-    let mut by_pair: BTreeMap<(i64, i64), (AnswerStatus, i64)> = BTreeMap::new();
-    for event in &latest {
-        let status = if submitted.contains(&(event.case_id, event.rater_id)) {
-            AnswerStatus::Submitted
-        } else {
-            AnswerStatus::InProgress
-        };
-        by_pair.insert((event.case_id, event.rater_id), (status, 0));
-    }
-    for a in project.store.list_assignments()? {
-        let entry = by_pair
-            .entry((a.case_id, a.rater_id))
-            .or_insert((AnswerStatus::ToDo, 0));
-        entry.1 = a.active_ms;
-    }
-    by_pair.retain(|(_, rater_id), (status, _)| {
-        *status == AnswerStatus::Submitted || !inactive.contains(rater_id)
-    });
-    let mut out: BTreeMap<i64, Vec<AssignmentStatus>> = BTreeMap::new();
-    for ((case_id, rater_id), (status, active_ms)) in by_pair {
-        out.entry(case_id).or_default().push(AssignmentStatus {
-            rater: raters.get(&rater_id).cloned().unwrap_or_default(),
-            status,
-            active_ms,
-        });
-    }
-    for list in out.values_mut() {
-        list.sort_by(|a, b| natural_cmp(&a.rater, &b.rater));
-    }
-    Ok(out)
-}
-
 /// Which cases `list_cases` returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CaseFilter {
@@ -180,38 +130,15 @@ pub struct CaseFilter {
 /// (`tinylib-2` before `tinylib-10`).
 pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
     project.require_coordinator("follows every rater's progress")?;
-    case_items(project, filter)
-}
-
-/// [`list_cases`] for the use cases that show a part of it to someone else (a rater's queue).
-pub(super) fn case_items(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
-    if let Some(rater) = &filter.rater {
-        find_rater(project, rater)?;
-    }
-    let mut statuses = assignment_statuses(project)?;
-    let mut cases: Vec<CaseListItem> = project
-        .store
-        .list_cases()?
-        .into_iter()
-        .filter(|row| filter.repo.as_ref().is_none_or(|repo| row.repo == *repo))
-        .map(|row| CaseListItem {
-            assignments: statuses.remove(&row.case_id).unwrap_or_default(),
-            instance_id: row.instance_id,
-            repo: row.repo,
-            title: row.title,
-            base_commit: row.base_commit,
-            revision: row.revision,
-            has_materials: row.has_materials,
-        })
-        .filter(|case| match (&filter.rater, filter.status) {
-            (None, None) => true,
-            (rater, status) => case.assignments.iter().any(|a| {
-                rater.as_ref().is_none_or(|r| a.rater == *r) && status.is_none_or(|s| a.status == s)
-            }),
-        })
-        .collect();
-    cases.sort_by(|a, b| natural_cmp(&a.instance_id, &b.instance_id));
-    Ok(cases)
+    all_progress(
+        project,
+        &ProgressQuery {
+            rater: filter.rater.clone(),
+            status: filter.status,
+            repo: filter.repo.clone(),
+            ..ProgressQuery::default()
+        },
+    )
 }
 
 /// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
@@ -257,9 +184,14 @@ pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::Sto
 pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
     project.require_actor()?;
     let stored = find_case(project, instance_id)?;
-    let assignments = assignment_statuses(project)?
-        .remove(&stored.case_id)
-        .unwrap_or_default();
+    let assignments = assignments_of(
+        project,
+        project
+            .store
+            .pair_progress(PairScope::Cases(&[stored.case_id]))?,
+    )?
+    .remove(&stored.case_id)
+    .unwrap_or_default();
     let case: Case = stored.case;
     let title = case.title();
     let has_materials = case.has_materials();

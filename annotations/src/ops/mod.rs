@@ -69,6 +69,8 @@ mod packages;
 pub use packages::*;
 mod panel;
 pub use panel::*;
+mod progress;
+pub use progress::*;
 mod quality;
 pub use quality::*;
 mod raters;
@@ -99,6 +101,8 @@ pub struct Project {
     actor: Option<Actor>,
     /// The one rater this project acts for: a rater's package, or a rater's login.
     bound: Option<String>,
+    /// The case list and a rater's progress, kept between pages of a list.
+    listing: progress::ListingCache,
 }
 
 /// Which questionnaire a new project uses.
@@ -157,6 +161,7 @@ pub fn init_project_with_password(
         questionnaire_row: row,
         actor: Some(Actor::Coordinator),
         bound: None,
+        listing: progress::ListingCache::default(),
     })
 }
 
@@ -202,6 +207,7 @@ pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result
             None => Actor::Coordinator,
         }),
         bound,
+        listing: progress::ListingCache::default(),
     })
 }
 

@@ -11,11 +11,10 @@ use time::OffsetDateTime;
 use ts_rs::TS;
 
 use super::calibration::calibration_rate;
-use super::cases::{
-    AnswerStatus, CaseFilter, assignment_statuses, case_items, find_case, resolve_case_id,
-};
+use super::cases::{AnswerStatus, find_case, resolve_case_id};
 use super::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
 use crate::evidence::shell_quote;
+use crate::store::{PairScope, PairState};
 
 /// A rater as the app shows it.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -159,13 +158,14 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
             )
         })
         .collect();
-    for statuses in assignment_statuses(project)?.values() {
-        for s in statuses {
-            if let Some(summary) = summaries.get_mut(&s.rater) {
-                summary.assigned += 1;
-                if s.status == AnswerStatus::Submitted {
-                    summary.submitted += 1;
-                }
+    for rater in project.store.list_raters()? {
+        let Some(summary) = summaries.get_mut(&rater.name) else {
+            continue;
+        };
+        for pair in project.store.pair_progress(PairScope::Rater(rater.id))? {
+            summary.assigned += 1;
+            if pair.state == PairState::Submitted {
+                summary.submitted += 1;
             }
         }
     }
@@ -481,27 +481,6 @@ pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::
         ));
     }
     Ok(rater)
-}
-
-/// A rater's assigned cases, in id order; empty for a deactivated rater.
-pub fn rater_queue(project: &Project, rater: &str) -> Result<Vec<QueueItem>> {
-    project.require_rater(rater)?;
-    if !find_rater(project, rater)?.active {
-        return Ok(Vec::new());
-    }
-    Ok(case_items(project, &CaseFilter::default())?
-        .into_iter()
-        .filter_map(|case| {
-            let mine = case.assignments.iter().find(|a| a.rater == rater)?;
-            Some(QueueItem {
-                status: mine.status,
-                active_ms: mine.active_ms,
-                instance_id: case.instance_id,
-                repo: case.repo,
-                title: case.title,
-            })
-        })
-        .collect())
 }
 
 /// Adds active time (the window focused and the rater not idle) to a rater's work on an

@@ -109,6 +109,14 @@ pub(crate) const CASE_ORIGINS: &str = "SELECT c.instance_id, s.origin FROM cases
      WHERE s.kind <> 'stub'
      ORDER BY c.instance_id, CASE s.kind WHEN 'dataset' THEN 0 ELSE 1 END";
 
+/// The project file's query of [`CaseStore::list_cases`]. The listing index holds every column
+/// it reads, so no row's content (stored before the title) is walked.
+pub(super) const LIST_CASES: &str =
+    "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
+     FROM cases c JOIN case_revisions r INDEXED BY case_revisions_listing ON r.case_id = c.id
+     WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+     ORDER BY c.instance_id";
+
 impl CaseStore for Store {
     fn begin_import(&mut self, now: &str) -> Result<Box<dyn ImportBatch + '_>, StoreError> {
         Ok(Box::new(self.begin_session(now)?))
@@ -208,15 +216,7 @@ impl CaseStore for Store {
     }
 
     fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
-                 FROM cases c JOIN case_revisions r ON r.case_id = c.id
-                 WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
-                 ORDER BY c.instance_id",
-            )
-            .map_err(|e| self.sql(e))?;
+        let mut stmt = self.conn.prepare(LIST_CASES).map_err(|e| self.sql(e))?;
         let rows = stmt
             .query_map([], |row| {
                 Ok(CaseRow {

@@ -2,14 +2,15 @@
 //! second backend implements. Each table group declares its trait beside the SQLite code that
 //! implements it (`MetaStore` in `mod.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
 //! `RaterStore` in `raters.rs`, `AnswerStore` in `answers.rs`, `LabelStore` and `ImportLabels`
-//! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`);
+//! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`, `ProgressStore` in
+//! `progress.rs`);
 //! [`ProjectStore`] is all of them.
 //!
 //! Answer events are append-only: the interface has no way to change or delete one, and the
 //! SQLite schema refuses both besides (`tests/store_suite.rs` checks both).
 
 use super::transfer::TransferStore;
-use super::{AnswerStore, CaseStore, LabelStore, MetaStore, RaterStore, RepoStore};
+use super::{AnswerStore, CaseStore, LabelStore, MetaStore, ProgressStore, RaterStore, RepoStore};
 
 /// Everything `ops` reads and writes in a project.
 pub trait ProjectStore:
@@ -20,6 +21,7 @@ pub trait ProjectStore:
     + LabelStore
     + RepoStore
     + TransferStore
+    + ProgressStore
     + Send
     + std::fmt::Debug
 {
@@ -33,6 +35,7 @@ impl<T> ProjectStore for T where
         + LabelStore
         + RepoStore
         + TransferStore
+        + ProgressStore
         + Send
         + std::fmt::Debug
 {

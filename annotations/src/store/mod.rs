@@ -12,6 +12,7 @@ mod labels;
 mod migrations;
 mod packed;
 pub mod postgres;
+mod progress;
 mod raters;
 mod repos;
 pub mod transfer;
@@ -27,6 +28,7 @@ pub use answers::{
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
 pub(crate) use packed::pack_ahead;
+pub use progress::{ChangeStamp, PairProgress, PairScope, PairState, ProgressStore};
 
 /// Creates a project at `location`: a new file, or the schema in an existing PostgreSQL
 /// database when `location` is a `postgres://` URL (with `password`, if given, to connect).
@@ -56,8 +58,8 @@ fn server_url(location: &Path) -> Option<&str> {
 /// Every trait of the store's interface, to call its methods on a concrete backend.
 pub mod prelude {
     pub use super::{
-        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProjectStore,
-        RaterStore, RepoStore, transfer::TransferStore,
+        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProgressStore,
+        ProjectStore, RaterStore, RepoStore, transfer::TransferStore,
     };
 }
 pub use labels::{

@@ -11,6 +11,7 @@ mod access;
 mod cases;
 pub mod config;
 mod panel;
+mod progress;
 mod schema;
 mod transfer;
 

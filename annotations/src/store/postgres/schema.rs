@@ -200,4 +200,8 @@ CREATE TABLE calibration_tasks (
 );
 ALTER TABLE calibration_tasks ENABLE ROW LEVEL SECURITY;
 "#,
+    // 4: a rater's answer events by case, for the queue and progress listings.
+    r#"
+CREATE INDEX answer_events_by_rater_case ON answer_events (rater_id, case_id, kind);
+"#,
 ];

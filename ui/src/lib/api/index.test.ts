@@ -10,11 +10,11 @@ describe('api', () => {
     const calls: [string, unknown][] = [];
     mockIPC((cmd, args) => {
       calls.push([cmd, args]);
-      return [{ instance_id: 'a__b-1', repo: 'a/b', title: 't', status: 'to_do', active_ms: 0 }];
+      return 'a__b-1';
     });
-    const q = await api.raterQueue('ana');
-    expect(q[0].instance_id).toBe('a__b-1');
-    expect(calls).toEqual([['rater_queue', { rater: 'ana' }]]);
+    const next = await api.nextTask('ana', null);
+    expect(next).toBe('a__b-1');
+    expect(calls).toEqual([['next_task', { rater: 'ana', after: null }]]);
   });
 
   it('turns a {code, message} rejection into an ApiError', async () => {

@@ -8,10 +8,10 @@ import { agreement, disagreements, ensemble, questionnaire } from '../testing/fi
 function backend() {
   return mockBackend({
     project_questionnaire: () => questionnaire,
-    list_cases: () => [],
+    progress_page: () => ({ total: 0, offset: 0, items: [] }),
     list_raters: () => [],
     project_agreement: () => agreement,
-    list_disagreements: () => disagreements,
+    disagreement_page: () => ({ total: disagreements.length, all: disagreements.length, open: 2, questions: [], offset: 0, items: disagreements }),
     ensemble_labels: () => ensemble,
     list_needed_repositories: () => [],
   });
@@ -49,7 +49,7 @@ describe('CoordinatorView', () => {
   it('says why when the questionnaire cannot be read', async () => {
     mockBackend({
       project_questionnaire: () => { throw { code: 'no_project', message: 'No project is open.' }; },
-      list_cases: () => [],
+      progress_page: () => ({ total: 0, offset: 0, items: [] }),
       list_raters: () => [],
     });
     const { findByText } = render(CoordinatorView);

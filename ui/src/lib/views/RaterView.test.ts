@@ -4,7 +4,7 @@ import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import RaterView from './RaterView.svelte';
 import { patch, questionnaire } from '../testing/fixtures';
 import { NOT_SAVED, SUBMIT_AGAIN } from '../form/offline';
-import type { AnswerView, CaseView, QueueItem } from '../api/types';
+import type { AnswerView, CaseView, QueueItem, QueuePage, QueueQuery } from '../api/types';
 import { mockBackend } from './coordinator/mockBackend';
 import { deferred, settle, watchFor } from '../testing/pending';
 
@@ -16,6 +16,26 @@ function caseView(id: string): CaseView {
     gold_patch: { view: patch, error: null, raw: null }, test_patch: { view: patch, error: null, raw: null },
     fail_to_pass: [{ id: 'tests/test_calc.py::test_add', location: { file: 0, hunk: 0, line: 2 } }], pass_to_pass: [],
   };
+}
+
+/** The Rust side's `queue_page` over `queue`. */
+function queuePage(queue: QueueItem[], args: Record<string, unknown>): QueuePage {
+  const q = args.query as QueueQuery;
+  const matching = queue.filter((i) => q.status === null || i.status === q.status);
+  const count = (status: QueueItem['status']) => queue.filter((i) => i.status === status).length;
+  return { total: matching.length, offset: q.offset, counts: { to_do: count('to_do'), in_progress: count('in_progress'), submitted: count('submitted') }, items: matching.slice(q.offset, q.offset + q.limit) };
+}
+
+/** The Rust side's `next_task` over `queue`. */
+function nextTask(queue: QueueItem[], after: string | null): string | null {
+  if (after === null) return (queue.find((i) => i.status === 'in_progress') ?? queue.find((i) => i.status === 'to_do') ?? queue[0])?.instance_id ?? null;
+  const at = queue.findIndex((i) => i.instance_id === after);
+  return [...queue.slice(at + 1), ...queue.slice(0, Math.max(at, 0))].find((i) => i.status !== 'submitted')?.instance_id ?? null;
+}
+
+function mark(queue: QueueItem[], id: string, status: QueueItem['status']) {
+  const item = queue.find((i) => i.instance_id === id);
+  if (item && item.status !== 'submitted') item.status = status;
 }
 
 /** The Rust side of a rater's panes; the server is unreachable for the next `server.down`
@@ -39,7 +59,8 @@ function fakeBackend(server = { down: 0 }) {
       throw { code: 'server_unavailable', message: 'The project’s server cannot be reached; nothing was stored.' };
     }
     switch (cmd) {
-      case 'rater_queue': return queue;
+      case 'queue_page': return queuePage(queue, args);
+      case 'next_task': return nextTask(queue, args.after as string | null);
       case 'project_questionnaire': return questionnaire;
       case 'case_view': return caseView(args.instance_id as string);
       case 'current_answer': return answers.get(args.case as string) ?? { ...view(args.case as string, 'to_do', {}), saved_at: null };
@@ -47,12 +68,14 @@ function fakeBackend(server = { down: 0 }) {
         const req = args.req as { case: string; values: AnswerView['values'] };
         const v = view(req.case, 'in_progress', req.values);
         answers.set(req.case, v);
+        mark(queue, req.case, 'in_progress');
         return v;
       }
       case 'submit_answer': {
         const req = args.req as { case: string; values: AnswerView['values'] };
         const v = view(req.case, 'submitted', req.values);
         answers.set(req.case, v);
+        mark(queue, req.case, 'submitted');
         return v;
       }
       case 'record_time': return null;
@@ -107,7 +130,7 @@ describe('RaterView', () => {
 
   it('shows a command error as its message', async () => {
     mockIPC((cmd) => {
-      if (cmd === 'rater_queue') throw { code: 'not_found', message: 'The project has no rater named "ana".' };
+      if (cmd === 'next_task' || cmd === 'queue_page') throw { code: 'not_found', message: 'The project has no rater named "ana".' };
       return questionnaire;
     });
     const { findByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
@@ -172,8 +195,9 @@ describe('RaterView while the queue loads', () => {
   });
 
   it('says it is loading, never that nothing is assigned, until the queue arrives', async () => {
-    const queue = deferred<QueueItem[]>();
-    mockBackend({ rater_queue: () => queue.promise, project_questionnaire: () => questionnaire, record_time: () => null });
+    const next = deferred<string | null>();
+    const page = deferred<QueuePage>();
+    mockBackend({ next_task: () => next.promise, queue_page: () => page.promise, project_questionnaire: () => questionnaire, record_time: () => null });
     const { container, getByTestId, findByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
     const empty = watchFor(container, 'No task is assigned to you yet.');
     await settle();
@@ -183,7 +207,8 @@ describe('RaterView while the queue loads', () => {
     expect(container.textContent).not.toContain('No task matches.');
     expect(empty.seen()).toBe(false);
 
-    queue.resolve([]);
+    page.resolve({ total: 0, offset: 0, counts: { to_do: 0, in_progress: 0, submitted: 0 }, items: [] });
+    next.resolve(null);
     expect((await findByTestId('queue-empty')).textContent).toBe('No task is assigned to you yet.');
     expect(container.querySelector('[data-testid="queue-loading"]')).toBeNull();
     empty.stop();
@@ -191,7 +216,8 @@ describe('RaterView while the queue loads', () => {
 
   it('shows the error, not an empty queue, when the queue cannot be read', async () => {
     mockBackend({
-      rater_queue: () => { throw { code: 'server_unavailable', message: 'The project’s server cannot be reached.' }; },
+      next_task: () => { throw { code: 'server_unavailable', message: 'The project’s server cannot be reached.' }; },
+      queue_page: () => { throw { code: 'server_unavailable', message: 'The project’s server cannot be reached.' }; },
       project_questionnaire: () => questionnaire,
       record_time: () => null,
     });

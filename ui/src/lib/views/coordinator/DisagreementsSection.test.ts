@@ -5,13 +5,24 @@ import { emit } from '@tauri-apps/api/event';
 import DisagreementsSection from './DisagreementsSection.svelte';
 import { mockBackend } from './mockBackend';
 import { disagreements, questionnaire } from '../../testing/fixtures';
-import type { AdjudicationRequest, AdjudicationView, Disagreement } from '../../api/types';
+import type { AdjudicationRequest, AdjudicationView, Disagreement, DisagreementPage, DisagreementQuery } from '../../api/types';
 import { deferred, settle, watchFor } from '../../testing/pending';
+
+/** The Rust side's `disagreement_page` over `list` (worst first already). */
+function pageOf(list: Disagreement[], args: Record<string, unknown>): DisagreementPage {
+  const q = args.query as DisagreementQuery;
+  const matching = list.filter((d) => (q.question === null || d.question === q.question) && (!q.open_only || d.adjudication === null));
+  const questions = [...new Map(list.map((d) => [d.question, { question: d.question, number: d.number }])).values()];
+  return {
+    total: matching.length, all: list.length, open: list.filter((d) => d.adjudication === null).length, questions,
+    offset: q.offset, items: matching.slice(q.offset, q.offset + q.limit),
+  };
+}
 
 function backend() {
   let list: Disagreement[] = structuredClone(disagreements);
   const calls = mockBackend({
-    list_disagreements: () => list,
+    disagreement_page: (args) => pageOf(list, args),
     adjudicate: (args) => {
       const req = args.req as AdjudicationRequest;
       const view: AdjudicationView = { ...req, at: '2026-01-03T11:00:00Z' };
@@ -45,11 +56,11 @@ describe('DisagreementsSection', () => {
     const { findAllByTestId, getByTestId, getAllByTestId } = render(DisagreementsSection, { active: true, questionnaire });
     await findAllByTestId('disagreement');
     await fireEvent.change(getByTestId('filter-question'), { target: { value: 'other_major_issues' } });
-    expect(getAllByTestId('disagreement').map((d) => d.textContent)).toHaveLength(1);
+    await waitFor(() => expect(getAllByTestId('disagreement').map((d) => d.textContent)).toHaveLength(1));
     await fireEvent.click(getByTestId('filter-open'));
-    expect(getByTestId('disagreement-count').textContent).toContain('0 shown');
+    await waitFor(() => expect(getByTestId('disagreement-count').textContent).toContain('0 shown'));
     await fireEvent.change(getByTestId('filter-question'), { target: { value: 'all' } });
-    expect(getAllByTestId('disagreement').map((d) => within(d).getByText(/__/).textContent)).toEqual(['astropy__astropy-12907', 'django__django-11099']);
+    await waitFor(() => expect(getAllByTestId('disagreement').map((d) => within(d).getByText(/__/).textContent)).toEqual(['astropy__astropy-12907', 'django__django-11099']));
   });
 
   it('refuses an empty rationale before calling, then sends exactly the decision and shows it', async () => {
@@ -77,13 +88,13 @@ describe('DisagreementsSection', () => {
         args: { req: { case: 'astropy__astropy-12907', question: 'underspecified', value: 2, rationale: 'The issue names the function but not the expected output.', by: 'coordinator' } },
       },
     ]);
-    await waitFor(() => expect(calls.filter((c) => c.cmd === 'list_disagreements')).toHaveLength(2));
+    await waitFor(() => expect(calls.filter((c) => c.cmd === 'disagreement_page')).toHaveLength(2));
     await waitFor(() => expect(getByTestId('disagreement-count').textContent).toBe('3 disagreements, 1 not adjudicated'));
   });
 
   it('requires a final answer and the adjudicator’s name, and shows a refusal as its sentence', async () => {
     mockBackend({
-      list_disagreements: () => disagreements,
+      disagreement_page: (args) => pageOf(disagreements, args),
       adjudicate: () => { throw { code: 'not_an_option', message: '"4" is not an option of question "difficulty".' }; },
     });
     const { findAllByTestId, getByTestId, findByTestId } = render(DisagreementsSection, { active: true, questionnaire });
@@ -117,7 +128,7 @@ describe('DisagreementsSection', () => {
     await findAllByTestId('disagreement');
     await waitFor(async () => {
       await emit('answers-changed');
-      expect(calls.filter((c) => c.cmd === 'list_disagreements').length).toBeGreaterThan(1);
+      expect(calls.filter((c) => c.cmd === 'disagreement_page').length).toBeGreaterThan(1);
     });
   });
 });
@@ -126,8 +137,8 @@ describe('DisagreementsSection while loading', () => {
   afterEach(() => clearMocks());
 
   it('says it is loading, never that the raters agree, until the first answer', async () => {
-    const list = deferred<Disagreement[]>();
-    mockBackend({ list_disagreements: () => list.promise });
+    const list = deferred<DisagreementPage>();
+    mockBackend({ disagreement_page: () => list.promise });
     const { container, getByTestId, findByText } = render(DisagreementsSection, { active: true, questionnaire });
     const agree = watchFor(container, 'The raters agree on every answered question.');
     await settle();
@@ -135,7 +146,7 @@ describe('DisagreementsSection while loading', () => {
     expect(container.querySelector('[data-testid="disagreement-count"]')).toBeNull();
     expect(agree.seen()).toBe(false);
 
-    list.resolve([]);
+    list.resolve(pageOf([], { query: { offset: 0, limit: 100, question: null, open_only: false } }));
     await findByText('The raters agree on every answered question.');
     expect(getByTestId('disagreement-count').textContent).toBe('0 disagreements, 0 not adjudicated');
     expect(container.querySelector('[data-testid="disagreements-loading"]')).toBeNull();

@@ -4,7 +4,7 @@ import { clearMocks } from '@tauri-apps/api/mocks';
 import { emit } from '@tauri-apps/api/event';
 import ProgressSection from './ProgressSection.svelte';
 import { mockBackend } from './mockBackend';
-import type { AssignReport, CaseListItem, RaterSummary } from '../../api/types';
+import type { AssignReport, CaseListItem, ProgressPage, ProgressQuery, RaterSummary } from '../../api/types';
 import { deferred, settle, watchFor } from '../../testing/pending';
 
 const raters: RaterSummary[] = [
@@ -17,29 +17,58 @@ function item(instanceId: string, assignments: CaseListItem['assignments']): Cas
 }
 
 const cases: CaseListItem[] = [
-  item('o__r-10', [{ rater: 'Amara', status: 'submitted', active_ms: 180000 }]),
   item('o__r-2', [{ rater: 'Amara', status: 'in_progress', active_ms: 20000 }, { rater: 'Ben', status: 'to_do', active_ms: 0 }]),
+  item('o__r-10', [{ rater: 'Amara', status: 'submitted', active_ms: 180000 }]),
 ];
+
+/** The Rust side's `progress_page` over `list` (already in natural order). */
+function pages(list: CaseListItem[]) {
+  return (args: Record<string, unknown>): ProgressPage => {
+    const q = args.query as ProgressQuery;
+    const matching = list.filter((c) => c.instance_id.includes(q.search.trim()) && (q.status === null || c.assignments.some((a) => a.status === q.status)));
+    return { total: matching.length, offset: q.offset, items: matching.slice(q.offset, q.offset + q.limit) };
+  };
+}
+
+/** The per-task table as rows of cell texts, with the header row first. */
+function tableRows(table: HTMLElement) {
+  return [...table.querySelectorAll('[role="row"]')].map((row) => [...row.querySelectorAll('[role="columnheader"], [role="cell"]')].map((c) => c.textContent!.trim()));
+}
 
 describe('ProgressSection', () => {
   afterEach(() => clearMocks());
 
-  it('lists tasks in natural order with one status column per rater', async () => {
-    mockBackend({ list_cases: () => cases, list_raters: () => raters });
-    const { findByTestId } = render(ProgressSection, { active: true });
+  it('lists a page of tasks with one status column per rater', async () => {
+    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters });
+    const { findByTestId, getByTestId } = render(ProgressSection, { active: true });
     const table = await findByTestId('case-progress');
-    await waitFor(() => expect(table.querySelectorAll('tbody tr')).toHaveLength(2));
-    const rows = [...table.querySelectorAll('tr')].map((tr) => [...tr.children].map((c) => c.textContent!.trim()));
-    expect(rows).toEqual([
+    await waitFor(() => expect(tableRows(table)).toHaveLength(3));
+    expect(tableRows(table)).toEqual([
       ['Task', 'Revision', 'Amara', 'Ben'],
       ['o__r-2', '1', 'in progress · <1 min', 'to do'],
       ['o__r-10', '1', 'done · 3 min', '–'],
     ]);
+    expect(table.getAttribute('aria-rowcount')).toBe('3');
+    expect(getByTestId('progress-total').textContent).toBe('2 tasks');
+    expect(calls.find((c) => c.cmd === 'progress_page')!.args).toEqual({ query: { offset: 0, limit: 100, rater: null, status: null, repo: null, search: '' } });
+  });
+
+  it('asks the Rust side for the tasks a search and a status filter leave', async () => {
+    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters });
+    const { findByTestId, getByTestId } = render(ProgressSection, { active: true });
+    const table = await findByTestId('case-progress');
+    await waitFor(() => expect(tableRows(table)).toHaveLength(3));
+    await fireEvent.change(getByTestId('progress-status'), { target: { value: 'submitted' } });
+    await waitFor(() => expect(tableRows(table).map((r) => r[0])).toEqual(['Task', 'o__r-10']));
+    await fireEvent.input(getByTestId('progress-search'), { target: { value: 'r-2' } });
+    await waitFor(() => expect(getByTestId('progress-empty').textContent).toBe('No task matches.'));
+    const last = calls.filter((c) => c.cmd === 'progress_page').at(-1)!.args.query as ProgressQuery;
+    expect([last.status, last.search]).toEqual(['submitted', 'r-2']);
   });
 
   it('assigns k raters per task with the seed and shows the load per rater', async () => {
     const report: AssignReport = { added: 3, calibration: 0, cases: 2, load: { Ben: 2, Amara: 2 } };
-    const calls = mockBackend({ list_cases: () => cases, list_raters: () => raters, assign_raters: () => report });
+    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters, assign_raters: () => report });
     const { getByTestId, findByTestId } = render(ProgressSection, { active: true });
     await fireEvent.input(getByTestId('per-case'), { target: { value: '3' } });
     await fireEvent.input(getByTestId('seed'), { target: { value: '7' } });
@@ -48,12 +77,12 @@ describe('ProgressSection', () => {
     expect(calls.find((c) => c.cmd === 'assign_raters')!.args).toEqual({ per_case: 3, seed: 7 });
     const load = [...getByTestId('assign-report').nextElementSibling!.querySelectorAll('tbody tr')].map((tr) => tr.textContent);
     expect(load).toEqual(['Amara2', 'Ben2']);
-    await waitFor(() => expect(calls.filter((c) => c.cmd === 'list_cases')).toHaveLength(2));
+    await waitFor(() => expect(calls.filter((c) => c.cmd === 'progress_page')).toHaveLength(2));
   });
 
   it('adds a rater by name and refuses an empty name before calling', async () => {
     const calls = mockBackend({
-      list_cases: () => cases,
+      progress_page: pages(cases),
       list_raters: () => raters,
       add_rater: (args) => ({ name: args.name, assigned: 0, submitted: 0 }),
     });
@@ -68,16 +97,16 @@ describe('ProgressSection', () => {
   });
 
   it('shows a refused command as its sentence', async () => {
-    mockBackend({ list_cases: () => { throw { code: 'coordinator_only', message: 'Only the coordinator sees the panel’s progress.' }; }, list_raters: () => raters });
+    mockBackend({ progress_page: () => { throw { code: 'coordinator_only', message: 'Only the coordinator sees the panel’s progress.' }; }, list_raters: () => raters });
     const { findByRole } = render(ProgressSection, { active: true });
     expect((await findByRole('alert')).textContent).toBe('Only the coordinator sees the panel’s progress.');
   });
 
   it('refreshes while shown when other sessions change answers, and not while hidden', async () => {
     let done = 0;
-    const calls = mockBackend({ list_cases: () => cases, list_raters: () => raters.map((r) => (r.name === 'Ben' ? { ...r, submitted: done } : r)) });
+    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters.map((r) => (r.name === 'Ben' ? { ...r, submitted: done } : r)) });
     const { container } = render(ProgressSection, { active: true });
-    const listed = () => calls.filter((c) => c.cmd === 'list_cases').length;
+    const listed = () => calls.filter((c) => c.cmd === 'progress_page').length;
     const perRater = () => [...container.querySelectorAll('.summary table tbody tr')].map((tr) => tr.textContent);
     await waitFor(() => expect(perRater()).toEqual(['Amara21', 'Ben10']));
     done = 1;
@@ -90,13 +119,13 @@ describe('ProgressSection', () => {
   });
 
   it('does not refresh while hidden', async () => {
-    const calls = mockBackend({ list_cases: () => cases, list_raters: () => raters });
+    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters });
     render(ProgressSection, { active: false });
     for (let i = 0; i < 5; i += 1) {
       await emit('answers-changed');
       await new Promise((r) => setTimeout(r, 10));
     }
-    expect(calls.filter((c) => c.cmd === 'list_cases')).toHaveLength(0);
+    expect(calls.filter((c) => c.cmd === 'progress_page')).toHaveLength(0);
   });
 });
 
@@ -104,8 +133,8 @@ describe('ProgressSection while loading', () => {
   afterEach(() => clearMocks());
 
   it('says it is loading, never that there are no tasks, until the first answer', async () => {
-    const list = deferred<CaseListItem[]>();
-    mockBackend({ list_cases: () => list.promise, list_raters: () => raters });
+    const list = deferred<ProgressPage>();
+    mockBackend({ progress_page: () => list.promise, list_raters: () => raters });
     const { container, getByTestId, findByTestId } = render(ProgressSection, { active: true });
     const empty = watchFor(container, 'The project has no tasks yet');
     await settle();
@@ -113,7 +142,7 @@ describe('ProgressSection while loading', () => {
     expect(getByTestId('case-progress').getAttribute('aria-busy')).toBe('true');
     expect(empty.seen()).toBe(false);
 
-    list.resolve([]);
+    list.resolve({ total: 0, offset: 0, items: [] });
     expect((await findByTestId('progress-empty')).textContent).toBe('The project has no tasks yet: import them under Import & export.');
     expect(getByTestId('case-progress').getAttribute('aria-busy')).toBe('false');
     expect(container.querySelector('[data-testid="progress-loading"]')).toBeNull();
