@@ -158,13 +158,13 @@ CREATE TABLE calibration_tasks (
 );
 "#,
     // 6: large texts (cases' contents and sources, evidence reports) are written as zstd frames
-    // in BLOBs, which an older Verity would read as text: it refuses the file instead. Texts
-    // written before stay as they are and read alike. And indexes that answer the queue and
-    // progress listings without reading a case's content or an answer: a rater's assignments
-    // and answer events, and each revision's listing line (the title sits after the content in
-    // the row, so reading it from the table walks the content's overflow pages).
+    // in BLOBs from now on, which an older Verity would read as text: the new version makes it
+    // refuse the file instead. Texts written before stay as they are and read alike. And
+    // indexes that answer the queue and progress listings without reading a case's content or
+    // an answer: a rater's assignments and answer events, and each revision's listing line (the
+    // title sits after the content in the row, so reading it from the table walks the
+    // content's overflow pages).
     r#"
-INSERT INTO meta(key, value) VALUES ('compression', 'zstd');
 CREATE INDEX assignments_by_rater ON assignments (rater_id, case_id, active_ms);
 CREATE INDEX answer_events_by_rater_case ON answer_events (rater_id, case_id, kind);
 CREATE INDEX case_revisions_listing
