@@ -2,8 +2,9 @@
 # Scale (issue 15): a project of 50,000 tasks of SWE-bench Pro's size (a 1.67 GB JSON lines
 # file, made from ../shared/data's 731 Pro rows by bench/scale_gen.py), three raters with every
 # task each, and their 150,000 answers. A benchmark, not a timed test: it prints one table of
-# figures against the issue's targets, then the dictionary measurement, the statistics at scale
-# (bench/scale_stats.sh) and the app at scale (bench/scale_app.sh).
+# figures against the issue's targets, then the dictionary measurement, the statistics and
+# exports at scale (bench/scale_stats.sh: agreement and export on this project, report on
+# OpenAI-sized panels) and the app at scale (bench/scale_app.sh, on a copy of the project).
 #
 #   TASKS=50000   tasks to generate
 #   SCALE_WORK=   a folder for the data (about 5 GB; a temporary one by default, removed after)
@@ -67,23 +68,15 @@ python3 bench/scale_gen.py answers "$work/tasks.jsonl" 3 3 7 "$work/answers.csv"
 read -r t m < <(measure sh -c "'$verity' --project '$project' import '$work/answers.csv' >/dev/null")
 row "import 150,000 answers, OpenAI's per-annotator CSV (s / MB)" "$t" "$m" ""
 
-read -r t m < <(measure sh -c "'$verity' --project '$project' agreement >/dev/null")
-row "verity agreement --project (s / peak MB)" "$t" "$m" "target < 2 s"
-read -r t m < <(measure sh -c "'$verity' --project '$project' export --format jsonl --out '$work/export.jsonl' >/dev/null")
-row "verity export --format jsonl (s / peak MB)" "$t" "$m" "target: RSS < 200 MB"
-rm -f "$work/export.jsonl"
-
 echo
 echo "Scale: $tasks tasks, 3 raters, 3 assignments per task ($(nproc) cores, one run each)"
 printf '%-58s %10s %10s   %s\n' "" "value" "" ""
 printf '%s\n' "${rows[@]}"
 echo
 "$target/release/examples/zstd_dictionary" "$pro"
-if [ -f bench/scale_stats.sh ]; then
-  echo
-  VERITY_SCALE_PROJECT=$project bash bench/scale_stats.sh
-fi
-if [ "${SCALE_APP:-1}" != 0 ] && [ -f bench/scale_app.sh ]; then
+echo
+VERITY_SCALE_PROJECT=$project bash bench/scale_stats.sh
+if [ "${SCALE_APP:-1}" != 0 ]; then
   echo
   VERITY_SCALE_PROJECT=$project bash bench/scale_app.sh
 fi
