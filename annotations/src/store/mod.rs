@@ -396,10 +396,6 @@ impl Store {
             .map_err(sql)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(sql)?;
-        // 32 MiB of page cache (SQLite's default is 2): a large import's b-tree pages stay in
-        // memory instead of being read back from the log, a quarter less work.
-        conn.pragma_update(None, "cache_size", -32_768)
-            .map_err(sql)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sql)?;
         migrations::migrate(&mut conn, version, APPLICATION_ID).map_err(sql)?;

@@ -418,6 +418,20 @@ impl AnswerStore for PgStore {
         self.query_submissions(LATEST_SUBMISSIONS, filter)
     }
 
+    fn count_submissions(&self, filter: &SubmissionFilter<'_>) -> Result<usize, StoreError> {
+        let sql = "SELECT COUNT(*) FROM answer_events WHERE kind IN ('submit', 'revise')";
+        let count: Vec<i64> = match filter.cases {
+            None => self.column(sql, &[])?,
+            Some(ids) => self.column(
+                &format!("{sql} AND case_id = ANY($1::BIGINT[])"),
+                &[&ids.to_vec()],
+            )?,
+        };
+        Ok(count
+            .first()
+            .map_or(0, |n| usize::try_from(*n).unwrap_or(0)))
+    }
+
     fn all_answer_events(&self) -> Result<Vec<AnswerEvent>, StoreError> {
         self.query_events(
             &format!("SELECT {EVENT_COLUMNS} FROM answer_events ORDER BY uid COLLATE \"C\""),
