@@ -63,8 +63,7 @@ fn rated<'q>(questions: &'q [&'q Question]) -> impl Iterator<Item = &'q &'q Ques
 pub struct CsvWriter<'a> {
     questions: &'a [&'a Question],
     slots: usize,
-    writer: csv::Writer<&'a mut dyn Write>,
-    rows: usize,
+    rows: super::CsvRows<'a>,
 }
 
 impl<'a> CsvWriter<'a> {
@@ -92,13 +91,10 @@ impl<'a> CsvWriter<'a> {
                 header.push(format!("rater_{slot}_{}", q.id));
             }
         }
-        let mut writer = super::csv_writer(out);
-        writer.write_record(&header)?;
         Ok(CsvWriter {
             questions,
             slots,
-            writer,
-            rows: 0,
+            rows: super::CsvRows::new(out, &header)?,
         })
     }
 
@@ -136,15 +132,12 @@ impl<'a> CsvWriter<'a> {
                 record.push(cell(answers.and_then(|(_, a)| a.get(&q.id))));
             }
         }
-        self.writer.write_record(&record)?;
-        self.rows += 1;
-        Ok(())
+        self.rows.write(&record)
     }
 
     /// Flushes the file; returns the rows written.
-    pub fn finish(mut self) -> io::Result<usize> {
-        self.writer.flush()?;
-        Ok(self.rows)
+    pub fn finish(self) -> io::Result<usize> {
+        self.rows.finish()
     }
 }
 

@@ -28,16 +28,15 @@ pub fn write(out: &mut dyn Write, rows: &[Row]) -> io::Result<usize> {
 
 /// Writes the file a row at a time: the header first, then the rows in the order given.
 pub struct Writer<'a> {
-    writer: csv::Writer<&'a mut dyn Write>,
-    rows: usize,
+    rows: super::CsvRows<'a>,
 }
 
 impl<'a> Writer<'a> {
     /// Writes the header.
     pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
-        let mut writer = super::csv_writer(out);
-        writer.write_record(ENSEMBLED_COLUMNS)?;
-        Ok(Writer { writer, rows: 0 })
+        Ok(Writer {
+            rows: super::CsvRows::new(out, ENSEMBLED_COLUMNS)?,
+        })
     }
 
     /// Writes one row.
@@ -77,14 +76,11 @@ impl<'a> Writer<'a> {
                 },
             })
             .collect();
-        self.writer.write_record(&record)?;
-        self.rows += 1;
-        Ok(())
+        self.rows.write(&record)
     }
 
     /// Flushes the file; returns the rows written.
-    pub fn finish(mut self) -> io::Result<usize> {
-        self.writer.flush()?;
-        Ok(self.rows)
+    pub fn finish(self) -> io::Result<usize> {
+        self.rows.finish()
     }
 }
