@@ -45,6 +45,8 @@ describe('DisagreementsSection', () => {
     expect(items[0].textContent).toContain('1.1');
     expect(within(items[0]).getAllByTestId('answer-chip').map((c) => c.textContent)).toEqual(['Amara 0 · Well-specified', 'Ben 3 · Almost impossible']);
     expect(within(items[1]).getAllByTestId('answer-chip').map((c) => c.textContent)).toEqual(['Amara <15 min fix', 'Chen 15 min - 1 hour']);
+    // A chip cut short on a narrow row still names its whole answer.
+    expect(within(items[0]).getAllByTestId('answer-chip').map((c) => c.title)).toEqual(['Amara: 0 · Well-specified', 'Ben: 3 · Almost impossible']);
     expect(items[0].textContent).toContain('spread 3');
     expect(items[0].textContent).toContain('not adjudicated');
     expect(items[2].textContent).toContain('adjudicated: 0 · No');
