@@ -102,17 +102,17 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
                 positions.iter().max().copied().unwrap_or(0)
                     - positions.iter().min().copied().unwrap_or(0)
             };
-            let adjudication = panel
-                .adjudications
-                .get(&(case.case_id, question.id.clone()))
-                .map(|a| AdjudicationView {
-                    case: case.instance_id.clone(),
-                    question: a.question.clone(),
-                    value: a.value.clone(),
-                    rationale: a.rationale.clone(),
-                    by: a.decided_by.clone(),
-                    at: a.at.clone(),
-                });
+            let adjudication =
+                panel
+                    .adjudication(case.case_id, &question.id)
+                    .map(|a| AdjudicationView {
+                        case: case.instance_id.clone(),
+                        question: a.question.clone(),
+                        value: a.value.clone(),
+                        rationale: a.rationale.clone(),
+                        by: a.decided_by.clone(),
+                        at: a.at.clone(),
+                    });
             out.push((
                 qi,
                 Disagreement {

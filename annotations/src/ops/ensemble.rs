@@ -1,6 +1,6 @@
 //! Ensembles: one label per case and question by a rule, and the questionnaire's filter.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -171,23 +171,17 @@ pub(super) fn build_ensemble(
         .iter()
         .map(|c| (c.instance_id.as_str(), (c.case_id, c.answers.as_slice())))
         .collect();
-    for (case_id, _) in panel.adjudications.keys() {
+    for case_id in panel.adjudications.keys() {
         if let Some(id) = panel.instance_ids.get(case_id) {
             by_case.entry(id.as_str()).or_insert((*case_id, &[]));
         }
     }
-    // The cases with an adjudication, so the others look none up (a lookup copies its key).
-    let adjudicated: HashSet<i64> = panel.adjudications.keys().map(|(c, _)| *c).collect();
     let mut cases = Vec::new();
     let (mut kept, mut dropped, mut undecided) = (0, 0, 0);
     for (instance_id, (case_id, answers)) in by_case {
         let mut labels = Vec::new();
         for question in &questions {
-            let adjudication = adjudicated
-                .contains(&case_id)
-                .then(|| panel.adjudications.get(&(case_id, question.id.clone())))
-                .flatten();
-            if let Some(adj) = adjudication {
+            if let Some(adj) = panel.adjudication(case_id, &question.id) {
                 labels.push(Label {
                     question: question.id.clone(),
                     value: Some(adj.value.clone()),

@@ -71,8 +71,12 @@ pub(super) struct Panel {
     pub(super) instance_ids: HashMap<i64, String>,
     pub(super) first: Vec<CaseAnswers>,
     pub(super) latest: Vec<CaseAnswers>,
-    pub(super) adjudications: HashMap<(i64, String), crate::store::AdjudicationRow>,
+    pub(super) adjudications: Adjudications,
 }
+
+/// The latest adjudication of each question, by case row id then question id: a lookup
+/// borrows its keys.
+pub(super) type Adjudications = HashMap<i64, HashMap<String, crate::store::AdjudicationRow>>;
 
 /// The events by case in instance-id order, each case's in the order its raters first submitted
 /// (`first` holds each (case, rater)'s first submission).
@@ -118,6 +122,15 @@ fn group(
 }
 
 impl Panel {
+    /// The latest adjudication of a case's question.
+    pub(super) fn adjudication(
+        &self,
+        case_id: i64,
+        question: &str,
+    ) -> Option<&crate::store::AdjudicationRow> {
+        self.adjudications.get(&case_id)?.get(question)
+    }
+
     /// Each case's latest submitted answers, by task id.
     pub(super) fn latest_by_case(&self) -> HashMap<&str, &CaseAnswers> {
         self.latest
@@ -163,12 +176,19 @@ impl Panel {
 struct PanelIndex {
     names: HashMap<i64, Rc<str>>,
     instance_ids: HashMap<i64, String>,
-    adjudications: HashMap<(i64, String), crate::store::AdjudicationRow>,
+    adjudications: Adjudications,
 }
 
 impl PanelIndex {
     fn load(project: &Project) -> Result<PanelIndex> {
         let store = &project.store;
+        let mut adjudications = Adjudications::new();
+        for a in store.latest_adjudications()? {
+            adjudications
+                .entry(a.case_id)
+                .or_default()
+                .insert(a.question.clone(), a);
+        }
         Ok(PanelIndex {
             names: store
                 .list_raters()?
@@ -176,11 +196,7 @@ impl PanelIndex {
                 .map(|r| (r.id, Rc::from(r.name)))
                 .collect(),
             instance_ids: store.case_instance_ids()?.into_iter().collect(),
-            adjudications: store
-                .latest_adjudications()?
-                .into_iter()
-                .map(|a| ((a.case_id, a.question.clone()), a))
-                .collect(),
+            adjudications,
         })
     }
 
@@ -271,14 +287,11 @@ impl PanelIndex {
     }
 
     /// The adjudications of the cases `on_case` accepts.
-    fn adjudications_of(
-        &self,
-        on_case: impl Fn(i64) -> bool,
-    ) -> HashMap<(i64, String), crate::store::AdjudicationRow> {
+    fn adjudications_of(&self, on_case: impl Fn(i64) -> bool) -> Adjudications {
         self.adjudications
             .iter()
-            .filter(|((case_id, _), _)| on_case(*case_id))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .filter(|(case_id, _)| on_case(**case_id))
+            .map(|(k, v)| (*k, v.clone()))
             .collect()
     }
 }

@@ -95,13 +95,14 @@ pub struct AnswerEvent {
     pub at: String,
 }
 
-const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
-     kind, answer_revision, answer, reason, at";
-
-/// The columns of an event after its id and uid, but its answer, which
-/// [`Store::query_submissions`] reads whole or a few values of.
+/// The columns of an event after its id and uid, but its answer, which comes last: whole, or
+/// a few of its values ([`Store::query_submissions`]).
 const EVENT_FIELDS: &str =
     "case_id, rater_id, case_revision_id, questionnaire_id, kind, answer_revision, reason, at";
+
+/// Every column of an event, in the order [`Store::event_from_row`] reads them.
+const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
+     kind, answer_revision, reason, at, answer";
 
 /// A new event's global id: a UUID v7, so ids sort in the order events were made.
 pub fn new_event_uid() -> String {
@@ -403,42 +404,7 @@ impl Store {
             .map_err(|e| self.sql(e))?;
         let mut events = Vec::new();
         while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
-            let answer = match filter.questions {
-                None => {
-                    let text: String = row.get(10).map_err(|e| self.sql(e))?;
-                    serde_json::from_str(&text).map_err(|e| self.corrupt("answer", e))?
-                }
-                Some(questions) => {
-                    let mut answer = Map::new();
-                    for (i, question) in questions.iter().enumerate() {
-                        let value: Option<String> = row.get(10 + i).map_err(|e| self.sql(e))?;
-                        if let Some(value) = value {
-                            answer.insert(
-                                (*question).to_string(),
-                                serde_json::from_str(&value)
-                                    .map_err(|e| self.corrupt("answer", e))?,
-                            );
-                        }
-                    }
-                    answer
-                }
-            };
-            let kind: String = row.get(6).map_err(|e| self.sql(e))?;
-            events.push(AnswerEvent {
-                id: row.get(0).map_err(|e| self.sql(e))?,
-                uid: row.get(1).map_err(|e| self.sql(e))?,
-                case_id: row.get(2).map_err(|e| self.sql(e))?,
-                rater_id: row.get(3).map_err(|e| self.sql(e))?,
-                case_revision_id: row.get(4).map_err(|e| self.sql(e))?,
-                questionnaire_id: row.get(5).map_err(|e| self.sql(e))?,
-                kind: EventKind::parse(&kind).ok_or_else(|| {
-                    StoreError::Rule(format!("unknown answer event kind {kind:?}"))
-                })?,
-                answer_revision: row.get(7).map_err(|e| self.sql(e))?,
-                answer,
-                reason: row.get(8).map_err(|e| self.sql(e))?,
-                at: row.get(9).map_err(|e| self.sql(e))?,
-            });
+            events.push(self.event_from_row(row, filter.questions)?);
         }
         Ok(events)
     }
@@ -449,56 +415,63 @@ impl Store {
         params: impl rusqlite::Params,
     ) -> Result<Vec<AnswerEvent>, StoreError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map(params, |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, i64>(3)?,
-                    row.get::<_, i64>(4)?,
-                    row.get::<_, i64>(5)?,
-                    row.get::<_, String>(6)?,
-                    row.get::<_, i64>(7)?,
-                    row.get::<_, String>(8)?,
-                    row.get::<_, Option<String>>(9)?,
-                    row.get::<_, String>(10)?,
-                ))
-            })
-            .map_err(|e| self.sql(e))?;
+        let mut rows = stmt.query(params).map_err(|e| self.sql(e))?;
         let mut events = Vec::new();
-        for row in rows {
-            let (
-                id,
-                uid,
-                case_id,
-                rater_id,
-                case_revision_id,
-                questionnaire_id,
-                kind,
-                rev,
-                answer,
-                reason,
-                at,
-            ) = row.map_err(|e| self.sql(e))?;
-            events.push(AnswerEvent {
-                id,
-                uid,
-                case_id,
-                rater_id,
-                case_revision_id,
-                questionnaire_id,
-                kind: EventKind::parse(&kind).ok_or_else(|| {
-                    StoreError::Rule(format!("unknown answer event kind {kind:?}"))
-                })?,
-                answer_revision: rev,
-                answer: serde_json::from_str(&answer).map_err(|e| self.corrupt("answer", e))?,
-                reason,
-                at,
-            });
+        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
+            events.push(self.event_from_row(row, None)?);
         }
         Ok(events)
     }
+
+    /// An event from a row of [`EVENT_COLUMNS`]: its answer whole, or the values of
+    /// `questions`, one column each.
+    fn event_from_row(
+        &self,
+        row: &rusqlite::Row<'_>,
+        questions: Option<&[&str]>,
+    ) -> Result<AnswerEvent, StoreError> {
+        let sql = |e| self.sql(e);
+        let kind: String = row.get(6).map_err(sql)?;
+        Ok(AnswerEvent {
+            id: row.get(0).map_err(sql)?,
+            uid: row.get(1).map_err(sql)?,
+            case_id: row.get(2).map_err(sql)?,
+            rater_id: row.get(3).map_err(sql)?,
+            case_revision_id: row.get(4).map_err(sql)?,
+            questionnaire_id: row.get(5).map_err(sql)?,
+            kind: EventKind::parse(&kind)
+                .ok_or_else(|| StoreError::Rule(format!("unknown answer event kind {kind:?}")))?,
+            answer_revision: row.get(7).map_err(sql)?,
+            reason: row.get(8).map_err(sql)?,
+            at: row.get(9).map_err(sql)?,
+            answer: answer_from_cells(
+                questions,
+                |i| row.get(10 + i).map_err(sql),
+                |e| self.corrupt("answer", e),
+            )?,
+        })
+    }
+}
+
+/// An answer as a query of events gives it, from the cells after the event's fields: the whole
+/// answer's JSON in one cell (`questions` is `None`), or the JSON of each question's value in a
+/// cell of its own, `NULL` where it was not answered. Shared by both backends.
+pub(crate) fn answer_from_cells(
+    questions: Option<&[&str]>,
+    mut cell: impl FnMut(usize) -> Result<Option<String>, StoreError>,
+    corrupt: impl Fn(serde_json::Error) -> StoreError,
+) -> Result<Map<String, Value>, StoreError> {
+    let Some(questions) = questions else {
+        return serde_json::from_str(&cell(0)?.unwrap_or_default()).map_err(corrupt);
+    };
+    let mut answer = Map::new();
+    for (i, question) in questions.iter().enumerate() {
+        if let Some(value) = cell(i)? {
+            let value = serde_json::from_str(&value).map_err(&corrupt)?;
+            answer.insert((*question).to_string(), value);
+        }
+    }
+    Ok(answer)
 }
 
 #[cfg(test)]

@@ -389,7 +389,7 @@ impl ImportBatch for ImportSession<'_> {
                 stmt.execute(params![case_id, kind.as_str(), origin, content, record.hash, self.now])
             })
             .map_err(|e| sql_err(self.path, e))?;
-        self.settle_revision(case_id, Some((kind, &record.value)))
+        self.settle_revision(case_id, kind, &record.value)
     }
 
     fn ensure_case(&mut self, instance_id: &str, origin: &str) -> Result<bool, StoreError> {
@@ -463,13 +463,14 @@ impl ImportSession<'_> {
         Ok(summary)
     }
 
-    /// Settles the case's revision from its stored sources, with `in_hand` (a source just
-    /// stored) taken as given instead of read back. A merge that differs from the last revision
+    /// Settles the case's revision from its stored sources, the one of `kind` just stored
+    /// taken as given (`record`) instead of read back. A merge that differs from the last revision
     /// before this import makes the next revision, or rewrites the one this import already made.
     fn settle_revision(
         &mut self,
         case_id: i64,
-        in_hand: Option<(SourceKind, &CaseRecord)>,
+        kind: SourceKind,
+        record: &CaseRecord,
     ) -> Result<(), StoreError> {
         let path = self.path;
         let sql = |e| sql_err(path, e);
@@ -477,32 +478,31 @@ impl ImportSession<'_> {
         {
             let mut stmt = self
                 .tx
-                .prepare_cached("SELECT kind, content FROM case_sources WHERE case_id = ?1")
+                .prepare_cached(
+                    "SELECT kind, content FROM case_sources WHERE case_id = ?1 AND kind <> ?2",
+                )
                 .map_err(sql)?;
-            let mut rows = stmt.query([case_id]).map_err(sql)?;
+            let mut rows = stmt.query(params![case_id, kind.as_str()]).map_err(sql)?;
             while let Some(row) = rows.next().map_err(sql)? {
-                let kind: String = row.get(0).map_err(sql)?;
-                let kind = SourceKind::parse(&kind).ok_or_else(|| {
-                    StoreError::Rule(format!("unknown source kind {kind:?} in the project"))
+                let name: String = row.get(0).map_err(sql)?;
+                let other = SourceKind::parse(&name).ok_or_else(|| {
+                    StoreError::Rule(format!("unknown source kind {name:?} in the project"))
                 })?;
-                if in_hand.is_some_and(|(k, _)| k == kind) {
-                    continue;
-                }
                 let content = unpack(path, "case record", row.get_ref(1).map_err(sql)?)?;
-                let record: CaseRecord =
+                let said: CaseRecord =
                     serde_json::from_str(&content).map_err(|source| StoreError::Corrupt {
                         path: path.to_path_buf(),
                         what: "case record",
                         source,
                     })?;
-                stored.push((kind, record));
+                stored.push((other, said));
             }
         }
         let mut records: Vec<(SourceKind, &CaseRecord)> = stored
             .iter()
             .map(|(kind, record)| (*kind, record))
             .collect();
-        records.extend(in_hand);
+        records.push((kind, record));
         let case = merge_sources(records);
         let content = pack(path, "case", &case.json)?;
         let fields = (
@@ -684,11 +684,6 @@ mod tests {
                 .case
                 .problem_statement,
             issue
-        );
-        let again = import(&mut store, &[record("b", &issue)]);
-        assert_eq!(
-            again.unchanged, 1,
-            "a plain revision of the same content is unchanged"
         );
     }
 

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use tokio_postgres::AsyncMessage;
 
 use super::{Client, Failure, PgStore};
+use crate::store::answers::answer_from_cells;
 use crate::store::answers::{StoredFields, same_event};
 use crate::store::raters::check_name_free;
 use crate::store::{
@@ -19,13 +20,14 @@ use crate::store::{
     RaterStore, ReferenceRow, RepoStore, Repository, StoreError, SubmissionFilter,
 };
 
-const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
-     kind, answer_revision, answer, reason, at";
-
-/// The columns of an event but its answer, which [`PgStore::query_submissions`] reads whole or
-/// a few values of.
+/// The columns of an event but its answer, which comes last: whole, or a few of its values
+/// ([`PgStore::query_submissions`]).
 const EVENT_FIELDS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
      kind, answer_revision, reason, at";
+
+/// Every column of an event, in the order [`PgStore::event_from_row`] reads them.
+const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
+     kind, answer_revision, reason, at, answer";
 
 /// Each rater's first submission on each case: the kinds, and the order whose first row
 /// `DISTINCT ON (case_id, rater_id)` keeps.
@@ -102,28 +104,36 @@ impl PgStore {
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Vec<AnswerEvent>, StoreError> {
         let rows = self.run(async |c: &mut Client| Ok(c.query(sql, params).await?))?;
-        rows.iter()
-            .map(|r| {
-                let field = |e: tokio_postgres::Error| self.failure(e.into());
-                let kind: String = r.try_get(6).map_err(field)?;
-                let answer: String = r.try_get(8).map_err(field)?;
-                Ok(AnswerEvent {
-                    id: r.try_get(0).map_err(field)?,
-                    uid: r.try_get(1).map_err(field)?,
-                    case_id: r.try_get(2).map_err(field)?,
-                    rater_id: r.try_get(3).map_err(field)?,
-                    case_revision_id: r.try_get(4).map_err(field)?,
-                    questionnaire_id: r.try_get(5).map_err(field)?,
-                    kind: EventKind::parse(&kind).ok_or_else(|| {
-                        StoreError::Rule(format!("unknown answer event kind {kind:?}"))
-                    })?,
-                    answer_revision: r.try_get(7).map_err(field)?,
-                    answer: serde_json::from_str(&answer).map_err(|e| self.corrupt("answer", e))?,
-                    reason: r.try_get(9).map_err(field)?,
-                    at: r.try_get(10).map_err(field)?,
-                })
-            })
-            .collect()
+        rows.iter().map(|r| self.event_from_row(r, None)).collect()
+    }
+
+    /// An event from a row of [`EVENT_COLUMNS`]: its answer whole, or the values of
+    /// `questions`, one column each.
+    fn event_from_row(
+        &self,
+        r: &tokio_postgres::Row,
+        questions: Option<&[&str]>,
+    ) -> Result<AnswerEvent, StoreError> {
+        let field = |e: tokio_postgres::Error| self.failure(e.into());
+        let kind: String = r.try_get(6).map_err(field)?;
+        Ok(AnswerEvent {
+            id: r.try_get(0).map_err(field)?,
+            uid: r.try_get(1).map_err(field)?,
+            case_id: r.try_get(2).map_err(field)?,
+            rater_id: r.try_get(3).map_err(field)?,
+            case_revision_id: r.try_get(4).map_err(field)?,
+            questionnaire_id: r.try_get(5).map_err(field)?,
+            kind: EventKind::parse(&kind)
+                .ok_or_else(|| StoreError::Rule(format!("unknown answer event kind {kind:?}")))?,
+            answer_revision: r.try_get(7).map_err(field)?,
+            reason: r.try_get(8).map_err(field)?,
+            at: r.try_get(9).map_err(field)?,
+            answer: answer_from_cells(
+                questions,
+                |i| r.try_get(10 + i).map_err(field),
+                |e| self.corrupt("answer", e),
+            )?,
+        })
     }
 }
 
@@ -162,45 +172,7 @@ impl PgStore {
         );
         let rows = self.run(async |c: &mut Client| Ok(c.query(&sql, &params).await?))?;
         rows.iter()
-            .map(|r| {
-                let field = |e: tokio_postgres::Error| self.failure(e.into());
-                let answer = match filter.questions {
-                    None => {
-                        let text: String = r.try_get(10).map_err(field)?;
-                        serde_json::from_str(&text).map_err(|e| self.corrupt("answer", e))?
-                    }
-                    Some(questions) => {
-                        let mut answer = Map::new();
-                        for (i, question) in questions.iter().enumerate() {
-                            let value: Option<String> = r.try_get(10 + i).map_err(field)?;
-                            if let Some(value) = value {
-                                answer.insert(
-                                    (*question).to_string(),
-                                    serde_json::from_str(&value)
-                                        .map_err(|e| self.corrupt("answer", e))?,
-                                );
-                            }
-                        }
-                        answer
-                    }
-                };
-                let kind: String = r.try_get(6).map_err(field)?;
-                Ok(AnswerEvent {
-                    id: r.try_get(0).map_err(field)?,
-                    uid: r.try_get(1).map_err(field)?,
-                    case_id: r.try_get(2).map_err(field)?,
-                    rater_id: r.try_get(3).map_err(field)?,
-                    case_revision_id: r.try_get(4).map_err(field)?,
-                    questionnaire_id: r.try_get(5).map_err(field)?,
-                    kind: EventKind::parse(&kind).ok_or_else(|| {
-                        StoreError::Rule(format!("unknown answer event kind {kind:?}"))
-                    })?,
-                    answer_revision: r.try_get(7).map_err(field)?,
-                    answer,
-                    reason: r.try_get(8).map_err(field)?,
-                    at: r.try_get(9).map_err(field)?,
-                })
-            })
+            .map(|r| self.event_from_row(r, filter.questions))
             .collect()
     }
 }
