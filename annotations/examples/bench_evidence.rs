@@ -116,7 +116,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("terms") => {
-            for term in extract_terms(&read(&arg(&args, 2, "PATCH"))) {
+            for term in extract_terms(&read(&arg(&args, 2, "PATCH")), "", "", &|_| None) {
                 println!("{}", term.term);
             }
         }
@@ -158,7 +158,7 @@ fn main() {
                 .collect();
             println!(
                 "terms={} cold_ms={:.1} again_ms={:.1} nearby_ms={:.1} nearby_other_task_ms={:.1}",
-                extract_terms(&patch).len(),
+                extract_terms(&patch, "", "", &|_| None).len(),
                 median(cold),
                 median(again),
                 median(near),

@@ -537,22 +537,56 @@ pub(crate) struct AddedLine<'a> {
 /// The added lines of a unified diff, read as leniently as a diff from the internet needs: a
 /// malformed hunk ends where it stops making sense, and reading goes on.
 pub(crate) fn added_lines(patch: &str) -> Vec<AddedLine<'_>> {
+    patch_lines(patch)
+        .into_iter()
+        .filter(|line| line.kind == LineKind::Added)
+        .map(|line| AddedLine {
+            file: line.file,
+            patch_line: line.patch_line,
+            file_line: line.new_line.map_or(0, |n| n as usize),
+            text: line.text,
+        })
+        .collect()
+}
+
+/// One context, added or removed line of a unified diff, with the file it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PatchLine<'a> {
+    /// The file's path after the change.
+    pub(crate) file: &'a str,
+    /// 1-based line number within the patch text.
+    pub(crate) patch_line: usize,
+    /// Context, added or removed.
+    pub(crate) kind: LineKind,
+    /// 1-based line number in the file before the change (context and removed lines).
+    pub(crate) old_line: Option<u32>,
+    /// 1-based line number in the file after the change (context and added lines).
+    pub(crate) new_line: Option<u32>,
+    /// The line without its marker.
+    pub(crate) text: &'a str,
+}
+
+/// Every hunk line of a unified diff (context, added and removed), read as leniently as
+/// [`added_lines`]; files that are deleted have no lines here.
+pub(crate) fn patch_lines(patch: &str) -> Vec<PatchLine<'_>> {
     let mut out = Vec::new();
     let mut file: Option<&str> = None;
     for scanned in DiffScanner::new(patch) {
         match scanned {
             Scanned::Line {
                 number,
-                kind: LineKind::Added,
+                kind: kind @ (LineKind::Added | LineKind::Context | LineKind::Removed),
                 text,
+                old_line,
                 new_line,
-                ..
             } => {
                 if let Some(path) = file {
-                    out.push(AddedLine {
+                    out.push(PatchLine {
                         file: path,
                         patch_line: number,
-                        file_line: new_line.map_or(0, |n| n as usize),
+                        kind,
+                        old_line,
+                        new_line,
                         text,
                     });
                 }

@@ -815,7 +815,7 @@ fn audit_test_patches_yield_terms() {
         eprintln!("skipped: {} is not here", case.display());
         return;
     };
-    let terms = extract_terms(&patch);
+    let terms = extract_terms(&patch, "", "", &|_| None);
     let asserted = terms
         .iter()
         .find(|t| t.term.starts_with("only non-config commands are supported"))

@@ -71,4 +71,4 @@ pub use report::{
     PrecedentLocation, Summary, TermClass, TermEvidence, WordChange, render_text,
 };
 pub use repository::{has_commit, held_commits};
-pub use terms::{Term, TermKind, TermOrigin, extract_terms};
+pub use terms::{Term, TermKind, TermOrigin, TermRole, TermSource, extract_terms};

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::blobs::BlobText;
 use super::classify::{added_text, classify_term, text_contains};
 use super::engine::{ENGINE_VERSION, Engine};
 use super::error::{CaseContext, EvidenceError};
@@ -70,7 +71,19 @@ fn compute(
     let repo = RepoAccess::open(repo_path, context)?;
     let commit = repo.resolve_commit(&request.base_commit)?;
     let files = repo.list_files(&commit, engine)?;
-    let terms = extract_terms(&request.test_patch);
+    let base_file = |path: &str| -> Option<String> {
+        let entry = files.iter().find(|entry| &*entry.path == path)?;
+        match repo.read_blob(&commit.id, entry.blob).ok()? {
+            BlobText::Text(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            BlobText::Binary { .. } => None,
+        }
+    };
+    let terms = extract_terms(
+        &request.test_patch,
+        &request.gold_patch,
+        &request.prose,
+        &base_file,
+    );
     let gold = added_text(&request.gold_patch);
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
