@@ -1,7 +1,7 @@
 //! Shell scripts and data files.
 //!
 //! - **Shell** (`.sh`, `.bash`, `.bats`): per added line, quoted strings and the words after
-//!   a command's name (not flags, variables or shell keywords). A line whose command asserts or
+//!   a command's name (not flags, bare variables or shell keywords). A line whose command asserts or
 //!   matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
 //!   terms; a matching line (`match`, `grep`, `=~`) reads its strings as regular expressions.
 //! - **Structured data** (`.yml`, `.yaml`, `.json`, `.cue`, `.toml`): the scalar value of each
@@ -218,9 +218,9 @@ fn scalar(value: &str) -> Option<&str> {
 }
 
 const SHELL_WORDS: &[&str] = &[
-    "then", "else", "elif", "for", "while", "until", "done", "case", "esac", "function", "return",
-    "local", "export", "readonly", "declare", "echo", "printf", "true", "false", "exit", "shift",
-    "set", "unset", "source", "eval", "exec", "cd", "in",
+    "if", "then", "else", "elif", "for", "while", "until", "done", "case", "esac", "function",
+    "return", "local", "export", "readonly", "declare", "echo", "printf", "true", "false", "exit",
+    "shift", "set", "unset", "source", "eval", "exec", "cd", "in",
 ];
 
 /// A word of a shell line: its text and whether it was quoted.
@@ -258,6 +258,17 @@ fn shell_words(line: &str) -> Vec<(&str, bool)> {
     words
 }
 
+/// A word that only expands a variable: `$body`, `${TOKEN}`.
+fn is_variable(word: &str) -> bool {
+    word.strip_prefix('$').is_some_and(|name| {
+        let name = name
+            .strip_prefix('{')
+            .and_then(|n| n.strip_suffix('}'))
+            .unwrap_or(name);
+        !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
 /// The terms of a shell script's added lines.
 pub(super) fn shell_terms(file: &str, lines: &[PatchLine<'_>], sink: &mut Sink) {
     for line in lines.iter().filter(|l| l.kind == LineKind::Added) {
@@ -282,6 +293,10 @@ pub(super) fn shell_terms(file: &str, lines: &[PatchLine<'_>], sink: &mut Sink) 
         };
         let mut command_start = true;
         for (word, quoted) in shell_words(line.text) {
+            if is_variable(word) {
+                command_start = false;
+                continue;
+            }
             if quoted {
                 sink.add_string(word, role, pattern, true, place);
                 command_start = false;

@@ -687,10 +687,13 @@ fn role_of(
         }
         match kind {
             "assert_statement" if !crossed => note(TermRole::Asserted, false),
-            "if_statement" if !crossed && comparison && is_check(parent, src) => {
-                if same(parent.child_by_field_name("condition"), child) {
-                    note(TermRole::Asserted, false);
-                }
+            "if_statement"
+                if !crossed
+                    && comparison
+                    && same(parent.child_by_field_name("condition"), child)
+                    && is_check(parent, src) =>
+            {
+                note(TermRole::Asserted, false);
             }
             "binary_expression" | "comparison_operator" if !crossed => {
                 let op = parent
@@ -921,7 +924,10 @@ pub(super) fn file_terms(
         if NUMBER_KINDS.contains(&kind) {
             let number = text(node, src);
             if !is_noise_number(number) {
-                let (role, _) = role_of(node, path, src, &facts, &mut inline_structs);
+                let role = match role_of(node, path, src, &facts, &mut inline_structs).0 {
+                    TermRole::Other => line_role(line.text, number, grammar, &facts),
+                    role => role,
+                };
                 sink.add(number, TermKind::Number, role, TermSource::Literal, place);
             }
             return false;
@@ -931,7 +937,10 @@ pub(super) fn file_terms(
             if !is_noise_identifier(name, keywords) {
                 sink.use_identifier(name, is_member(node, path), place);
                 if identifier_is_term(node, path) {
-                    let (role, _) = role_of(node, path, src, &facts, &mut inline_structs);
+                    let role = match role_of(node, path, src, &facts, &mut inline_structs).0 {
+                        TermRole::Other => line_role(line.text, name, grammar, &facts),
+                        role => role,
+                    };
                     sink.add(name, TermKind::Identifier, role, TermSource::Literal, place);
                 }
             }

@@ -190,3 +190,376 @@ fn go_positional_table_cases() {
         ]
     );
 }
+
+/// flipt-io_9c3cab43: a keyed table case added to a table declared in the base file; the
+/// whole file is parsed, so the case's fields are read in their composite literal.
+#[test]
+fn go_keyed_table_case_over_the_base_file() {
+    let base = "package config\n\nfunc TestLoad(t *testing.T) {\n\ttests := []struct {\n\t\tname     string\n\t\tpath     string\n\t\twantErr  error\n\t\texpected func() *Config\n\t}{\n\t\t{\n\t\t\tname: \"defaults\",\n\t\t\tpath: \"./testdata/default.yml\",\n\t\t},\n\t}\n\tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n\t\t\tcfg, err := Load(tt.path)\n\t\t\tassert.Equal(t, tt.expected(), cfg)\n\t\t})\n\t}\n}\n";
+    let patch = patch(
+        "internal/config/config_test.go",
+        "@@ -13,4 +13,15 @@ func TestLoad(t *testing.T) {",
+        &[
+            " \t\t},",
+            "+\t\t{",
+            "+\t\t\tname: \"authentication token with provided bootstrap token\",",
+            "+\t\t\tpath: \"./testdata/authentication/token_bootstrap_token.yml\",",
+            "+\t\t\texpected: func() *Config {",
+            "+\t\t\t\tcfg := defaultConfig()",
+            "+\t\t\t\tcfg.Bootstrap = AuthenticationMethodTokenBootstrapConfig{",
+            "+\t\t\t\t\tToken: \"s3cr3t!\",",
+            "+\t\t\t\t}",
+            "+\t\t\t\treturn cfg",
+            "+\t\t\t},",
+            "+\t\t},",
+            " \t}",
+            " \tfor _, tt := range tests {",
+            " \t\tt.Run(tt.name, func(t *testing.T) {",
+        ],
+    );
+    let base_file =
+        |path: &str| (path == "internal/config/config_test.go").then(|| base.to_string());
+    let terms = extract_terms(&patch, "", "", &base_file);
+    assert_eq!(
+        roles(&terms),
+        vec![
+            (
+                "authentication token with provided bootstrap token",
+                TestName,
+                Literal
+            ),
+            (
+                "./testdata/authentication/token_bootstrap_token.yml",
+                FixturePath,
+                Literal
+            ),
+            ("defaultConfig", Asserted, Literal),
+            ("Bootstrap", Asserted, Literal),
+            ("s3cr3t!", Asserted, Literal),
+        ]
+    );
+    let secret = &terms[4];
+    assert_eq!(
+        (secret.origin.patch_line, secret.origin.file_line),
+        (12, 20),
+        "origins stay those of the patch's added lines"
+    );
+}
+
+/// A keyed case whose hunk shows neither the table's type nor its function: the field names on
+/// the lines still tell the roles, and `wantErr` is asserted.
+#[test]
+fn go_keyed_fields_without_the_base_file() {
+    let patch = patch(
+        "internal/config/config_test.go",
+        "@@ -770,0 +771,5 @@ func TestLoad(t *testing.T) {",
+        &[
+            "+\t\t{",
+            "+\t\t\tname:    \"OCI invalid unexpected scheme\",",
+            "+\t\t\tpath:    \"./testdata/storage/oci_invalid_unexpected_scheme.yml\",",
+            "+\t\t\twantErr: errors.New(\"validating OCI configuration: unexpected repository scheme\"),",
+            "+\t\t},",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&patch)),
+        vec![
+            ("OCI invalid unexpected scheme", TestName, Literal),
+            (
+                "./testdata/storage/oci_invalid_unexpected_scheme.yml",
+                FixturePath,
+                Literal
+            ),
+            ("New", Asserted, Literal),
+            (
+                "validating OCI configuration: unexpected repository scheme",
+                Asserted,
+                Literal
+            ),
+        ]
+    );
+}
+
+/// flipt-io_f3421c14: import specs shown without their `import (`, an `if ... { t.Errorf }`
+/// check, and a name the gold patch defines that the prose never mentions.
+#[test]
+fn go_imports_checks_and_gold_defined_names() {
+    let test = patch(
+        "internal/server/middleware/grpc/middleware_test.go",
+        "@@ -5,0 +6,12 @@",
+        &[
+            "+\t\"github.com/blang/semver/v4\"",
+            "+\tsemverlib \"google.golang.org/grpc/metadata\"",
+            "+func TestAccept(t *testing.T) {",
+            "+\tv := FliptAcceptServerVersionFromContext(ctx)",
+            "+\tassert.Equal(t, preFliptAcceptServerVersion, v)",
+            "+\tif got := v.String(); got != \"1.18.0\" {",
+            "+\t\tt.Errorf(\"unexpected version %s\", got)",
+            "+\t}",
+            "+\tif md != nil {",
+            "+\t\tctx = metadata.NewIncomingContext(ctx, \"setup only\")",
+            "+\t}",
+            "+}",
+        ],
+    );
+    let gold = patch(
+        "internal/server/middleware/grpc/middleware.go",
+        "@@ -10,0 +11,7 @@",
+        &[
+            "+var preFliptAcceptServerVersion = semver.MustParse(\"1.18.0\")",
+            "+",
+            "+type acceptState struct {",
+            "+\tmetadata string",
+            "+}",
+            "+",
+            "+func FliptAcceptServerVersionFromContext(ctx context.Context) semver.Version {",
+        ],
+    );
+    let prose = "Add FliptAcceptServerVersionFromContext, returning the accepted version.";
+    let terms = extract_terms(&test, &gold, prose, &no_base);
+    assert_eq!(
+        roles(&terms),
+        vec![
+            ("github.com/blang/semver/v4", Import, Literal),
+            ("google.golang.org/grpc/metadata", Import, Literal),
+            ("FliptAcceptServerVersionFromContext", Other, Literal),
+            ("String", Other, Literal),
+            ("1.18.0", Asserted, Literal),
+            ("unexpected version %s", Other, Literal),
+            ("NewIncomingContext", Other, Literal),
+            ("setup only", Other, Literal),
+            ("preFliptAcceptServerVersion", Asserted, GoldDefined),
+        ],
+        "a gold struct field used as a bare name and a name the prose gives are not gold-defined"
+    );
+    let gold_defined = &terms[8];
+    assert_eq!(gold_defined.kind, TermKind::Identifier);
+    assert_eq!(gold_defined.origin.file_line, 10);
+    let prose = format!("{prose} Keep preFliptAcceptServerVersion.");
+    let named = extract_terms(&test, &gold, &prose, &no_base);
+    assert!(named.iter().all(|t| t.source != GoldDefined));
+}
+
+/// flipt-io_1bd9924b: a shell matcher's regular expression gives its literal runs.
+#[test]
+fn shell_matchers_give_literal_runs() {
+    let patch = patch(
+        "test/api.sh",
+        "@@ -376,2 +376,6 @@ step_10_test_auths()",
+        &[
+            "         authedShakedown PUT \"/auth/v1/self/expire\"",
+            "+        header_matches \"Set-Cookie\" \"flipt_client_token=.*Max-Age=0\"",
+            "+        # expired cookies are cleared via 'Set-Cookie'",
+            "+        shakedownJSON GET '/auth/v1/self' -H \"Cookie: token=${FLIPT_TOKEN}\"",
+            "+        status 401",
+            "+        [[ \"$body\" == *\"token expired\"* ]]",
+            "         status 200",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&patch)),
+        vec![
+            ("Set-Cookie", Asserted, Literal),
+            ("flipt_client_token=.*Max-Age=0", Asserted, Literal),
+            ("flipt_client_token=", Asserted, PatternRun),
+            ("Max-Age=0", Asserted, PatternRun),
+            ("/auth/v1/self", Other, Literal),
+            ("Cookie: token=${FLIPT_TOKEN}", Other, Literal),
+            ("401", Other, Literal),
+            ("token expired", Asserted, Literal),
+        ]
+    );
+}
+
+/// flipt-io_b22f5f02: a workflow's list of suites; a YAML fixture the test loads; JSON
+/// test data; keys are never terms.
+#[test]
+fn yaml_and_json_values() {
+    let mut text = patch(
+        ".github/workflows/integration-test.yml",
+        "@@ -50,1 +50,2 @@",
+        &[
+            "       test:",
+            "+          [\"api\", \"api/cache\", \"fs/git\", \"fs/oci\"]",
+        ],
+    );
+    text.push_str(&patch(
+        "internal/config/testdata/storage/oci_provided.yml",
+        "@@ -0,0 +1,5 @@",
+        &[
+            "+storage:",
+            "+  type: oci",
+            "+  oci:",
+            "+    repository: some.target/repository/abundle:latest # the bundle",
+            "+    poll_interval: 5m",
+        ],
+    ));
+    text.push_str(&patch(
+        "internal/config/testdata/flags.json",
+        "@@ -0,0 +1,4 @@",
+        &[
+            "+{",
+            "+  \"namespace\": \"production\",",
+            "+  \"segments\": [\"beta-users\", \"internal-staff\"]",
+            "+}",
+        ],
+    ));
+    text.push_str(&patch(
+        "internal/config/config_test.go",
+        "@@ -1,0 +1,3 @@",
+        &[
+            "+func TestOCI(t *testing.T) {",
+            "+\tcfg, err := Load(\"./testdata/storage/oci_provided.yml\")",
+            "+}",
+        ],
+    ));
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("api", Other, DataValue),
+            ("api/cache", Other, DataValue),
+            ("fs/git", Other, DataValue),
+            ("fs/oci", Other, DataValue),
+            ("oci", Asserted, DataValue),
+            ("some.target/repository/abundle:latest", Asserted, DataValue),
+            ("production", Other, DataValue),
+            ("beta-users", Other, DataValue),
+            ("internal-staff", Other, DataValue),
+            ("Load", Other, Literal),
+            ("./testdata/storage/oci_provided.yml", FixturePath, Literal),
+        ]
+    );
+}
+
+#[test]
+fn golden_lines_are_asserted() {
+    let text = patch(
+        "cmd/testdata/export.golden",
+        "@@ -1,2 +1,4 @@",
+        &[
+            " version: \"1.2\"",
+            "+namespace: default",
+            "+  - key: flag_boolean",
+            "+ok",
+            " flags:",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("namespace: default", Asserted, DataValue),
+            ("- key: flag_boolean", Asserted, DataValue),
+        ],
+        "whole trimmed lines of 3 characters or more"
+    );
+}
+
+#[test]
+fn python_names_patterns_and_fixtures() {
+    let text = patch(
+        "tests/test_parse.py",
+        "@@ -0,0 +1,12 @@",
+        &[
+            "+@pytest.mark.parametrize('raw', ['a-1', 'b-2'], ids=['dash case', 'second case'])",
+            "+def test_parse(raw):",
+            "+    with open('tests/fixtures/input.json') as handle:",
+            "+        data = json.load(handle)",
+            "+    with pytest.raises(ValueError, match=r'invalid token \\d+ at line'):",
+            "+        parse_token(raw)",
+            "+    pattern = re.compile(r'^release-(\\d+)\\.x$')",
+            "+    expected = {'status': 'merged'}",
+            "+    for case in data:",
+            "+        with self.subTest('each case'):",
+            "+            self.assertIn(case['kind'], ('leaf', 'branch'))",
+            "+    assert build(data) == expected",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("raw", Other, Literal),
+            ("a-1", Other, Literal),
+            ("b-2", Other, Literal),
+            ("dash case", TestName, Literal),
+            ("second case", TestName, Literal),
+            ("tests/fixtures/input.json", FixturePath, Literal),
+            ("load", Other, Literal),
+            ("invalid token \\d+ at line", Asserted, Literal),
+            ("invalid token ", Asserted, PatternRun),
+            (" at line", Asserted, PatternRun),
+            ("parse_token", Other, Literal),
+            ("compile", Other, Literal),
+            ("^release-(\\d+)\\.x$", Other, Literal),
+            ("release-", Other, PatternRun),
+            ("status", Asserted, Literal),
+            ("merged", Asserted, Literal),
+            ("subTest", Other, Literal),
+            ("each case", TestName, Literal),
+            ("kind", Asserted, Literal),
+            ("leaf", Asserted, Literal),
+            ("branch", Asserted, Literal),
+            ("build", Asserted, Literal),
+        ]
+    );
+}
+
+#[test]
+fn javascript_and_tsx_roles() {
+    let js = patch(
+        "test/user.test.js",
+        "@@ -0,0 +1,9 @@",
+        &[
+            "+const request = require('supertest');",
+            "+describe('user routes', () => {",
+            "+  it('rejects a bad slug', async () => {",
+            "+    const body = fs.readFileSync(path.join(__dirname, 'fixtures/user.json'));",
+            "+    const res = await request(app).get('/api/user/bad slug');",
+            "+    expect(res.body.message).toMatch(/invalid-slug: \\w+ not allowed/);",
+            "+    assert.strictEqual(res.status, 404);",
+            "+  });",
+            "+});",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&js)),
+        vec![
+            ("supertest", Import, Literal),
+            ("user routes", TestName, Literal),
+            ("rejects a bad slug", TestName, Literal),
+            ("readFileSync", Other, Literal),
+            ("fixtures/user.json", FixturePath, Literal),
+            ("request", Other, Literal),
+            ("get", Other, Literal),
+            ("/api/user/bad slug", Other, Literal),
+            ("body", Asserted, Literal),
+            ("message", Asserted, Literal),
+            ("invalid-slug: \\w+ not allowed", Asserted, Literal),
+            ("invalid-slug: ", Asserted, PatternRun),
+            (" not allowed", Asserted, PatternRun),
+            ("strictEqual", Other, Literal),
+            ("status", Asserted, Literal),
+            ("404", Asserted, Literal),
+        ]
+    );
+    let tsx = patch(
+        "src/components/Room.test.tsx",
+        "@@ -0,0 +1,4 @@",
+        &[
+            "+test('shows the topic', () => {",
+            "+  render(<RoomHeader topic=\"weekly sync\" />);",
+            "+  expect(screen.getByRole('heading')).toHaveTextContent('Weekly sync');",
+            "+});",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&tsx)),
+        vec![
+            ("shows the topic", TestName, Literal),
+            ("render", Other, Literal),
+            ("weekly sync", Other, Literal),
+            ("getByRole", Asserted, Literal),
+            ("heading", Asserted, Literal),
+            ("Weekly sync", Asserted, Literal),
+        ]
+    );
+}
