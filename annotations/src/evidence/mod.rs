@@ -6,7 +6,11 @@
 //!
 //! What a report holds, for one task:
 //! 1. **Terms** taken from the added lines of the test patch ([`extract_terms`]): string
-//!    literals, numeric constants and identifiers used in calls, attributes and imports.
+//!    literals, numeric constants and identifiers used in calls, attributes and imports, the
+//!    values of data and golden files, the literal runs of regular expressions, and names the
+//!    gold patch defines that the prose never gives; each with the role it plays in the test
+//!    ([`TermRole`]: asserted, test name, import, fixture path, other) and its source
+//!    ([`TermSource`]).
 //! 2. **Where each term occurs**: the prose, the gold patch's added lines, and every text file of
 //!    the base commit, split into live code and non-live paths ([`classify_path`]).
 //! 3. **A class per term** ([`TermClass`]).

@@ -27,6 +27,7 @@
 //! identifier excepted), counts its occurrences and keeps its strongest role
 //! ([`TermRole::strength`]).
 
+mod clues;
 mod data;
 mod lexer;
 mod newside;

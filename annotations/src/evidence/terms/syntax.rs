@@ -15,7 +15,10 @@
 //!   type's field names, dict and object keys, keyword arguments, declared variables): names
 //!   like `want*`, `expected*`, `exp`, `out*`, `result*`, or a field the test reads inside an
 //!   assertion (`tt.namespaces`), make it asserted; `name`, `desc`, `title`, `ids` a test
-//!   name; `path`, `file`, `fixture`, `testdata` (and `...Path`, `...File`) a fixture path.
+//!   name; `path`, `file`, `fixture`, `testdata` (and `...Path`, `...File`) a fixture path;
+//!   a variable given as an expected value (`expected: jarScanResult`) holds expected values
+//!   where it is declared; the key of a Go map literal whose values are struct literals
+//!   (`"jar": {...}`) is a test name.
 //!
 //! The nearest clue wins, with one exception: a role from a field name gives way to an
 //! enclosing assertion or expected value (a `Name` inside a `want` struct is asserted). Calls
@@ -32,6 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Language, Node, Parser, Tree};
 
+use super::clues::{call_clue, fixture_like, line_key, name_role, wants};
 use super::newside::NewSide;
 use super::{Pattern, Place, Sink, TermKind, TermRole, TermSource};
 use super::{is_noise_identifier, is_noise_number};
@@ -229,248 +233,6 @@ fn call_parts(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
     Some((callee, node.child_by_field_name("arguments")?))
 }
 
-/// What a call says about its arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct CallClue {
-    role: Option<TermRole>,
-    /// The role applies to the first argument only.
-    first_only: bool,
-    pattern: Pattern,
-}
-
-const TESTIFY: &[&str] = &[
-    "Equal",
-    "EqualValues",
-    "Exactly",
-    "NotEqual",
-    "Contains",
-    "NotContains",
-    "ElementsMatch",
-    "Subset",
-    "Len",
-    "True",
-    "False",
-    "Nil",
-    "NotNil",
-    "Empty",
-    "NotEmpty",
-    "Error",
-    "ErrorIs",
-    "ErrorAs",
-    "ErrorContains",
-    "EqualError",
-    "NoError",
-    "Regexp",
-    "JSONEq",
-    "YAMLEq",
-    "Zero",
-    "NotZero",
-    "Greater",
-    "Less",
-    "InDelta",
-    "Panics",
-];
-
-const TEST_NAME_CALLS: &[&str] = &[
-    "describe",
-    "it",
-    "test",
-    "context",
-    "suite",
-    "specify",
-    "fdescribe",
-    "fit",
-    "xdescribe",
-    "xit",
-    "xtest",
-    "xcontext",
-];
-
-const REGEX_CALLS: &[&str] = &[
-    "MustCompile",
-    "MustCompilePOSIX",
-    "MatchString",
-    "RegExp",
-    "toMatch",
-    "Regexp",
-    "NotRegexp",
-    "MatchRegexp",
-    "assertRegex",
-    "assertNotRegex",
-    "assertRegexpMatches",
-    "assertNotRegexpMatches",
-    "assertRaisesRegex",
-    "assertRaisesRegexp",
-    "assertWarnsRegex",
-];
-
-const PYTHON_RE_CALLS: &[&str] = &[
-    "compile",
-    "search",
-    "match",
-    "fullmatch",
-    "findall",
-    "finditer",
-    "sub",
-    "subn",
-    "split",
-];
-
-const GLOB_CALLS: &[&str] = &[
-    "fnmatch",
-    "fnmatchcase",
-    "glob",
-    "iglob",
-    "Glob",
-    "minimatch",
-];
-
-const FIXTURE_CALLS: &[&str] = &[
-    "filepath.join",
-    "path.join",
-    "os.path.join",
-    "path.resolve",
-    "path",
-    "pathlib.path",
-    "os.create",
-    "os.stat",
-];
-
-fn call_clue(callee: &str) -> CallClue {
-    let compact: String = callee.chars().filter(|c| !c.is_whitespace()).collect();
-    let first = compact.split(['.', '(', '[']).next().unwrap_or("");
-    let last = compact.rsplit('.').next().unwrap_or("");
-    let last_lower = last.to_ascii_lowercase();
-    let compact_lower = compact.to_ascii_lowercase();
-    let mut clue = CallClue {
-        role: None,
-        first_only: false,
-        pattern: Pattern::No,
-    };
-    if REGEX_CALLS.contains(&last)
-        || (first == "re" && PYTHON_RE_CALLS.contains(&last))
-        || compact == "regexp.Compile"
-    {
-        clue.pattern = Pattern::Regex;
-    } else if GLOB_CALLS.contains(&last) || compact == "filepath.Match" || compact == "path.Match" {
-        clue.pattern = Pattern::Glob;
-    }
-    if matches!(
-        compact.as_str(),
-        "require" | "import" | "__import__" | "importlib.import_module"
-    ) {
-        clue.role = Some(TermRole::Import);
-    } else if last_lower.starts_with("assert")
-        || matches!(
-            first,
-            "assert" | "require" | "expect" | "Expect" | "Eventually" | "Consistently" | "should"
-        )
-        || compact.contains("Require().")
-        || compact.contains("Assert().")
-        || compact.contains(".should")
-        || compact.contains("assert.")
-        || matches!(
-            compact.as_str(),
-            "cmp.Diff" | "reflect.DeepEqual" | "pytest.raises" | "pytest.warns" | "deep.Equal"
-        )
-        || (matches!(first, "s" | "suite") && TESTIFY.contains(&last))
-    {
-        clue.role = Some(TermRole::Asserted);
-    } else if last == "subTest" {
-        clue.role = Some(TermRole::TestName);
-    } else if (last == "Run" && compact.contains('.'))
-        || (TEST_NAME_CALLS.contains(&first) && !compact.ends_with(".each"))
-    {
-        clue.role = Some(TermRole::TestName);
-        clue.first_only = true;
-    } else if FIXTURE_CALLS.contains(&compact_lower.as_str())
-        || matches!(
-            last_lower.as_str(),
-            "open"
-                | "readfile"
-                | "read_file"
-                | "readfilesync"
-                | "read_text"
-                | "read_bytes"
-                | "writefile"
-                | "writefilesync"
-                | "readdir"
-                | "readdirsync"
-        )
-        || last_lower.starts_with("load")
-        || last_lower.starts_with("open")
-        || last_lower.contains("fixture")
-    {
-        clue.role = Some(TermRole::FixturePath);
-    }
-    clue
-}
-
-/// Whether `name` starts with the word `prefix` (`exp`, `expErr`, `exp_out`; not `export`).
-fn word_prefix(name: &str, prefix: &str) -> bool {
-    name.len() >= prefix.len()
-        && name[..prefix.len()].eq_ignore_ascii_case(prefix)
-        && name[prefix.len()..]
-            .chars()
-            .next()
-            .is_none_or(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
-fn wants(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with("want")
-        || lower.starts_with("expect")
-        || lower.starts_with("output")
-        || lower.starts_with("result")
-        || word_prefix(name, "exp")
-        || word_prefix(name, "out")
-}
-
-const TEST_NAME_KEYS: &[&str] = &[
-    "name",
-    "desc",
-    "description",
-    "title",
-    "testname",
-    "test_name",
-    "casename",
-    "case_name",
-    "scenario",
-    "ids",
-];
-
-const FIXTURE_KEYS: &[&str] = &[
-    "path",
-    "file",
-    "filename",
-    "file_name",
-    "filepath",
-    "file_path",
-    "fixture",
-    "fixtures",
-    "testdata",
-    "dir",
-];
-
-fn fixture_key(name: &str) -> bool {
-    FIXTURE_KEYS.contains(&name.to_ascii_lowercase().as_str())
-        || ["Path", "File", "_path", "_file", "Dir", "_dir"]
-            .iter()
-            .any(|end| name.ends_with(end))
-}
-
-/// A string that names a file under a test-data folder.
-fn fixture_like(text: &str) -> bool {
-    !text.contains(char::is_whitespace)
-        && text.split('/').count() > 1
-        && text.split('/').any(|part| {
-            matches!(
-                part,
-                "testdata" | "test_data" | "fixtures" | "fixture" | "__fixtures__" | "golden"
-            )
-        })
-}
-
 /// Whether an `if` statement is a test's check: its body reports a failure.
 fn is_check(if_statement: Node<'_>, src: &str) -> bool {
     if_statement
@@ -481,26 +243,6 @@ fn is_check(if_statement: Node<'_>, src: &str) -> bool {
                 .iter()
                 .any(|word| body.contains(word))
         })
-}
-
-/// The key of a `key: value`, `"key": value`, `key = value` or `key := value` line, and
-/// whether it is a field (`:`) rather than a variable.
-fn line_key(line: &str) -> Option<(&str, bool)> {
-    let rest = line.trim_start().trim_start_matches(['"', '\'']);
-    let end = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
-        .unwrap_or(rest.len());
-    let key = &rest[..end];
-    let after = rest[end..].trim_start_matches(['"', '\'']).trim_start();
-    if key.is_empty() {
-        None
-    } else if after.starts_with(":=") || (after.starts_with('=') && !after.starts_with("==")) {
-        Some((key, false))
-    } else if after.starts_with(':') {
-        Some((key, true))
-    } else {
-        None
-    }
 }
 
 /// The role of a term the syntax tree gave no clue for, from its line alone: a field's or
@@ -535,6 +277,9 @@ struct FileFacts {
     structs: HashMap<String, Vec<String>>,
     /// Fields and keys read inside assertions (`tt.namespaces`, `case["expected"]`).
     asserted_fields: HashSet<String>,
+    /// Variables given as expected values (`expected: golang112ScanResult`): their
+    /// declarations hold expected values too.
+    expected_vars: HashSet<String>,
 }
 
 fn struct_fields(struct_type: Node<'_>, src: &str) -> Vec<String> {
@@ -568,6 +313,7 @@ impl FileFacts {
         let mut facts = FileFacts {
             structs: HashMap::new(),
             asserted_fields: HashSet::new(),
+            expected_vars: HashSet::new(),
         };
         let mut assertions = Vec::new();
         walk(tree, |node, _| {
@@ -581,6 +327,21 @@ impl FileFacts {
                         facts
                             .structs
                             .insert(text(name, src).to_string(), struct_fields(ty, src));
+                    }
+                }
+                "keyed_element" | "pair" | "keyword_argument" => {
+                    let key = node
+                        .child_by_field_name("key")
+                        .or_else(|| node.child_by_field_name("name"));
+                    let mut value = node.child_by_field_name("value");
+                    while let Some(inner) = value.filter(|v| v.kind() == "literal_element") {
+                        value = inner.named_child(0);
+                    }
+                    if let (Some(key), Some(value)) = (key, value)
+                        && value.kind() == "identifier"
+                        && wants(text(key, src).trim_matches(['"', '\'']))
+                    {
+                        facts.expected_vars.insert(text(value, src).to_string());
                     }
                 }
                 "assert_statement" => assertions.push(node),
@@ -628,14 +389,10 @@ impl FileFacts {
         if name.is_empty() {
             return None;
         }
-        if wants(name) || self.asserted_fields.contains(name) {
+        if self.asserted_fields.contains(name) {
             Some(TermRole::Asserted)
-        } else if TEST_NAME_KEYS.contains(&name.to_ascii_lowercase().as_str()) {
-            Some(TermRole::TestName)
-        } else if fixture_key(name) {
-            Some(TermRole::FixturePath)
         } else {
-            None
+            name_role(name)
         }
     }
 }
@@ -729,6 +486,15 @@ fn role_of(
                     if let Some(role) = facts.key_role(key) {
                         note(role, true);
                     }
+                } else if kind == "keyed_element"
+                    && same(parent.child_by_field_name("key"), child)
+                    && parent
+                        .child_by_field_name("value")
+                        .and_then(|value| value.named_child(0))
+                        .is_some_and(|value| value.kind() == "literal_value")
+                {
+                    // A Go table keyed by case name: `"jar": {...}`.
+                    note(TermRole::TestName, true);
                 }
             }
             "literal_value" if child.kind() == "literal_element" => {
@@ -770,6 +536,7 @@ fn role_of(
                     let name = text(left, src);
                     let name = name.rsplit(['.', ',']).next().unwrap_or(name).trim();
                     match facts.key_role(name) {
+                        _ if facts.expected_vars.contains(name) => note(TermRole::Asserted, true),
                         Some(role @ (TermRole::Asserted | TermRole::FixturePath))
                             if !facts.asserted_fields.contains(name) || wants(name) =>
                         {
@@ -1044,50 +811,4 @@ pub(super) fn gold_definitions(parsers: &mut Parsers, gold_patch: &str) -> HashM
         });
     }
     names
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn call_clues() {
-        assert_eq!(call_clue("assert.Equal").role, Some(TermRole::Asserted));
-        assert_eq!(call_clue("self.assertEqual").role, Some(TermRole::Asserted));
-        assert_eq!(
-            call_clue("expect(screen.getByText('x')).toBe").role,
-            Some(TermRole::Asserted)
-        );
-        assert_eq!(call_clue("t.Run").role, Some(TermRole::TestName));
-        assert!(call_clue("t.Run").first_only);
-        assert_eq!(call_clue("it.each").role, None);
-        assert_eq!(call_clue("os.ReadFile").role, Some(TermRole::FixturePath));
-        assert_eq!(call_clue("require").role, Some(TermRole::Import));
-        assert_eq!(call_clue("regexp.MustCompile").pattern, Pattern::Regex);
-        assert_eq!(call_clue("re.compile").pattern, Pattern::Regex);
-        assert_eq!(call_clue("fnmatch.fnmatch").pattern, Pattern::Glob);
-        assert_eq!(call_clue("fmt.Sprintf").role, None);
-    }
-
-    #[test]
-    fn field_names() {
-        for name in [
-            "want",
-            "wantErr",
-            "expected",
-            "exp",
-            "expVersion",
-            "out",
-            "output",
-        ] {
-            assert!(wants(name), "{name}");
-        }
-        for name in ["export", "expiration", "outside", "name"] {
-            assert!(!wants(name), "{name}");
-        }
-        assert!(fixture_key("configPath"));
-        assert!(!fixture_key("profile"));
-        assert!(fixture_like("./testdata/storage/oci.yml"));
-        assert!(!fixture_like("testdata"));
-    }
 }

@@ -563,3 +563,39 @@ fn javascript_and_tsx_roles() {
         ]
     );
 }
+
+/// future-architect: a table keyed by case name whose expected values are package variables.
+#[test]
+fn go_expected_values_declared_apart() {
+    let text = patch(
+        "contrib/trivy/parser/parser_test.go",
+        "@@ -0,0 +1,14 @@",
+        &[
+            "+package parser",
+            "+func TestParse(t *testing.T) {",
+            "+\tcases := map[string]struct {",
+            "+\t\tvulnJSON []byte",
+            "+\t\texpected *models.ScanResult",
+            "+\t}{",
+            "+\t\t\"jar\": {vulnJSON: jarJSON, expected: jarScanResult},",
+            "+\t}",
+            "+\t_ = cases",
+            "+}",
+            "+var jarJSON = []byte(`{\"Target\": \"pom.xml\"}`)",
+            "+var jarScanResult = &models.ScanResult{",
+            "+\tLibraries: []models.Library{{Name: \"log4j-core\", Version: \"2.14.1\"}},",
+            "+}",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("ScanResult", Asserted, Literal),
+            ("jar", TestName, Literal),
+            ("{\"Target\": \"pom.xml\"}", Other, Literal),
+            ("Library", Asserted, Literal),
+            ("log4j-core", Asserted, Literal),
+            ("2.14.1", Asserted, Literal),
+        ]
+    );
+}
