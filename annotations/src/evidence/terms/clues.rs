@@ -190,14 +190,20 @@ fn word_prefix(name: &str, prefix: &str) -> bool {
             .is_none_or(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// Whether a field or key name says its value is expected or compared: `want*`, `expect*`,
+/// `exp`, `out`, `output*`, `result*`.
 pub(super) fn wants(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.starts_with("want")
-        || lower.starts_with("expect")
+    expects(name)
         || lower.starts_with("output")
         || lower.starts_with("result")
-        || word_prefix(name, "exp")
         || word_prefix(name, "out")
+}
+
+/// Whether a name says its value is expected: `want*`, `expect*`, `exp`, `expErr`.
+pub(super) fn expects(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("want") || lower.starts_with("expect") || word_prefix(name, "exp")
 }
 
 const TEST_NAME_KEYS: &[&str] = &[

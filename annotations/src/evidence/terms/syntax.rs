@@ -12,7 +12,8 @@
 //!   `filepath.Join`, `load*`...) makes it [`TermRole::FixturePath`];
 //! - a side of a comparison in a Python `assert` or in an `if` condition: asserted;
 //! - the value of a field or key (keyed struct fields, positional struct fields by the struct
-//!   type's field names, dict and object keys, keyword arguments, declared variables): names
+//!   type's field names, dict and object keys, keyword arguments, declared variables, the
+//!   argument names of a `pytest.mark.parametrize` case): names
 //!   like `want*`, `expected*`, `exp`, `out*`, `result*`, or a field the test reads inside an
 //!   assertion (`tt.namespaces`), make it asserted; `name`, `desc`, `title`, `ids` a test
 //!   name; `path`, `file`, `fixture`, `testdata` (and `...Path`, `...File`) a fixture path;
@@ -35,7 +36,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Language, Node, Parser, Tree};
 
-use super::clues::{call_clue, fixture_like, line_key, name_role, wants};
+use super::clues::{call_clue, expects, fixture_like, line_key, name_role, wants};
 use super::newside::NewSide;
 use super::{Pattern, Place, Sink, TermKind, TermRole, TermSource};
 use super::{is_noise_identifier, is_noise_number};
@@ -250,10 +251,13 @@ fn is_check(if_statement: Node<'_>, src: &str) -> bool {
 /// hunk shows the spec without its `import (`.
 fn line_role(line: &str, content: &str, grammar: Grammar, facts: &FileFacts) -> TermRole {
     if let Some((key, field)) = line_key(line) {
-        match facts.key_role(key) {
-            Some(role) if field => return role,
-            Some(role @ (TermRole::Asserted | TermRole::FixturePath)) => return role,
-            _ => {}
+        let role = if field {
+            facts.key_role(key)
+        } else {
+            facts.variable_role(key)
+        };
+        if let Some(role) = role {
+            return role;
         }
     }
     let trimmed = line.trim();
@@ -383,7 +387,19 @@ impl FileFacts {
         facts
     }
 
-    /// The role a field, key or variable name gives its value.
+    /// The role a variable's name gives the value it is declared or set to: asserted for an
+    /// expected value (`want`, `expected`, `exp`, or a variable given as one), a fixture path
+    /// for a path; a variable named `result` or `out` holds what the code under test returns,
+    /// so its inputs are not asserted.
+    fn variable_role(&self, name: &str) -> Option<TermRole> {
+        if self.expected_vars.contains(name) || expects(name) {
+            Some(TermRole::Asserted)
+        } else {
+            name_role(name).filter(|role| *role == TermRole::FixturePath)
+        }
+    }
+
+    /// The role a field or key name gives its value.
     fn key_role(&self, name: &str) -> Option<TermRole> {
         let name = name.trim().trim_matches(['"', '\'', '`']);
         if name.is_empty() {
@@ -497,6 +513,13 @@ fn role_of(
                     note(TermRole::TestName, true);
                 }
             }
+            "tuple" if at >= 3 => {
+                if let Some(name) = parametrized_name(&path[at - 3..=at], child, src)
+                    && let Some(role) = facts.key_role(&name)
+                {
+                    note(role, true);
+                }
+            }
             "literal_value" if child.kind() == "literal_element" => {
                 let positional = {
                     let mut cursor = parent.walk();
@@ -535,14 +558,8 @@ fn role_of(
                 {
                     let name = text(left, src);
                     let name = name.rsplit(['.', ',']).next().unwrap_or(name).trim();
-                    match facts.key_role(name) {
-                        _ if facts.expected_vars.contains(name) => note(TermRole::Asserted, true),
-                        Some(role @ (TermRole::Asserted | TermRole::FixturePath))
-                            if !facts.asserted_fields.contains(name) || wants(name) =>
-                        {
-                            note(role, true);
-                        }
-                        _ => {}
+                    if let Some(role) = facts.variable_role(name) {
+                        note(role, true);
                     }
                 }
             }
@@ -550,6 +567,43 @@ fn role_of(
         }
     }
     (found.map_or(TermRole::Other, |(role, _)| role), pattern)
+}
+
+/// The argument name of a value in a `pytest.mark.parametrize("value,expected", [(...)])`
+/// case: `path` runs from the call to the case's tuple, `child` is the tuple's element.
+fn parametrized_name(path: &[Node<'_>], child: Node<'_>, src: &str) -> Option<String> {
+    let [call, arguments, cases, tuple] = path else {
+        return None;
+    };
+    let (callee, args) = call_parts(*call)?;
+    if !text(callee, src).ends_with("parametrize")
+        || args.id() != arguments.id()
+        || cases.kind() != "list"
+        || !same(arguments.named_child(1), *cases)
+    {
+        return None;
+    }
+    let names = arguments.named_child(0)?;
+    let names: Vec<&str> = match names.kind() {
+        "string" => string_content(names, src)?
+            .0
+            .split(',')
+            .map(str::trim)
+            .collect(),
+        "list" | "tuple" => {
+            let mut cursor = names.walk();
+            names
+                .named_children(&mut cursor)
+                .filter_map(|name| string_content(name, src).map(|(text, _)| text))
+                .collect()
+        }
+        _ => return None,
+    };
+    let mut cursor = tuple.walk();
+    let index = tuple
+        .named_children(&mut cursor)
+        .position(|element| element.id() == child.id())?;
+    names.get(index).map(|name| name.to_string())
 }
 
 /// The struct type a Go literal value `{...}` builds, from the composite literal around it

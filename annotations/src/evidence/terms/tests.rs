@@ -460,7 +460,7 @@ fn python_names_patterns_and_fixtures() {
         "tests/test_parse.py",
         "@@ -0,0 +1,12 @@",
         &[
-            "+@pytest.mark.parametrize('raw', ['a-1', 'b-2'], ids=['dash case', 'second case'])",
+            "+@pytest.mark.parametrize('raw,expected', [('a-1', 'A 1'), ('b-2', 'B 2')], ids=['dash case', 'second case'])",
             "+def test_parse(raw):",
             "+    with open('tests/fixtures/input.json') as handle:",
             "+        data = json.load(handle)",
@@ -477,9 +477,11 @@ fn python_names_patterns_and_fixtures() {
     assert_eq!(
         roles(&terms(&text)),
         vec![
-            ("raw", Other, Literal),
+            ("raw,expected", Other, Literal),
             ("a-1", Other, Literal),
+            ("A 1", Asserted, Literal),
             ("b-2", Other, Literal),
+            ("B 2", Asserted, Literal),
             ("dash case", TestName, Literal),
             ("second case", TestName, Literal),
             ("tests/fixtures/input.json", FixturePath, Literal),
@@ -596,6 +598,38 @@ fn go_expected_values_declared_apart() {
             ("Library", Asserted, Literal),
             ("log4j-core", Asserted, Literal),
             ("2.14.1", Asserted, Literal),
+        ]
+    );
+}
+
+/// NodeBB: a variable named `result` holds what the code returns, so the call's inputs stay
+/// setup; what the assertion compares it with is asserted.
+#[test]
+fn javascript_result_variables_are_not_expected_values() {
+    let text = patch(
+        "test/posts.js",
+        "@@ -1,0 +1,6 @@",
+        &[
+            "+it('should not queue', async () => {",
+            "+  const result = await socketTopics.post({ uid: uid }, { topic: 'topic content' });",
+            "+  const expected = { state: 'published' };",
+            "+  assert.strictEqual(result.title, 'should not be queued');",
+            "+  assert.deepStrictEqual(result.meta, expected);",
+            "+});",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("should not queue", TestName, Literal),
+            ("post", Other, Literal),
+            ("topic content", Other, Literal),
+            ("published", Asserted, Literal),
+            ("strictEqual", Other, Literal),
+            ("title", Asserted, Literal),
+            ("should not be queued", Asserted, Literal),
+            ("deepStrictEqual", Other, Literal),
+            ("meta", Asserted, Literal),
         ]
     );
 }
