@@ -1,14 +1,14 @@
 //! Shell scripts and data files.
 //!
-//! - **Shell** (`.sh`, `.bash`, `.bats`): per added line, quoted strings and the words after
-//!   a command's name (not flags, bare variables or shell keywords). A line whose command asserts or
-//!   matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
+//! - **Shell** (`.sh`, `.bash`, `.bats`): per added line, quoted strings and the words after a
+//!   command's name (not flags, bare variables or shell keywords). A line whose command asserts
+//!   or matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
 //!   terms; a matching line (`match`, `grep`, `=~`) reads its strings as regular expressions.
 //! - **Structured data** (`.yml`, `.yaml`, `.json`, `.cue`, `.toml`): the scalar value of each
 //!   added `key: value` line, each element of a list (`- item`, `[a, b]`), and a bare line's
 //!   value; keys are never terms.
-//! - **Golden files** (`.golden`, `.out`, `.expected`, names with `expected` or `golden`): each
-//!   trimmed added line of 3 to 200 characters, asserted.
+//! - **Golden files** (`.golden`, `.out`, `.expected`, Jest's `.snap`, names with `expected` or
+//!   `golden`): each trimmed added line of 3 to 200 characters, asserted.
 //! - **Other data** (`.txt`, and files under `testdata`/`fixtures`/`golden` folders): each
 //!   trimmed added line of 3 to 200 characters.
 //!
@@ -59,7 +59,7 @@ pub(super) fn is_shell(path: &str) -> bool {
 pub(super) fn data_format(path: &str) -> Option<DataFormat> {
     let name = file_name(path).to_ascii_lowercase();
     let ext = extension(&name).unwrap_or("");
-    if matches!(ext, "golden" | "out" | "expected")
+    if matches!(ext, "golden" | "out" | "expected" | "snap")
         || name.contains("expected")
         || name.contains("golden")
     {

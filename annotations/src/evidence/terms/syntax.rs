@@ -808,6 +808,18 @@ const VARIABLE_KINDS: &[&str] = &[
     "assignment",
 ];
 
+/// Whether a variable binds a module (`const nconf = require('nconf')`): an import, not a
+/// definition.
+fn binds_module(node: Node<'_>, src: &str) -> bool {
+    node.child_by_field_name("value")
+        .or_else(|| node.child_by_field_name("right"))
+        .and_then(call_parts)
+        .is_some_and(|(callee, _)| {
+            matches!(text(callee, src), "require" | "import" | "__import__")
+                || text(callee, src).ends_with("import_module")
+        })
+}
+
 /// The names the gold patch defines on its added lines (functions, methods, types, classes,
 /// struct fields, module- and class-level variables and constants), read from each Python,
 /// Go, JavaScript or TypeScript file's hunks; each with whether it can be used bare rather than
@@ -843,7 +855,10 @@ pub(super) fn gold_definitions(parsers: &mut Parsers, gold_patch: &str) -> HashM
             if !variable && !DEFINITION_KINDS.contains(&kind) {
                 return true;
             }
-            if variable && path.iter().any(|p| FUNCTION_KINDS.contains(&p.kind())) {
+            if variable
+                && (path.iter().any(|p| FUNCTION_KINDS.contains(&p.kind()))
+                    || binds_module(node, src))
+            {
                 return true;
             }
             let member = MEMBER_KINDS.contains(&kind)

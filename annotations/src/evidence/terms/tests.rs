@@ -633,3 +633,35 @@ fn javascript_result_variables_are_not_expected_values() {
         ]
     );
 }
+
+/// NodeBB: a module bound by `require` in the gold patch is not a name the solver must guess;
+/// a function it defines and exports is.
+#[test]
+fn javascript_gold_definitions_skip_module_bindings() {
+    let test = patch(
+        "test/meta.js",
+        "@@ -1,0 +1,3 @@",
+        &[
+            "+const nconf = require('nconf');",
+            "+const value = await meta.configs.getFields(nconf.get('port'));",
+            "+assert.deepStrictEqual(Config.parseFlag(value), ['on']);",
+        ],
+    );
+    let gold = patch(
+        "src/meta/configs.js",
+        "@@ -1,0 +1,4 @@",
+        &[
+            "+const nconf = require('nconf');",
+            "+Configs.getFields = async function (fields) {};",
+            "+function parseFlag(value) { return [value]; }",
+            "+module.exports = { parseFlag };",
+        ],
+    );
+    let terms = extract_terms(&test, &gold, "", &no_base);
+    let gold_defined: Vec<&str> = terms
+        .iter()
+        .filter(|t| t.source == GoldDefined)
+        .map(|t| t.term.as_str())
+        .collect();
+    assert_eq!(gold_defined, ["parseFlag"]);
+}
