@@ -521,26 +521,11 @@ fn role_of(
                 }
             }
             "literal_value" if child.kind() == "literal_element" => {
-                let positional = {
-                    let mut cursor = parent.walk();
-                    let keyed = parent
-                        .named_children(&mut cursor)
-                        .any(|c| c.kind() == "keyed_element");
-                    !keyed
-                };
-                if positional {
-                    let mut cursor = parent.walk();
-                    let index = parent
-                        .named_children(&mut cursor)
-                        .filter(|c| c.kind() == "literal_element")
-                        .position(|c| c.id() == child.id());
-                    if let Some(index) = index
-                        && let Some(field) =
-                            positional_field(&path[..=at], index, src, facts, inline_structs)
-                        && let Some(role) = facts.key_role(&field)
-                    {
-                        note(role, true);
-                    }
+                if let Some(field) =
+                    positional_field(&path[..=at], child, src, facts, inline_structs)
+                    && let Some(role) = facts.key_role(&field)
+                {
+                    note(role, true);
                 }
             }
             "short_var_declaration"
@@ -635,14 +620,16 @@ fn literal_struct_type<'t>(path: &[Node<'t>]) -> Option<Node<'t>> {
     Some(ty)
 }
 
-/// The name of the field that a positional element of a Go struct literal sets.
+/// The name of the field that `element`, a positional element of the Go struct literal value
+/// that ends `path`, sets.
 fn positional_field(
     path: &[Node<'_>],
-    index: usize,
+    element: Node<'_>,
     src: &str,
     facts: &FileFacts,
     inline_structs: &mut HashMap<usize, Vec<String>>,
 ) -> Option<String> {
+    // The type first: a slice or map literal's long list of elements is never scanned.
     let ty = literal_struct_type(path)?;
     let fields = match ty.kind() {
         "struct_type" => inline_structs
@@ -651,7 +638,20 @@ fn positional_field(
         "type_identifier" => facts.structs.get(text(ty, src))?,
         _ => return None,
     };
-    fields.get(index).cloned()
+    let value = path.last()?;
+    let mut cursor = value.walk();
+    let mut index = None;
+    let items = value
+        .named_children(&mut cursor)
+        .filter(|item| item.kind() != "comment");
+    for (at, item) in items.enumerate() {
+        match item.kind() {
+            "keyed_element" => return None,
+            _ if item.id() == element.id() => index = Some(at),
+            _ => {}
+        }
+    }
+    fields.get(index?).cloned()
 }
 
 /// Whether an identifier is a term: called, read as an attribute or imported.

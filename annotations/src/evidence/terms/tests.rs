@@ -162,7 +162,7 @@ fn go_positional_table_cases() {
             "+\t\tnamespaces []string",
             "+\t}{",
             "+\t\t{\"empty\", []string{}, []string{}},",
-            "+\t\t{\"devsops\", []string{\"devs\", \"ops\"}, []string{\"local\", \"production\"}},",
+            "+\t\t{\"devsops\", []string{\"devs\", \"ops\"}, /* seen */ []string{\"local\", \"production\"}},",
             "+\t}",
             "+\tfor _, tt := range tt {",
             "+\t\tt.Run(tt.name, func(t *testing.T) {",
