@@ -304,7 +304,10 @@ fn terms_are_classified_by_precedence() {
             .count()
     );
     let text = annotations::evidence::render_text(&report);
-    assert!(text.contains("airtight candidates"), "{text}");
+    assert!(
+        text.contains("candidates,") && text.contains("airtight"),
+        "{text}"
+    );
     assert!(
         text.contains(&format!("git grep -F -l -I -e get_connection {base}")),
         "{text}"
@@ -355,7 +358,19 @@ fn airtight_candidate_shows_the_live_convention_it_departs_from() {
             .any(|c| c.op == ChangeOp::Insert && c.text.contains("non-config"))
     );
     assert!(git_grep_paths(dir.path(), asserted, &base, true).is_empty());
-    assert_eq!(report.summary.airtight_candidates, report.candidates.len());
+    assert_eq!(report.summary.candidates, report.candidates.len());
+    assert_eq!(
+        report.summary.airtight_candidates,
+        report.candidates.iter().filter(|c| c.airtight).count()
+    );
+    assert!(
+        report
+            .candidates
+            .windows(2)
+            .all(|w| w[0].strength >= w[1].strength),
+        "strongest first"
+    );
+    assert!(!candidate.reason.is_empty());
 }
 
 #[test]

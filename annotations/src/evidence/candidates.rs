@@ -25,8 +25,9 @@ use super::paths::FileEntry;
 use super::receipt::{line_receipt, term_receipt};
 use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
 use super::repository::{RepoAccess, ResolvedCommit};
+use super::risk::{is_airtight, strength};
 use super::sweep::{Scanned, Scanner, Search, index_blobs};
-use super::terms::TermKind;
+use super::terms::{TermKind, TermRole, TermSource};
 
 const STOP_WORDS: &[&str] = &[
     "the", "and", "not", "are", "was", "were", "for", "with", "when", "this", "that", "from",
@@ -278,15 +279,21 @@ pub(crate) fn find(
     commit: &ResolvedCommit,
     files: &[FileEntry],
     terms: &[TermEvidence],
+    complete: bool,
 ) -> Result<Vec<AirtightCandidate>, EvidenceError> {
-    let chosen: Vec<&TermEvidence> = terms
+    let mut chosen: Vec<(&TermEvidence, f64, String)> = terms
         .iter()
-        .filter(|t| t.kind == TermKind::String && !t.in_prose && t.live_paths.is_empty())
+        .filter(|t| is_candidate(t))
+        .map(|t| {
+            let (strength, reason) = strength(t);
+            (t, strength, reason)
+        })
         .collect();
+    chosen.sort_by(|a, b| b.1.total_cmp(&a.1));
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
-    let queries: Vec<String> = chosen.iter().map(|t| t.term.clone()).collect();
+    let queries: Vec<String> = chosen.iter().map(|(t, ..)| t.term.clone()).collect();
     let compile = |subset: &[usize]| {
         NearSearch::new(subset.iter().map(|&p| queries[p].as_str())).map_err(|err| {
             EvidenceError::InvalidPattern {
@@ -329,7 +336,7 @@ pub(crate) fn find(
         }
     }
     let mut out = Vec::with_capacity(chosen.len());
-    for (term, groups) in chosen.iter().zip(nearest) {
+    for ((term, strength, reason), groups) in chosen.into_iter().zip(nearest) {
         let mut shortlist: Vec<_> = groups.into_iter().collect();
         shortlist.sort_by(|a, b| {
             b.1.0
@@ -363,14 +370,34 @@ pub(crate) fn find(
         near.truncate(engine.max_nearest);
         out.push(AirtightCandidate {
             term: term.term.clone(),
+            kind: term.kind,
+            source: term.source,
             class: term.class,
             origin: term.origin.clone(),
+            strength,
+            airtight: is_airtight(term, strength, complete),
+            reason,
             receipt: term_receipt(&term.term, &commit.id),
             nearest: near,
         });
     }
     debug_assert!(out.iter().all(|c| c.class != TermClass::Stated));
     Ok(out)
+}
+
+/// Whether a term is a candidate: the prose does not state it, no live file near the change
+/// has it, and either the tests assert it, or it is a value the gold patch brings too (a setup
+/// value or fixture path both sides share, never airtight), or it is a name only the gold
+/// patch defines. Identifiers are candidates only as gold-defined names: any other name a
+/// test calls is code it runs. Imports and test names never are.
+fn is_candidate(term: &TermEvidence) -> bool {
+    let wanted = match (term.kind, term.role) {
+        (TermKind::Identifier, _) => term.source == TermSource::GoldDefined,
+        (_, TermRole::Asserted) => true,
+        (_, TermRole::Other | TermRole::FixturePath) => term.in_gold,
+        (_, TermRole::Import | TermRole::TestName) => false,
+    };
+    wanted && !term.in_prose && (term.live_paths.is_empty() || term.weak)
 }
 
 #[cfg(test)]

@@ -50,6 +50,7 @@ mod candidates;
 mod classify;
 mod engine;
 mod error;
+mod grade;
 mod grep;
 mod noise;
 mod paths;
@@ -58,6 +59,7 @@ mod precedents;
 mod receipt;
 mod report;
 mod repository;
+mod risk;
 mod sweep;
 mod terms;
 
@@ -65,6 +67,7 @@ pub use blobs::CacheStats;
 pub use classify::classify_term;
 pub use engine::{ENGINE_VERSION, Engine, EngineBuilder};
 pub use error::{CaseContext, EvidenceError};
+pub use grade::{HitGrade, is_tooling_path};
 pub use grep::{GrepFile, GrepLine, GrepQuery, GrepReport, ShownFile};
 pub use paths::{PathClass, classify_path};
 pub use pipeline::EvidenceRequest;
@@ -72,7 +75,8 @@ pub use precedents::{AmbiguityPrecedent, CodebaseAmbiguity, Snippet, parse_codeb
 pub use receipt::shell_quote;
 pub use report::{
     AirtightCandidate, ChangeOp, EvidenceReport, Hit, NearString, PrecedentFinding,
-    PrecedentLocation, Summary, TermClass, TermEvidence, WordChange, render_text,
+    PrecedentLocation, RiskDriver, Summary, TermClass, TermEvidence, WordChange, render_text,
 };
 pub use repository::{has_commit, held_commits};
+pub use risk::AIRTIGHT;
 pub use terms::{Term, TermKind, TermOrigin, TermRole, TermSource, extract_terms};

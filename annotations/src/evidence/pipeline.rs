@@ -8,11 +8,15 @@ use super::blobs::BlobText;
 use super::classify::{added_text, classify_term, text_contains};
 use super::engine::{ENGINE_VERSION, Engine};
 use super::error::{CaseContext, EvidenceError};
+use super::grade::{HitGrade, Touched};
 use super::precedents::Snippet;
 use super::receipt::term_receipt;
-use super::report::{EvidenceReport, PrecedentFinding, Summary, TermClass, TermEvidence};
+use super::report::{
+    EvidenceReport, PrecedentFinding, RiskDriver, Summary, TermClass, TermEvidence,
+};
 use super::repository::RepoAccess;
-use super::terms::extract_terms;
+use super::risk::is_unexplained;
+use super::terms::{TermKind, TermRole, extract_terms};
 
 /// What one task's evidence is computed from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -85,6 +89,7 @@ fn compute(
         &base_file,
     );
     let gold = added_text(&request.gold_patch);
+    let touched = Touched::from_patch(&request.gold_patch);
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
     patterns.extend(request.precedents.iter().map(|s| s.snippet.clone()));
@@ -109,10 +114,13 @@ fn compute(
             in_gold,
             !test_paths.is_empty(),
         );
+        let nearest_grade = touched.nearest(live_paths.iter().map(String::as_str));
         evidence.push(TermEvidence {
             receipt: term_receipt(&term.term, &commit.id),
             term: term.term,
             kind: term.kind,
+            role: term.role,
+            source: term.source,
             class,
             origin: term.origin,
             occurrences: term.occurrences,
@@ -120,12 +128,14 @@ fn compute(
             in_gold,
             live_paths,
             test_paths,
+            nearest_grade,
+            weak: nearest_grade.is_some_and(HitGrade::is_weak),
             count: found.lines,
             hits: found.hits.clone(),
         });
     }
 
-    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence)?;
+    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence, true)?;
     let precedent_results = &sweep.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
         &request.precedents,
@@ -134,11 +144,35 @@ fn compute(
         &commit.id,
     );
 
+    let asserted = evidence
+        .iter()
+        .filter(|t| t.role == TermRole::Asserted && t.kind != TermKind::Identifier)
+        .count();
+    let unexplained = evidence.iter().filter(|t| is_unexplained(t)).count();
+    let share = if asserted == 0 {
+        0.0
+    } else {
+        unexplained as f64 / asserted as f64
+    };
+    let (risk, drivers) = super::risk::combine(candidates.iter().map(|c| c.strength), share);
     let mut summary = Summary {
         terms: evidence.len(),
-        airtight_candidates: candidates.len(),
+        asserted,
+        unexplained,
+        candidates: candidates.len(),
+        airtight_candidates: candidates.iter().filter(|c| c.airtight).count(),
+        weak: evidence.iter().filter(|t| t.weak).count(),
+        risk,
         ..Summary::default()
     };
+    let risk_drivers = candidates[..drivers]
+        .iter()
+        .map(|c| RiskDriver {
+            term: c.term.clone(),
+            strength: c.strength,
+            reason: c.reason.clone(),
+        })
+        .collect();
     for term in &evidence {
         match term.class {
             TermClass::Stated => summary.stated += 1,
@@ -160,6 +194,7 @@ fn compute(
         candidates,
         precedents,
         summary,
+        risk_drivers,
         binary_paths: sweep
             .binary_files
             .iter()

@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
+use super::grade::HitGrade;
 use super::paths::PathClass;
-use super::terms::{TermKind, TermOrigin};
+use super::terms::{TermKind, TermOrigin, TermRole, TermSource};
 
 /// Where a term stands; see [`classify_term`](super::classify_term) for the precedence.
 #[derive(
@@ -57,6 +58,10 @@ pub struct TermEvidence {
     pub term: String,
     /// String, number or identifier.
     pub kind: TermKind,
+    /// What the tests do with it: assert it, name a test, import, open a fixture, other.
+    pub role: TermRole,
+    /// Where in the test patch it comes from: code, a pattern, a data file, a gold name.
+    pub source: TermSource,
     /// Its class.
     pub class: TermClass,
     /// Where the test patch first has it.
@@ -71,6 +76,12 @@ pub struct TermEvidence {
     pub live_paths: Vec<String>,
     /// Non-live text files (test, vendor, generated, docs) that contain it, in tree order.
     pub test_paths: Vec<String>,
+    /// How near its nearest live file is to the code the gold patch changes; `None` when no
+    /// live file has it.
+    pub nearest_grade: Option<HitGrade>,
+    /// Live code has it, but only far from the change or in tooling files: it counts as
+    /// absent from the codebase for candidates.
+    pub weak: bool,
     /// Matching lines over all those files.
     pub count: usize,
     /// The first matching lines, live paths first.
@@ -124,16 +135,27 @@ pub struct NearString {
     pub receipt: String,
 }
 
-/// An asserted string literal that neither the prose nor live code has.
+/// An asserted value or a name the solver must guess that neither the prose nor live code
+/// near the change has, strongest first.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AirtightCandidate {
-    /// The literal.
+    /// The literal or name.
     pub term: String,
-    /// Its class (gold-introduced or test-only).
+    /// String, number or identifier.
+    pub kind: TermKind,
+    /// Where in the test patch it comes from.
+    pub source: TermSource,
+    /// Its class (gold-introduced, test-only, or codebase when only weak live files have it).
     pub class: TermClass,
     /// Where the test patch has it.
     pub origin: TermOrigin,
+    /// How strongly it suggests the tests pin what the solver cannot know, 0 to 1.
+    pub strength: f64,
+    /// Strong, absent from every live file, and the report complete: shown red.
+    pub airtight: bool,
+    /// Why, in words.
+    pub reason: String,
     /// The command showing that no live file has it.
     pub receipt: String,
     /// The closest live strings, most similar first.
@@ -170,14 +192,30 @@ pub struct PrecedentFinding {
     pub receipt: String,
 }
 
+/// A candidate that drives a task's risk score.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct RiskDriver {
+    /// The candidate's term.
+    pub term: String,
+    /// Its strength.
+    pub strength: f64,
+    /// Why, in words.
+    pub reason: String,
+}
+
 /// The counts a rater reads first.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS,
+    Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS,
 )]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Summary {
     /// Terms extracted from the test patch.
     pub terms: usize,
+    /// Asserted values: string and number terms the tests assert.
+    pub asserted: usize,
+    /// Of those, the ones neither the prose states nor live code near the change has.
+    pub unexplained: usize,
     /// Terms the prose states.
     pub stated: usize,
     /// Terms live code has.
@@ -186,8 +224,14 @@ pub struct Summary {
     pub gold_introduced: usize,
     /// Terms only tests and other non-live paths have.
     pub test_only: usize,
+    /// Candidates, airtight or not.
+    pub candidates: usize,
     /// Airtight candidates.
     pub airtight_candidates: usize,
+    /// Terms live code has only far from the change or in tooling files.
+    pub weak: usize,
+    /// How likely the tests pin what the solver cannot know, 0 to 1 ([`RiskDriver`]s).
+    pub risk: f64,
     /// Precedents found in live code.
     pub precedents_found: usize,
     /// Precedents not found.
@@ -210,14 +254,26 @@ pub struct EvidenceReport {
     pub files: usize,
     /// Per term, in order of first occurrence in the test patch.
     pub terms: Vec<TermEvidence>,
-    /// Airtight candidates.
+    /// Candidates, strongest first; the airtight ones are marked.
     pub candidates: Vec<AirtightCandidate>,
     /// Precedents checked.
     pub precedents: Vec<PrecedentFinding>,
     /// Counts.
     pub summary: Summary,
+    /// The candidates behind the risk score, strongest first.
+    pub risk_drivers: Vec<RiskDriver>,
     /// Binary files at the base commit (never searched, as with `git grep -I`).
     pub binary_paths: Vec<String>,
+}
+
+fn role_name(role: TermRole) -> &'static str {
+    match role {
+        TermRole::Asserted => "asserted",
+        TermRole::TestName => "test-name",
+        TermRole::Import => "import",
+        TermRole::FixturePath => "fixture-path",
+        TermRole::Other => "other",
+    }
 }
 
 /// The report as plain text for the terminal: summary first, then candidates, precedents and
@@ -238,28 +294,46 @@ pub fn render_text(report: &EvidenceReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{} airtight candidates; precedents: {} found, {} not found. {} files, {} binary (not searched).",
+        "Risk {:.2}. {} candidates, {} airtight; {} weak codebase terms; precedents: {} found, {} not found. {} files, {} binary (not searched).",
+        s.risk,
+        s.candidates,
         s.airtight_candidates,
+        s.weak,
         s.precedents_found,
         s.precedents_missing,
         report.files,
         report.binary_paths.len()
     );
+    let _ = writeln!(
+        out,
+        "  {} of {} asserted values are in neither the prose nor live code near the change.",
+        s.unexplained, s.asserted
+    );
+    for driver in &report.risk_drivers {
+        let _ = writeln!(
+            out,
+            "  driven by {:?} ({:.2}): {}",
+            driver.term, driver.strength, driver.reason
+        );
+    }
     if !report.candidates.is_empty() {
         let _ = writeln!(
             out,
-            "\nAirtight candidates (asserted strings in neither prose nor live code):"
+            "\nCandidates (asserted values and guessed names in neither prose nor live code near the change), strongest first:"
         );
         for candidate in &report.candidates {
             let _ = writeln!(
                 out,
-                "  {:?}  ({}:{}, {})",
+                "  {}{:?}  ({}:{}, {}, strength {:.2})",
+                if candidate.airtight { "AIRTIGHT " } else { "" },
                 candidate.term,
                 candidate.origin.file,
                 candidate.origin.file_line,
-                candidate.class.as_str()
+                candidate.class.as_str(),
+                candidate.strength
             );
-            let _ = writeln!(out, "    absent: {}", candidate.receipt);
+            let _ = writeln!(out, "    {}", candidate.reason);
+            let _ = writeln!(out, "    live files: {}", candidate.receipt);
             for near in &candidate.nearest {
                 let _ = writeln!(
                     out,
@@ -302,10 +376,12 @@ pub fn render_text(report: &EvidenceReport) -> String {
         for term in &report.terms {
             let prose = if term.in_prose { " prose" } else { "" };
             let gold = if term.in_gold { " gold" } else { "" };
+            let weak = if term.weak { " (weak)" } else { "" };
             let _ = writeln!(
                 out,
-                "  [{}] {} {:?}: {} live, {} other files, {} lines;{}{}",
+                "  [{}{weak}] {} {} {:?}: {} live, {} other files, {} lines;{}{}",
                 term.class.as_str(),
+                role_name(term.role),
                 match term.kind {
                     TermKind::String => "string",
                     TermKind::Number => "number",

@@ -4,10 +4,11 @@ import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import EvidencePane from './EvidencePane.svelte';
 import type { EvidenceView, GrepReport, TermEvidence } from '../api/types';
 
-function term(name: string, cls: TermEvidence['class'], live: string[]): TermEvidence {
+function term(name: string, cls: TermEvidence['class'], live: string[], role: TermEvidence['role'] = 'asserted'): TermEvidence {
   return {
-    term: name, kind: 'string', class: cls, origin: { file: 'tests/test_units.py', patch_line: 9, file_line: 40 }, occurrences: 1,
+    term: name, kind: 'string', role, source: 'literal', class: cls, origin: { file: 'tests/test_units.py', patch_line: 9, file_line: 40 }, occurrences: 1,
     in_prose: cls === 'stated', in_gold: cls === 'gold-introduced', live_paths: live, test_paths: [], count: live.length,
+    nearest_grade: live.length > 0 ? (name === 'KB' ? 'non-code' : 'touched') : null, weak: name === 'KB',
     hits: live.map((path) => ({ path, line: 3, text: `x = "${name}"`, path_class: 'live' })),
     receipt: `git grep -F -l -I -e '${name}' abc123`,
   };
@@ -18,9 +19,10 @@ const evidence: EvidenceView = {
   computed_at: '2026-11-22T08:00:00Z',
   report: {
     engine_version: 'evidence-1', case_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
-    terms: [term('parse_duration', 'stated', ['tinylib/units.py']), term('only seconds are supported', 'gold-introduced', []), term('KB', 'codebase', ['tinylib/size.py'])],
+    terms: [term('parse_duration', 'stated', ['tinylib/units.py'], 'other'), term('only seconds are supported', 'gold-introduced', []), term('KB', 'codebase', ['.github/size.yml'])],
     candidates: [{
-      term: 'only seconds are supported', class: 'gold-introduced', origin: { file: 'tests/test_units.py', patch_line: 12, file_line: 44 },
+      term: 'only seconds are supported', kind: 'string', source: 'literal', class: 'gold-introduced', origin: { file: 'tests/test_units.py', patch_line: 12, file_line: 44 },
+      strength: 0.8, airtight: true, reason: 'an asserted string; the gold patch adds it and no file of the base commit has it; no live file has it',
       receipt: "git grep -F -n -e 'only seconds are supported' abc123 -- ':!tests'",
       nearest: [{
         text: 'only minutes are supported', similarity: 0.75, paths: 2, path: 'tinylib/units.py', line: 18,
@@ -29,7 +31,8 @@ const evidence: EvidenceView = {
       }],
     }],
     precedents: [],
-    summary: { terms: 3, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, airtight_candidates: 1, precedents_found: 0, precedents_missing: 0 },
+    summary: { terms: 3, asserted: 2, unexplained: 1, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, candidates: 1, airtight_candidates: 1, weak: 1, risk: 0.8, precedents_found: 0, precedents_missing: 0 },
+    risk_drivers: [{ term: 'only seconds are supported', strength: 0.8, reason: 'an asserted string; the gold patch adds it' }],
     binary_paths: [],
   },
 };
@@ -50,6 +53,9 @@ describe('EvidencePane', () => {
     const lead = getByTestId('evidence-summary').textContent ?? '';
     expect(lead).toMatch(/tests use\s*3\s*terms/);
     expect(lead).toMatch(/1\s*appear only in the gold patch/);
+    expect(getByTestId('evidence-risk').textContent).toMatch(/Risk 0\.80\s*— driven by\s*only seconds are supported \(an asserted string; the gold patch adds it\)\.\s*1 of 2 asserted values are in neither/);
+    expect(getByTestId('candidate').classList.contains('airtight')).toBe(true);
+    expect(getByTestId('candidate').textContent).toContain('strength 0.80');
     expect(container.querySelector('.diff .delete')?.textContent).toBe('minutes');
     expect(container.querySelector('.diff .insert')?.textContent).toBe('seconds');
     expect(container.textContent).toContain("git grep -F -n -e 'only seconds are supported'");
@@ -60,6 +66,9 @@ describe('EvidencePane', () => {
     const { getByTestId, getByText, container } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
     await waitFor(() => expect(getByTestId('terms')).toBeTruthy());
     expect(container.querySelectorAll('tr.term-row')).toHaveLength(3);
+    expect(container.querySelectorAll('tr.term-row.quiet')).toHaveLength(1);
+    expect(container.querySelector('tr.term-row.quiet')?.textContent).toContain('parse_duration');
+    expect(container.querySelector('.badge.weak')?.getAttribute('title')).toContain('non-code');
     await fireEvent.click(getByText(/only the gold patch 1/));
     const rows = container.querySelectorAll('tr.term-row');
     expect(rows).toHaveLength(1);

@@ -9,6 +9,14 @@ export type Summary = {
  */
 terms: number, 
 /**
+ * Asserted values: string and number terms the tests assert.
+ */
+asserted: number, 
+/**
+ * Of those, the ones neither the prose states nor live code near the change has.
+ */
+unexplained: number, 
+/**
  * Terms the prose states.
  */
 stated: number, 
@@ -25,9 +33,21 @@ gold_introduced: number,
  */
 test_only: number, 
 /**
+ * Candidates, airtight or not.
+ */
+candidates: number, 
+/**
  * Airtight candidates.
  */
 airtight_candidates: number, 
+/**
+ * Terms live code has only far from the change or in tooling files.
+ */
+weak: number, 
+/**
+ * How likely the tests pin what the solver cannot know, 0 to 1 ([`RiskDriver`]s).
+ */
+risk: number, 
 /**
  * Precedents found in live code.
  */

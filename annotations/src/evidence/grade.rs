@@ -1,0 +1,241 @@
+//! Graded codebase hits: how near a term's live files are to the code the task changes.
+//!
+//! A live file that holds a term is, from nearest to farthest:
+//! 1. `touched`: in a folder the gold patch changes a file in, or in a folder above or below
+//!    one (the same package or module);
+//! 2. `live`: other code under the same top-level folder as a touched one;
+//! 3. `far`: code under another top-level folder;
+//! 4. `non-code`: CI, release, build and packaging files ([`is_tooling_path`]).
+//!
+//! A term in live code is **weak** when none of its live files is `touched` or `live`: a
+//! solver could find it, but only somewhere unrelated to the change (`"production"` in
+//! `.goreleaser.darwin.yml` when the task changes a Go package). A weak term counts as absent
+//! from the codebase for airtight candidates, and says so.
+//!
+//! Paths at the repository's root belong to the top-level folder `""`; a gold patch that only
+//! changes root files makes every root file `touched` and everything else `live`.
+
+/// How near a live file holding a term is to the code the gold patch changes.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    ts_rs::TS,
+)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum HitGrade {
+    /// In a folder the gold patch changes, or above or below one.
+    Touched,
+    /// Code elsewhere under the same top-level folder.
+    Live,
+    /// Code under another top-level folder.
+    Far,
+    /// Not code: CI, release, build or packaging files.
+    NonCode,
+}
+
+impl HitGrade {
+    /// The grade's name as it appears in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HitGrade::Touched => "touched",
+            HitGrade::Live => "live",
+            HitGrade::Far => "far",
+            HitGrade::NonCode => "non-code",
+        }
+    }
+
+    /// Whether a term whose nearest live file has this grade is weak.
+    pub fn is_weak(self) -> bool {
+        matches!(self, HitGrade::Far | HitGrade::NonCode)
+    }
+}
+
+const TOOLING_NAMES: &[&str] = &[
+    "Makefile",
+    "GNUmakefile",
+    "Jenkinsfile",
+    "Vagrantfile",
+    "Procfile",
+    "CODEOWNERS",
+    "MANIFEST.in",
+    "setup.cfg",
+    "tox.ini",
+    "go.mod",
+    "renovate.json",
+];
+const TOOLING_PREFIXES: &[&str] = &["Dockerfile", "docker-compose", "LICENSE", "COPYING"];
+const TOOLING_DIRS: &[&str] = &["ci", "packaging", "deploy", "release", "build", "hack"];
+
+/// Whether a live path is tooling rather than code or the data code reads: CI and release
+/// configuration, build and packaging files. A path is tooling when any of its components is
+/// hidden (`.github/`, `.goreleaser.yml`, `.travis.yml`), when its folder is one of `ci`,
+/// `packaging`, `deploy`, `release`, `build` or `hack`, or when its name is a build or
+/// project file (`Makefile`, `Dockerfile*`, `docker-compose*`, `go.mod`, `setup.cfg`,
+/// `tox.ini`, licences...). Data files in source folders (messages, schemas, defaults) are not
+/// tooling: code reads them.
+pub fn is_tooling_path(path: &str) -> bool {
+    let mut parts = path.split('/').peekable();
+    while let Some(part) = parts.next() {
+        if part.starts_with('.') {
+            return true;
+        }
+        if parts.peek().is_some() {
+            if TOOLING_DIRS.contains(&part) {
+                return true;
+            }
+        } else {
+            return TOOLING_NAMES.contains(&part)
+                || TOOLING_PREFIXES.iter().any(|p| part.starts_with(p))
+                || part.ends_with(".dockerfile");
+        }
+    }
+    false
+}
+
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn top(dir: &str) -> &str {
+    dir.split('/').next().unwrap_or("")
+}
+
+fn nested(inner: &str, outer: &str) -> bool {
+    !outer.is_empty()
+        && inner.len() > outer.len()
+        && inner.starts_with(outer)
+        && inner.as_bytes()[outer.len()] == b'/'
+}
+
+/// The folders a gold patch changes files in, each once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Touched {
+    folders: Vec<String>,
+}
+
+impl Touched {
+    /// The folders of the files a gold patch changes: the paths of its `--- a/` and `+++ b/`
+    /// lines, so both sides of a rename count.
+    pub(crate) fn from_patch(gold_patch: &str) -> Touched {
+        let mut folders: Vec<String> = Vec::new();
+        for line in gold_patch.lines() {
+            let Some(path) = line
+                .strip_prefix("--- a/")
+                .or_else(|| line.strip_prefix("+++ b/"))
+            else {
+                continue;
+            };
+            let path = path.split('\t').next().unwrap_or(path).trim_end();
+            let dir = folder(path).to_string();
+            if !folders.contains(&dir) {
+                folders.push(dir);
+            }
+        }
+        Touched { folders }
+    }
+
+    /// The grade of a live file.
+    pub(crate) fn grade(&self, path: &str) -> HitGrade {
+        if is_tooling_path(path) {
+            return HitGrade::NonCode;
+        }
+        let dir = folder(path);
+        if self
+            .folders
+            .iter()
+            .any(|t| t == dir || nested(dir, t) || nested(t, dir))
+        {
+            HitGrade::Touched
+        } else if self.folders.iter().any(|t| top(t) == top(dir)) {
+            HitGrade::Live
+        } else {
+            HitGrade::Far
+        }
+    }
+
+    /// The nearest grade among a term's live files; `None` when it has none.
+    pub(crate) fn nearest<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Option<HitGrade> {
+        live.into_iter().map(|p| self.grade(p)).min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOLD: &str = "diff --git a/internal/server/authz/engine.go b/internal/server/authz/engine.go\n--- a/internal/server/authz/engine.go\n+++ b/internal/server/authz/engine.go\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-a\n+b\n";
+
+    #[test]
+    fn hits_are_graded_by_distance_from_the_changed_folders() {
+        let touched = Touched::from_patch(GOLD);
+        assert_eq!(
+            touched.grade("internal/server/authz/rego.go"),
+            HitGrade::Touched
+        );
+        assert_eq!(
+            touched.grade("internal/server/server.go"),
+            HitGrade::Touched
+        );
+        assert_eq!(
+            touched.grade("internal/server/authz/rego/source.go"),
+            HitGrade::Touched
+        );
+        assert_eq!(
+            touched.grade("cmd.go"),
+            HitGrade::Touched,
+            "root, as main.go"
+        );
+        assert_eq!(touched.grade("internal/config/config.go"), HitGrade::Live);
+        assert_eq!(touched.grade("ui/src/App.tsx"), HitGrade::Far);
+        assert_eq!(touched.grade(".goreleaser.darwin.yml"), HitGrade::NonCode);
+        assert_eq!(
+            touched.grade(".github/workflows/test.yml"),
+            HitGrade::NonCode
+        );
+        assert_eq!(
+            touched.grade("build/testing/integration.go"),
+            HitGrade::NonCode
+        );
+        assert_eq!(touched.grade("Makefile"), HitGrade::NonCode);
+        assert_eq!(
+            touched.grade("config/flipt.schema.json"),
+            HitGrade::Far,
+            "data code reads is graded by where it is"
+        );
+    }
+
+    #[test]
+    fn a_term_is_weak_when_its_nearest_live_file_is_far_or_not_code() {
+        let touched = Touched::from_patch(GOLD);
+        let nearest = touched.nearest([".goreleaser.darwin.yml", "ui/src/x.ts"]);
+        assert_eq!(nearest, Some(HitGrade::Far));
+        assert!(nearest.is_some_and(HitGrade::is_weak));
+        let nearest = touched.nearest([".goreleaser.darwin.yml", "internal/info/flipt.go"]);
+        assert_eq!(nearest, Some(HitGrade::Live));
+        assert!(!HitGrade::Live.is_weak());
+        assert_eq!(touched.nearest([]), None);
+    }
+
+    #[test]
+    fn tooling_is_told_by_hidden_parts_folders_and_names() {
+        assert!(is_tooling_path(".gitlab-ci.yml"));
+        assert!(is_tooling_path("deploy/.env"));
+        assert!(is_tooling_path("docker-compose.dev.yml"));
+        assert!(is_tooling_path("ci/run.sh"));
+        assert!(
+            !is_tooling_path("src/build.py"),
+            "a file named build is code"
+        );
+        assert!(!is_tooling_path("public/language/en-GB/error.json"));
+        assert!(!is_tooling_path("lib/ansible/config/base.yml"));
+    }
+}

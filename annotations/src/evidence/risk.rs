@@ -1,0 +1,218 @@
+//! How strongly each candidate suggests that the tests pin something the solver cannot know,
+//! and the task's risk score built from the strongest.
+//!
+//! A candidate's **strength**, from 0 to 1, starts at 0.5 and moves with what is known of it:
+//! - the gold patch adds it and no file of the base commit has it: +0.3 (an author's choice
+//!   that the hidden tests check; the strongest sign there is);
+//! - the gold patch adds it, and only the base commit's tests or other non-live files have it:
+//!   +0.15;
+//! - the gold patch does not add it and the base commit's tests already use it: −0.25 (a
+//!   fixture's value the code under test passes through, most often);
+//! - live code has it, but only far from the change or in tooling files (weak): −0.1;
+//! - it is a number: −0.1; a value from a data file: −0.05;
+//! - the tests use it without asserting it (a setup value, a fixture path): −0.2;
+//! - a name the gold patch defines is worth 0.6 at most: new names mostly follow the codebase's
+//!   naming, so they rank with the values but are never airtight on their own.
+//!
+//! A candidate is **airtight** (shown red) when the tests assert it, its strength is at least
+//! [`AIRTIGHT`], no live file has it at all, and the report is complete.
+//!
+//! The task's **risk**, from 0 to 1, weighs two things: its three strongest candidates taken as
+//! independent chances, `1 − Π(1 − strength)` (weight [`CANDIDATE_WEIGHT`]), and the share of
+//! its asserted values (strings and numbers) that neither the prose states nor live code near
+//! the change has (the rest). It is rounded to thousandths. The drivers are those candidates,
+//! each with its reason in words; the summary gives the share.
+
+use super::report::{TermClass, TermEvidence};
+use super::terms::{TermKind, TermRole, TermSource};
+
+/// The strength from which an asserted candidate with no live file is airtight.
+pub const AIRTIGHT: f64 = 0.7;
+/// Candidates that make up the risk score.
+const DRIVERS: usize = 3;
+/// The candidates' part of the risk score; the unexplained share of asserted values has the
+/// rest.
+pub const CANDIDATE_WEIGHT: f64 = 0.6;
+/// The most a name the gold patch defines is worth.
+const GOLD_NAME_CAP: f64 = 0.6;
+
+/// A candidate's strength and the reasons for it, in words.
+pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
+    let mut value: f64 = 0.5;
+    let mut reasons: Vec<String> = Vec::new();
+    let what = match (term.kind, term.source) {
+        (_, TermSource::GoldDefined) => {
+            "a name the solver must guess: the tests use it, the gold patch defines it, the prose never names it"
+        }
+        (_, TermSource::PatternRun) => "a literal part of a pattern the tests match",
+        (_, TermSource::DataValue) => "a value of a data or expected-output file the tests read",
+        (TermKind::Number, _) => "an asserted number",
+        _ => "an asserted string",
+    };
+    reasons.push(what.to_string());
+    match term.class {
+        TermClass::GoldIntroduced => {
+            value += 0.3;
+            reasons.push("the gold patch adds it and no file of the base commit has it".into());
+        }
+        _ if term.in_gold => {
+            value += 0.15;
+            reasons.push("the gold patch adds it".into());
+        }
+        _ if !term.test_paths.is_empty() => {
+            value -= 0.25;
+            reasons.push(format!(
+                "the base commit's tests already have it ({} files)",
+                term.test_paths.len()
+            ));
+        }
+        _ => reasons.push("only the test patch has it".into()),
+    }
+    if let Some(grade) = term.nearest_grade {
+        value -= 0.1;
+        reasons.push(format!(
+            "live code has it only in {} files ({})",
+            grade.as_str(),
+            term.live_paths.len()
+        ));
+    } else {
+        reasons.push("no live file has it".into());
+    }
+    match (term.kind, term.source) {
+        (_, TermSource::GoldDefined) => value = value.min(GOLD_NAME_CAP),
+        (_, TermSource::DataValue) => value -= 0.05,
+        (TermKind::Number, _) => value -= 0.1,
+        _ => {}
+    }
+    if term.role != TermRole::Asserted && term.source != TermSource::GoldDefined {
+        value -= 0.2;
+        reasons.push("the tests use it without asserting it".into());
+    }
+    let value = (value.clamp(0.0, 0.99) * 1000.0).round() / 1000.0;
+    (value, reasons.join("; "))
+}
+
+/// Whether a candidate of this strength is airtight.
+pub(crate) fn is_airtight(term: &TermEvidence, strength: f64, complete: bool) -> bool {
+    complete
+        && term.role == TermRole::Asserted
+        && term.source != TermSource::GoldDefined
+        && strength >= AIRTIGHT
+        && term.live_paths.is_empty()
+}
+
+/// Whether an asserted value (a string or number) is unexplained: the prose does not state
+/// it and no live file near the change has it.
+pub(crate) fn is_unexplained(term: &TermEvidence) -> bool {
+    term.role == TermRole::Asserted
+        && term.kind != TermKind::Identifier
+        && !term.in_prose
+        && (term.live_paths.is_empty() || term.weak)
+}
+
+/// The risk score from the candidates' strengths, strongest first, and the unexplained share
+/// of asserted values; with how many candidates drive it.
+pub(crate) fn combine(strengths: impl IntoIterator<Item = f64>, unexplained: f64) -> (f64, usize) {
+    let mut stay = 1.0;
+    let mut used = 0;
+    for s in strengths.into_iter().take(DRIVERS) {
+        stay *= 1.0 - s;
+        used += 1;
+    }
+    let risk = CANDIDATE_WEIGHT * (1.0 - stay) + (1.0 - CANDIDATE_WEIGHT) * unexplained;
+    ((risk * 1000.0).round() / 1000.0, used)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::grade::HitGrade;
+    use crate::evidence::terms::TermOrigin;
+
+    fn term(class: TermClass, in_gold: bool, role: TermRole) -> TermEvidence {
+        TermEvidence {
+            term: "Max-Age=0".into(),
+            kind: TermKind::String,
+            role,
+            source: TermSource::PatternRun,
+            class,
+            origin: TermOrigin {
+                file: "build/testing/integration/api.sh".into(),
+                patch_line: 75,
+                file_line: 40,
+            },
+            occurrences: 1,
+            in_prose: false,
+            in_gold,
+            live_paths: Vec::new(),
+            test_paths: Vec::new(),
+            nearest_grade: None,
+            weak: false,
+            count: 0,
+            hits: Vec::new(),
+            receipt: String::new(),
+        }
+    }
+
+    #[test]
+    fn strength_follows_what_is_known_of_a_candidate() {
+        let gold = term(TermClass::GoldIntroduced, true, TermRole::Asserted);
+        let (value, reason) = strength(&gold);
+        assert_eq!(value, 0.8);
+        assert!(
+            reason
+                .starts_with("a literal part of a pattern the tests match; the gold patch adds it"),
+            "{reason}"
+        );
+        assert!(is_airtight(&gold, value, true));
+        assert!(
+            !is_airtight(&gold, value, false),
+            "not while objects are missing"
+        );
+
+        let mut fixture = term(TermClass::TestOnly, false, TermRole::Asserted);
+        fixture.test_paths = vec!["tests/a_test.go".into()];
+        assert_eq!(strength(&fixture).0, 0.25);
+
+        let mut weak = term(TermClass::Codebase, true, TermRole::Asserted);
+        weak.live_paths = vec![".goreleaser.yml".into()];
+        weak.nearest_grade = Some(HitGrade::NonCode);
+        weak.weak = true;
+        let (value, reason) = strength(&weak);
+        assert_eq!(value, 0.55);
+        assert!(reason.contains("only in non-code files (1)"), "{reason}");
+        assert!(!is_airtight(&weak, value, true), "live code has it");
+
+        let setup = term(TermClass::GoldIntroduced, true, TermRole::Other);
+        let (value, reason) = strength(&setup);
+        assert_eq!(value, 0.6);
+        assert!(
+            reason.ends_with("the tests use it without asserting it"),
+            "{reason}"
+        );
+        assert!(!is_airtight(&setup, 0.9, true), "never airtight unasserted");
+
+        let mut name = term(TermClass::GoldIntroduced, true, TermRole::Asserted);
+        name.kind = TermKind::Identifier;
+        name.source = TermSource::GoldDefined;
+        assert_eq!(strength(&name).0, GOLD_NAME_CAP);
+    }
+
+    #[test]
+    fn risk_combines_the_three_strongest_as_independent_chances() {
+        assert_eq!(combine([], 0.0), (0.0, 0));
+        assert_eq!(combine([0.8], 0.0), (0.48, 1));
+        assert_eq!(combine([0.5, 0.5], 0.0), (0.45, 2));
+        assert_eq!(
+            combine([0.5, 0.5, 0.5, 0.9], 0.0),
+            (0.525, 3),
+            "only three count"
+        );
+        assert_eq!(
+            combine([], 1.0),
+            (0.4, 0),
+            "every asserted value unexplained"
+        );
+        assert_eq!(combine([0.99], 1.0), (0.994, 1));
+    }
+}
