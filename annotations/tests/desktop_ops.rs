@@ -250,7 +250,7 @@ fn progress_pages_follow_the_case_list() {
         &ops::CaseFilter {
             rater: Some(rater.to_string()),
             status: Some(ops::AnswerStatus::ToDo),
-            repo: None,
+            ..ops::CaseFilter::default()
         },
     )
     .unwrap();

@@ -78,7 +78,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the project's cases with their assignments' status, in natural id order.
+    /// List the project's cases with their assignments' status and evidence risk, in natural id
+    /// order or by risk.
     Cases {
         /// Only cases assigned to this rater.
         #[arg(long)]
@@ -89,6 +90,10 @@ enum Command {
         /// Only cases of this repository (OWNER/NAME).
         #[arg(long)]
         repo: Option<String>,
+        /// The order: natural id order, or the highest evidence risk first (tasks whose
+        /// evidence is not computed go last).
+        #[arg(long, value_enum, default_value = "id")]
+        sort: SortArg,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -443,6 +448,14 @@ enum PanelAction {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SortArg {
+    /// Natural id order.
+    Id,
+    /// The highest evidence risk score first.
+    Risk,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -835,6 +848,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rater,
             status,
             repo,
+            sort,
             json,
         } => {
             let p = project.open()?;
@@ -846,6 +860,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     StatusArg::Submitted => ops::AnswerStatus::Submitted,
                 }),
                 repo,
+                order: match sort {
+                    SortArg::Id => ops::CaseOrder::Id,
+                    SortArg::Risk => ops::CaseOrder::Risk,
+                },
             };
             let cases = ops::list_cases(&p, &filter)?;
             if json {
@@ -857,9 +875,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         .iter()
                         .map(|a| format!("{}:{}", a.rater, status_word(a.status)))
                         .collect();
+                    let risk = case
+                        .risk
+                        .map_or_else(|| "risk -".to_string(), |r| format!("risk {r:.2}"));
                     writeln!(
                         out,
-                        "{}\t{}\trev {}{}\t{}\t{}",
+                        "{}\t{}\trev {}{}\t{risk}\t{}\t{}",
                         case.instance_id,
                         case.repo,
                         case.revision,

@@ -55,6 +55,8 @@ pub struct CaseListItem {
     pub has_materials: bool,
     /// Assignments and their status.
     pub assignments: Vec<AssignmentStatus>,
+    /// The evidence's risk score at the current revision and engine, when computed.
+    pub risk: Option<f64>,
 }
 
 /// Everything about one case a rater reads.
@@ -124,10 +126,24 @@ pub struct CaseFilter {
     pub status: Option<AnswerStatus>,
     /// Only cases of this repository (`owner/name`).
     pub repo: Option<String>,
+    /// In natural id order, or by risk.
+    pub order: CaseOrder,
 }
 
-/// The cases the filter keeps, with their assignments' status, in natural id order
-/// (`tinylib-2` before `tinylib-10`).
+/// The order of a task list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum CaseOrder {
+    /// Natural id order: `tinylib-2` before `tinylib-10`.
+    #[default]
+    Id,
+    /// The highest evidence risk score first, then tasks with no current report; ties in
+    /// natural id order.
+    Risk,
+}
+
+/// The cases the filter keeps, with their assignments' status, in the filter's order.
 pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseListItem>> {
     project.require_coordinator("follows every rater's progress")?;
     all_progress(
@@ -136,6 +152,7 @@ pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseList
             rater: filter.rater.clone(),
             status: filter.status,
             repo: filter.repo.clone(),
+            order: filter.order,
             ..ProgressQuery::default()
         },
     )

@@ -280,7 +280,9 @@ pub fn case_evidence(
         source,
     })?;
     let at = stamp(now);
-    project.store.put_evidence(&evidence_key(&t), &json, &at)?;
+    project
+        .store
+        .put_evidence(&evidence_key(&t), &json, report.summary.risk, &at)?;
     Ok(EvidenceView {
         report,
         cached: false,

@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::adjudication::{Disagreement, list_disagreements};
-use super::cases::{AnswerStatus, AssignmentStatus, CaseListItem};
+use super::cases::{AnswerStatus, AssignmentStatus, CaseListItem, CaseOrder};
 use super::raters::{QueueItem, find_rater};
 use super::{Project, Result, natural_cmp};
+use crate::evidence::ENGINE_VERSION;
 use crate::store::{CaseRow, ChangeStamp, PairProgress, PairScope, PairState};
 
 /// What is kept between pages: the case list and the last rater's progress.
@@ -280,9 +281,12 @@ pub struct ProgressQuery {
     pub repo: Option<String>,
     /// Only tasks whose id, repository or title holds this (case-insensitive); blank for all.
     pub search: String,
+    /// Natural id order, or the highest risk first.
+    #[serde(default)]
+    pub order: CaseOrder,
 }
 
-/// A page of the progress per task, in natural id order.
+/// A page of the progress per task, in the query's order.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ProgressPage {
@@ -337,7 +341,11 @@ pub(super) fn assignments_of(
     Ok(out)
 }
 
-fn case_list_item(row: &CaseRow, assignments: Vec<AssignmentStatus>) -> CaseListItem {
+fn case_list_item(
+    row: &CaseRow,
+    assignments: Vec<AssignmentStatus>,
+    risks: &HashMap<i64, f64>,
+) -> CaseListItem {
     CaseListItem {
         instance_id: row.instance_id.clone(),
         repo: row.repo.clone(),
@@ -346,11 +354,40 @@ fn case_list_item(row: &CaseRow, assignments: Vec<AssignmentStatus>) -> CaseList
         revision: row.revision,
         has_materials: row.has_materials,
         assignments,
+        risk: risks.get(&row.case_id).copied(),
     }
 }
 
-/// The cases a query keeps, in natural id order, before paging.
-fn matching_cases(project: &Project, query: &ProgressQuery) -> Result<Vec<CaseRow>> {
+/// Each case's evidence risk score, for its latest revision and this engine.
+fn case_risks(project: &Project) -> Result<HashMap<i64, f64>> {
+    Ok(project
+        .store
+        .case_risks(ENGINE_VERSION)?
+        .into_iter()
+        .collect())
+}
+
+/// The cases a query keeps, in its order, before paging, and their risk scores.
+fn matching_cases(
+    project: &Project,
+    query: &ProgressQuery,
+) -> Result<(Vec<CaseRow>, HashMap<i64, f64>)> {
+    let risks = case_risks(project)?;
+    let mut cases = filtered_cases(project, query)?;
+    if query.order == CaseOrder::Risk {
+        // Stable: ties keep natural id order, and tasks without a score go last.
+        cases.sort_by(|a, b| {
+            let (a, b) = (risks.get(&a.case_id), risks.get(&b.case_id));
+            b.is_some()
+                .cmp(&a.is_some())
+                .then_with(|| b.unwrap_or(&0.0).total_cmp(a.unwrap_or(&0.0)))
+        });
+    }
+    Ok((cases, risks))
+}
+
+/// The cases a query keeps, in natural id order.
+fn filtered_cases(project: &Project, query: &ProgressQuery) -> Result<Vec<CaseRow>> {
     let catalog = catalog(project)?;
     let by_status = match (&query.rater, query.status) {
         (None, None) => None,
@@ -377,7 +414,7 @@ fn matching_cases(project: &Project, query: &ProgressQuery) -> Result<Vec<CaseRo
 /// status (never an answer).
 pub fn progress_page(project: &Project, query: &ProgressQuery) -> Result<ProgressPage> {
     project.require_coordinator("follows every rater's progress")?;
-    let cases = matching_cases(project, query)?;
+    let (cases, risks) = matching_cases(project, query)?;
     let page: Vec<&CaseRow> = cases
         .iter()
         .skip(query.offset as usize)
@@ -393,15 +430,18 @@ pub fn progress_page(project: &Project, query: &ProgressQuery) -> Result<Progres
         offset: query.offset,
         items: page
             .into_iter()
-            .map(|row| case_list_item(row, assignments.remove(&row.case_id).unwrap_or_default()))
+            .map(|row| {
+                let assignments = assignments.remove(&row.case_id).unwrap_or_default();
+                case_list_item(row, assignments, &risks)
+            })
             .collect(),
     })
 }
 
-/// Every case a query keeps, with its assignments' status, in natural id order: the progress
-/// per task in one list (`verity cases`).
+/// Every case a query keeps, with its assignments' status and risk score, in the query's
+/// order: the progress per task in one list (`verity cases`).
 pub(super) fn all_progress(project: &Project, query: &ProgressQuery) -> Result<Vec<CaseListItem>> {
-    let cases = matching_cases(project, query)?;
+    let (cases, risks) = matching_cases(project, query)?;
     let mut pairs = Vec::new();
     for r in project.store.list_raters()? {
         pairs.extend(project.store.pair_progress(PairScope::Rater(r.id))?);
@@ -409,7 +449,10 @@ pub(super) fn all_progress(project: &Project, query: &ProgressQuery) -> Result<V
     let mut assignments = assignments_of(project, pairs)?;
     Ok(cases
         .iter()
-        .map(|row| case_list_item(row, assignments.remove(&row.case_id).unwrap_or_default()))
+        .map(|row| {
+            let assignments = assignments.remove(&row.case_id).unwrap_or_default();
+            case_list_item(row, assignments, &risks)
+        })
         .collect())
 }
 

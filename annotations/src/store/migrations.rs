@@ -170,6 +170,11 @@ CREATE INDEX answer_events_by_rater_case ON answer_events (rater_id, case_id, ki
 CREATE INDEX case_revisions_listing
     ON case_revisions (case_id, revision, repo, title, base_commit, has_materials);
 "#,
+    // 7: each evidence report's risk score, in thousandths, so that task lists sort by it
+    // without reading reports. Reports cached before have none until they are computed again.
+    r#"
+ALTER TABLE evidence_cache ADD COLUMN risk_permille INTEGER;
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -53,13 +53,36 @@ pub trait RepoStore {
     /// A cached evidence report.
     fn cached_evidence(&self, key: &EvidenceKey<'_>) -> Result<Option<CachedEvidence>, StoreError>;
 
-    /// Stores an evidence report.
+    /// Stores an evidence report with its risk score (0 to 1), which listings sort by.
     fn put_evidence(
         &mut self,
         key: &EvidenceKey<'_>,
         report: &str,
+        risk: f64,
         now: &str,
     ) -> Result<(), StoreError>;
+
+    /// The risk score of each case whose latest revision has a report, at that revision's base
+    /// commit, from this engine version: `(case row id, risk)`. Reports cached before risk
+    /// scores were stored have none.
+    fn case_risks(&self, engine_version: &str) -> Result<Vec<(i64, f64)>, StoreError>;
+}
+
+/// A risk score as stored: thousandths, which is the precision the engine rounds it to.
+pub(crate) fn risk_permille(risk: f64) -> i64 {
+    (risk.clamp(0.0, 1.0) * 1000.0).round() as i64
+}
+
+/// The listing query of [`RepoStore::case_risks`], the same on both backends but for the
+/// parameter's mark.
+pub(crate) fn case_risks_sql(mark: &str) -> String {
+    format!(
+        "SELECT r.case_id, e.risk_permille FROM evidence_cache e
+         JOIN case_revisions r ON r.id = e.case_revision_id
+         WHERE e.engine_version = {mark} AND e.risk_permille IS NOT NULL
+           AND e.base_commit = r.base_commit
+           AND r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = r.case_id)"
+    )
 }
 
 impl RepoStore for Store {
@@ -143,16 +166,37 @@ impl RepoStore for Store {
         &mut self,
         key: &EvidenceKey<'_>,
         report: &str,
+        risk: f64,
         now: &str,
     ) -> Result<(), StoreError> {
         let report = pack(&self.path, "evidence report", report)?;
         self.conn
             .execute(
-                "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![key.case_revision_id, key.base_commit, key.engine_version, report, now],
+                "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at, risk_permille)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    key.case_revision_id,
+                    key.base_commit,
+                    key.engine_version,
+                    report,
+                    now,
+                    risk_permille(risk)
+                ],
             )
             .map_err(|e| self.sql(e))?;
         Ok(())
+    }
+
+    fn case_risks(&self, engine_version: &str) -> Result<Vec<(i64, f64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(&case_risks_sql("?1"))
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([engine_version], |row| {
+                Ok((row.get(0)?, row.get::<_, i64>(1)? as f64 / 1000.0))
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 }

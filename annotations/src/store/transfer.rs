@@ -262,6 +262,7 @@ pub const TABLES: &[Table] = &[
             text("engine_version"),
             packed(text("report")),
             text("computed_at"),
+            int("risk_permille"),
         ],
         key: &["case_revision_id", "base_commit", "engine_version"],
         generated_id: false,

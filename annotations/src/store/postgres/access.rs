@@ -35,13 +35,28 @@ fn slug(text: &str) -> String {
     out.trim_matches('_').to_string()
 }
 
+/// What the raters' group may do: read the panel, write answers and evidence. Granted again
+/// whenever the schema is migrated, so that a new column is covered for existing panels.
+pub(super) fn group_grants(db: &str, group: &str) -> String {
+    let (db, g) = (ident(db), ident(group));
+    format!(
+        "GRANT CONNECT ON DATABASE {db} TO {g};
+         GRANT USAGE ON SCHEMA verity TO {g};
+         GRANT SELECT ON ALL TABLES IN SCHEMA verity TO {g};
+         GRANT SELECT ON ALL SEQUENCES IN SCHEMA verity TO {g};
+         GRANT INSERT ON verity.answer_events, verity.evidence_cache TO {g};
+         GRANT UPDATE (active_ms) ON verity.assignments TO {g};
+         GRANT UPDATE (report, computed_at, risk_permille) ON verity.evidence_cache TO {g};"
+    )
+}
+
 fn truncated(name: &str) -> String {
     name.chars().take(NAME_MAX).collect()
 }
 
 impl PgStore {
     /// The panel's group role on this database.
-    fn group_role(&self) -> String {
+    pub(super) fn group_role(&self) -> String {
         truncated(&format!("verity_{}_raters", slug(&self.config.dbname)))
     }
 
@@ -115,18 +130,7 @@ impl PanelLogins for PgStore {
                 tx.batch_execute(&format!("CREATE ROLE {} NOLOGIN", ident(&group)))
                     .await?;
             }
-            let g = ident(&group);
-            tx.batch_execute(&format!(
-                "GRANT CONNECT ON DATABASE {db} TO {g};
-                 GRANT USAGE ON SCHEMA verity TO {g};
-                 GRANT SELECT ON ALL TABLES IN SCHEMA verity TO {g};
-                 GRANT SELECT ON ALL SEQUENCES IN SCHEMA verity TO {g};
-                 GRANT INSERT ON verity.answer_events, verity.evidence_cache TO {g};
-                 GRANT UPDATE (active_ms) ON verity.assignments TO {g};
-                 GRANT UPDATE (report, computed_at) ON verity.evidence_cache TO {g};",
-                db = ident(&db),
-            ))
-            .await?;
+            tx.batch_execute(&group_grants(&db, &group)).await?;
             let current: Option<String> = tx
                 .query_opt(
                     "SELECT role FROM panel_logins WHERE rater_id = $1",
@@ -159,9 +163,10 @@ impl PanelLogins for PgStore {
                         n += 1;
                     }
                     tx.batch_execute(&format!(
-                        "CREATE ROLE {} WITH LOGIN PASSWORD {} IN ROLE {g}",
+                        "CREATE ROLE {} WITH LOGIN PASSWORD {} IN ROLE {}",
                         ident(&role),
-                        literal(&verifier)
+                        literal(&verifier),
+                        ident(&group)
                     ))
                     .await?;
                     tx.execute(

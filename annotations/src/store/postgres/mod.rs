@@ -273,6 +273,15 @@ impl PgStore {
             &[&(schema::MIGRATIONS.len() as i64)],
         )
         .await?;
+        let group = self.group_role();
+        if tx
+            .query_opt("SELECT 1 FROM pg_roles WHERE rolname = $1", &[&group])
+            .await?
+            .is_some()
+        {
+            tx.batch_execute(&access::group_grants(&self.config.dbname, &group))
+                .await?;
+        }
         Ok(())
     }
 

@@ -14,6 +14,7 @@ use super::{Client, Failure, PgStore};
 use crate::store::answers::answer_from_cells;
 use crate::store::answers::{StoredFields, same_event};
 use crate::store::raters::check_name_free;
+use crate::store::repos::{case_risks_sql, risk_permille};
 use crate::store::{
     AdjudicationRow, AnswerEvent, AnswerStore, AnswersChanged, Assignment, CachedEvidence,
     EventKind, EventSpans, EvidenceKey, LabelStore, NewAdjudication, NewAnswerEvent, Rater,
@@ -682,18 +683,33 @@ impl RepoStore for PgStore {
         &mut self,
         key: &EvidenceKey<'_>,
         report: &str,
+        risk: f64,
         now: &str,
     ) -> Result<(), StoreError> {
+        let risk = risk_permille(risk);
         self.run(async |c: &mut Client| {
             c.execute(
-                "INSERT INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)
-                 VALUES ($1, $2, $3, $4, $5)
+                "INSERT INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at, risk_permille)
+                 VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (case_revision_id, base_commit, engine_version)
-                 DO UPDATE SET report = excluded.report, computed_at = excluded.computed_at",
-                &[&key.case_revision_id, &key.base_commit, &key.engine_version, &report, &now],
+                 DO UPDATE SET report = excluded.report, computed_at = excluded.computed_at,
+                               risk_permille = excluded.risk_permille",
+                &[&key.case_revision_id, &key.base_commit, &key.engine_version, &report, &now, &risk],
             )
             .await?;
             Ok(())
+        })
+    }
+
+    fn case_risks(&self, engine_version: &str) -> Result<Vec<(i64, f64)>, StoreError> {
+        self.run(async |c: &mut Client| {
+            let rows = c.query(&case_risks_sql("$1"), &[&engine_version]).await?;
+            rows.iter()
+                .map(|r| -> Result<_, tokio_postgres::Error> {
+                    Ok((r.try_get(0)?, r.try_get::<_, i64>(1)? as f64 / 1000.0))
+                })
+                .collect::<Result<_, _>>()
+                .map_err(Into::into)
         })
     }
 }

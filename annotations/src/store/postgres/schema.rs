@@ -204,4 +204,9 @@ ALTER TABLE calibration_tasks ENABLE ROW LEVEL SECURITY;
     r#"
 CREATE INDEX answer_events_by_rater_case ON answer_events (rater_id, case_id, kind);
 "#,
+    // 5: each evidence report's risk score, in thousandths, for task lists sorted by risk.
+    // The raters' group is granted updating it when the schema is migrated.
+    r#"
+ALTER TABLE evidence_cache ADD COLUMN risk_permille BIGINT;
+"#,
 ];

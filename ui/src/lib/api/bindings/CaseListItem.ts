@@ -32,4 +32,8 @@ has_materials: boolean,
 /**
  * Assignments and their status.
  */
-assignments: Array<AssignmentStatus>, };
+assignments: Array<AssignmentStatus>, 
+/**
+ * The evidence's risk score at the current revision and engine, when computed.
+ */
+risk: number | null, };

@@ -2,7 +2,7 @@
 import type { CaseListItem } from "./CaseListItem";
 
 /**
- * A page of the progress per task, in natural id order.
+ * A page of the progress per task, in the query's order.
  */
 export type ProgressPage = { 
 /**

@@ -12,20 +12,21 @@ const raters: RaterSummary[] = [
   { name: 'Ben', active: true, assigned: 1, submitted: 0 },
 ];
 
-function item(instanceId: string, assignments: CaseListItem['assignments']): CaseListItem {
-  return { instance_id: instanceId, repo: 'o/r', title: 't', base_commit: null, revision: 1, has_materials: true, assignments };
+function item(instanceId: string, assignments: CaseListItem['assignments'], risk: number | null = null): CaseListItem {
+  return { instance_id: instanceId, repo: 'o/r', title: 't', base_commit: null, revision: 1, has_materials: true, assignments, risk };
 }
 
 const cases: CaseListItem[] = [
   item('o__r-2', [{ rater: 'Amara', status: 'in_progress', active_ms: 20000 }, { rater: 'Ben', status: 'to_do', active_ms: 0 }]),
-  item('o__r-10', [{ rater: 'Amara', status: 'submitted', active_ms: 180000 }]),
+  item('o__r-10', [{ rater: 'Amara', status: 'submitted', active_ms: 180000 }], 0.875),
 ];
 
-/** The Rust side's `progress_page` over `list` (already in natural order). */
+/** The Rust side's `progress_page` over `list` (already in natural order), riskiest first on request. */
 function pages(list: CaseListItem[]) {
   return (args: Record<string, unknown>): ProgressPage => {
     const q = args.query as ProgressQuery;
     const matching = list.filter((c) => c.instance_id.includes(q.search.trim()) && (q.status === null || c.assignments.some((a) => a.status === q.status)));
+    if (q.order === 'risk') matching.sort((a, b) => (b.risk ?? -1) - (a.risk ?? -1));
     return { total: matching.length, offset: q.offset, items: matching.slice(q.offset, q.offset + q.limit) };
   };
 }
@@ -44,13 +45,26 @@ describe('ProgressSection', () => {
     const table = await findByTestId('case-progress');
     await waitFor(() => expect(tableRows(table)).toHaveLength(3));
     expect(tableRows(table)).toEqual([
-      ['Task', 'Revision', 'Amara', 'Ben'],
-      ['o__r-2', '1', 'in progress · <1 min', 'to do'],
-      ['o__r-10', '1', 'done · 3 min', '–'],
+      ['Task', 'Revision', 'Risk', 'Amara', 'Ben'],
+      ['o__r-2', '1', '–', 'in progress · <1 min', 'to do'],
+      ['o__r-10', '1', '0.88', 'done · 3 min', '–'],
     ]);
     expect(table.getAttribute('aria-rowcount')).toBe('3');
     expect(getByTestId('progress-total').textContent).toBe('2 tasks');
-    expect(calls.find((c) => c.cmd === 'progress_page')!.args).toEqual({ query: { offset: 0, limit: 100, rater: null, status: null, repo: null, search: '' } });
+    expect(calls.find((c) => c.cmd === 'progress_page')!.args).toEqual({ query: { offset: 0, limit: 100, rater: null, status: null, repo: null, search: '', order: 'id' } });
+  });
+
+  it('sorts the tasks by risk on the Rust side when the Risk header is clicked', async () => {
+    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters });
+    const { findByTestId, getByTestId } = render(ProgressSection, { active: true });
+    const table = await findByTestId('case-progress');
+    await waitFor(() => expect(tableRows(table)).toHaveLength(3));
+    await fireEvent.click(getByTestId('sort-risk'));
+    await waitFor(() => expect(tableRows(table).map((r) => r[0])).toEqual(['Task', 'o__r-10', 'o__r-2']));
+    expect((calls.filter((c) => c.cmd === 'progress_page').at(-1)!.args.query as ProgressQuery).order).toBe('risk');
+    expect(getByTestId('sort-risk').parentElement!.getAttribute('aria-sort')).toBe('descending');
+    await fireEvent.click(getByTestId('sort-id'));
+    await waitFor(() => expect(tableRows(table).map((r) => r[0])).toEqual(['Task', 'o__r-2', 'o__r-10']));
   });
 
   it('asks the Rust side for the tasks a search and a status filter leave', async () => {
