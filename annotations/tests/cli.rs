@@ -747,6 +747,33 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
     let resumed: Value =
         serde_json::from_slice(&run_on(&project, &["evidence", "--all", "--json"]).stdout).unwrap();
     assert_eq!(resumed["cached"], 12, "a second run resumes from the cache");
+    let risk = report["summary"]["risk"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&risk), "risk {risk}");
+    let sorted: Value =
+        serde_json::from_slice(&run_on(&project, &["cases", "--sort", "risk", "--json"]).stdout)
+            .unwrap();
+    let risks: Vec<f64> = sorted
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["risk"].as_f64().expect("every case has its risk now"))
+        .collect();
+    assert_eq!(risks.len(), 12);
+    assert!(
+        risks.windows(2).all(|w| w[0] >= w[1]),
+        "riskiest first: {risks:?}"
+    );
+    let listed = sorted
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["instance_id"] == "demo__tinylib-3")
+        .unwrap();
+    assert_eq!(
+        listed["risk"].as_f64(),
+        Some(risk),
+        "the list shows the report's risk"
+    );
 
     let grep = run_on(
         &project,
