@@ -152,6 +152,9 @@ pub fn extract_terms(
     let mut parsers = syntax::Parsers::default();
     let mut sink = Sink::default();
     for (file, file_lines) in &files {
+        if !file_lines.iter().any(|l| l.kind == LineKind::Added) {
+            continue;
+        }
         match file_kind(file) {
             Some(FileKind::Syntax(grammar)) => {
                 let side = newside::NewSide::build(file_lines, base_file(file).as_deref());

@@ -665,3 +665,37 @@ fn javascript_gold_definitions_skip_module_bindings() {
         .collect();
     assert_eq!(gold_defined, ["parseFlag"]);
 }
+
+#[test]
+fn base_files_are_read_only_for_code_with_added_lines() {
+    let mut text = patch(
+        "pkg/old_test.go",
+        "@@ -3,2 +3,1 @@",
+        &[" func TestOld(t *testing.T) {", "-\tt.Skip(\"gone\")"],
+    );
+    text.push_str(&patch(
+        "pkg/new_test.go",
+        "@@ -1,1 +1,2 @@",
+        &[" package pkg", "+var fixture = \"./testdata/new.json\""],
+    ));
+    text.push_str(&patch(
+        "pkg/testdata/new.json",
+        "@@ -0,0 +1 @@",
+        &["+[\"alpha\", \"beta\"]"],
+    ));
+    let asked = std::cell::RefCell::new(Vec::new());
+    let base_file = |path: &str| {
+        asked.borrow_mut().push(path.to_string());
+        Some("package pkg\n".to_string())
+    };
+    let terms = extract_terms(&text, "", "", &base_file);
+    assert_eq!(*asked.borrow(), ["pkg/new_test.go"]);
+    assert_eq!(
+        roles(&terms),
+        vec![
+            ("./testdata/new.json", FixturePath, Literal),
+            ("alpha", Asserted, DataValue),
+            ("beta", Asserted, DataValue),
+        ]
+    );
+}
