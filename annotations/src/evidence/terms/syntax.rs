@@ -275,6 +275,42 @@ fn line_role(line: &str, content: &str, grammar: Grammar, facts: &FileFacts) -> 
     }
 }
 
+/// How many rows above a term [`enclosing_role`] looks.
+const ENCLOSING_ROWS: usize = 60;
+
+/// The role of a term with no clue in a hunk parsed alone, where the syntax tree may have lost
+/// the structure the hunk starts inside: an enclosing line (less indented, above) that opens
+/// an expected value (`expected: &Config{`, `want := []string{`) makes it asserted.
+fn enclosing_role(texts: &[&str], row: usize, facts: &FileFacts) -> TermRole {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let Some(mut limit) = texts.get(row).map(|line| indent(line)) else {
+        return TermRole::Other;
+    };
+    for line in texts[..row].iter().rev().take(ENCLOSING_ROWS) {
+        if line.trim().is_empty() || indent(line) >= limit {
+            continue;
+        }
+        limit = indent(line);
+        let opens = line.trim_end().ends_with(['{', '[', '(']);
+        if let Some((key, field)) = line_key(line)
+            && opens
+        {
+            let role = if field {
+                facts.key_role(key)
+            } else {
+                facts.variable_role(key)
+            };
+            if role == Some(TermRole::Asserted) {
+                return TermRole::Asserted;
+            }
+        }
+        if limit == 0 {
+            break;
+        }
+    }
+    TermRole::Other
+}
+
 /// What one file's syntax tree knows beyond a node's ancestors.
 struct FileFacts {
     /// Go struct types declared in the file: their field names in order.
@@ -713,6 +749,20 @@ pub(super) fn file_terms(
     let facts = FileFacts::gather(&tree, src);
     let mut inline_structs = HashMap::new();
     let keywords = grammar.keywords();
+    let texts: Vec<&str> = src.lines().collect();
+    let unclued = |row: usize, content: &str| {
+        let role = line_role(
+            texts.get(row).copied().unwrap_or(""),
+            content,
+            grammar,
+            &facts,
+        );
+        if role == TermRole::Other && !side.whole {
+            enclosing_role(&texts, row, &facts)
+        } else {
+            role
+        }
+    };
     walk(&tree, |node, path| {
         let (start, end) = (node.start_position().row, node.end_position().row);
         if !rows.any_in(start, end) {
@@ -727,7 +777,7 @@ pub(super) fn file_terms(
             if start == end {
                 let (role, pattern) = role_of(node, path, src, &facts, &mut inline_structs);
                 let role = if role == TermRole::Other {
-                    line_role(line.text, content, grammar, &facts)
+                    unclued(start, content)
                 } else {
                     role
                 };
@@ -746,7 +796,7 @@ pub(super) fn file_terms(
             let number = text(node, src);
             if !is_noise_number(number) {
                 let role = match role_of(node, path, src, &facts, &mut inline_structs).0 {
-                    TermRole::Other => line_role(line.text, number, grammar, &facts),
+                    TermRole::Other => unclued(start, number),
                     role => role,
                 };
                 sink.add(number, TermKind::Number, role, TermSource::Literal, place);
@@ -759,7 +809,7 @@ pub(super) fn file_terms(
                 sink.use_identifier(name, is_member(node, path), place);
                 if identifier_is_term(node, path) {
                     let role = match role_of(node, path, src, &facts, &mut inline_structs).0 {
-                        TermRole::Other => line_role(line.text, name, grammar, &facts),
+                        TermRole::Other => unclued(start, name),
                         role => role,
                     };
                     sink.add(name, TermKind::Identifier, role, TermSource::Literal, place);

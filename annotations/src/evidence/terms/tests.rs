@@ -699,3 +699,38 @@ fn base_files_are_read_only_for_code_with_added_lines() {
         ]
     );
 }
+
+/// flipt-io_d26eba77: a hunk that starts inside a table case; the expected config's fields
+/// are asserted though the hunk alone does not parse as the table.
+#[test]
+fn go_expected_struct_in_a_hunk_parsed_alone() {
+    let text = patch(
+        "config/config_test.go",
+        "@@ -59,3 +59,14 @@ func TestLoad(t *testing.T) {",
+        &[
+            " \t\t\texpected: Default(),",
+            " \t\t},",
+            " \t\t{",
+            "+\t\t\tname: \"database key/value\",",
+            "+\t\t\texpected: &Config{",
+            "+\t\t\t\tDatabase: DatabaseConfig{",
+            "+\t\t\t\t\tHost:     \"localhost\",",
+            "+\t\t\t\t\tPassword: \"s3cr3t!\",",
+            "+\t\t\t\t},",
+            "+\t\t\t},",
+            "+\t\t},",
+            "+\t\t{",
+            "+\t\t\tsetup: []string{\"plain setup value\"},",
+            "+\t\t},",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("database key/value", TestName, Literal),
+            ("localhost", Asserted, Literal),
+            ("s3cr3t!", Asserted, Literal),
+            ("plain setup value", Other, Literal),
+        ]
+    );
+}
