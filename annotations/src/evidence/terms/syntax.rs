@@ -25,8 +25,11 @@
 //! enclosing assertion or expected value (a `Name` inside a `want` struct is asserted). Calls
 //! are clues only up to the nearest enclosing function (the body of `t.Run("...", func...)` is
 //! not a test name); field names are clues all the way out (`expected: func() *Config {...}`).
-//! A string with no clue that is a path under a test-data folder is a fixture path; anything
-//! else is [`TermRole::Other`].
+//! A term with no clue in the tree takes one from its line: a `key:` or `name :=` before it
+//! (and, in a hunk parsed alone, whose tree may have lost the structure the hunk starts
+//! inside, a less indented line above that opens an expected value), or a Go import spec's
+//! shape. A string with no clue that is a path under a test-data folder is a fixture path;
+//! anything else is [`TermRole::Other`].
 //!
 //! A string passed to a regular-expression or glob call (`re.compile`, `regexp.MustCompile`,
 //! `new RegExp`, `toMatch`, `assert.Regexp`, `match=`, `fnmatch`, `filepath.Match`...) and a
