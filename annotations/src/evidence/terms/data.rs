@@ -1,8 +1,9 @@
 //! Shell scripts and data files.
 //!
-//! - **Shell** (`.sh`, `.bash`, `.bats`): per added line, quoted strings and the words after a
-//!   command's name (not flags, bare variables or shell keywords). A line whose command asserts
-//!   or matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
+//! - **Shell** (`.sh`, `.bash`, `.bats`, and scripts without an extension under a `test` or
+//!   `tests` folder whose patch shows a shell's `#!` line): per added line, quoted strings and
+//!   the words after a command's name (not flags, bare variables or shell keywords). A line
+//!   whose command asserts or matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
 //!   terms; a matching line (`match`, `grep`, `=~`) reads its strings as regular expressions.
 //! - **Structured data** (`.yml`, `.yaml`, `.json`, `.cue`, `.toml`): the scalar value of each
 //!   added `key: value` line, each element of a list (`- item`, `[a, b]`), and a bare line's
@@ -53,6 +54,22 @@ fn extension(path: &str) -> Option<&str> {
 
 pub(super) fn is_shell(path: &str) -> bool {
     matches!(extension(path), Some("sh" | "bash" | "bats"))
+}
+
+/// A script without an extension under a `test` or `tests` folder whose first line, as the
+/// patch shows it, is a shell's `#!` line.
+pub(super) fn is_shell_script(path: &str, lines: &[PatchLine<'_>]) -> bool {
+    let in_tests = path
+        .rsplit('/')
+        .skip(1)
+        .any(|dir| matches!(dir, "test" | "tests"));
+    let shebang = lines
+        .iter()
+        .find(|l| l.new_line == Some(1))
+        .is_some_and(|l| {
+            l.text.starts_with("#!") && (l.text.contains("sh") || l.text.contains("bats"))
+        });
+    in_tests && extension(path).is_none() && shebang
 }
 
 /// How to read a file that is not code, or `None` to skip it.
@@ -389,5 +406,10 @@ mod tests {
         assert_eq!(data_format("t/fixtures/page.html"), Some(DataFormat::Lines));
         assert_eq!(data_format("README.md"), None);
         assert!(is_shell("test/api.sh"));
+        let script = "diff --git a/test/smoke b/test/smoke\n--- /dev/null\n+++ b/test/smoke\n@@ -0,0 +1,2 @@\n+#!/usr/bin/env bash\n+assert_ok \"flipt up\"\n";
+        let lines = crate::patch::patch_lines(script);
+        assert!(is_shell_script("test/smoke", &lines));
+        assert!(!is_shell_script("bin/smoke", &lines));
+        assert!(!is_shell_script("test/smoke.py", &lines));
     }
 }

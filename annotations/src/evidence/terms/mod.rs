@@ -155,7 +155,9 @@ pub fn extract_terms(
         if !file_lines.iter().any(|l| l.kind == LineKind::Added) {
             continue;
         }
-        match file_kind(file) {
+        match file_kind(file)
+            .or_else(|| data::is_shell_script(file, file_lines).then_some(FileKind::Shell))
+        {
             Some(FileKind::Syntax(grammar)) => {
                 let side = newside::NewSide::build(file_lines, base_file(file).as_deref());
                 syntax::file_terms(&mut parsers, grammar, &side, file, &mut sink);
