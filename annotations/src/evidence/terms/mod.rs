@@ -32,6 +32,7 @@ mod data;
 mod lexer;
 mod newside;
 mod pattern;
+mod roles;
 mod syntax;
 
 use std::collections::HashMap;
