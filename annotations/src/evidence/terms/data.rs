@@ -185,11 +185,14 @@ fn structured_values(line: &str, equals: bool) -> Vec<&str> {
         None => text,
     };
     let mut out = Vec::new();
-    push_values(value, equals, &mut out);
+    push_values(value, equals, MAX_NESTING, &mut out);
     out
 }
 
-fn push_values<'a>(value: &'a str, equals: bool, out: &mut Vec<&'a str>) {
+/// How deep flow lists and maps nest before a line's values are left unread.
+const MAX_NESTING: usize = 16;
+
+fn push_values<'a>(value: &'a str, equals: bool, depth: usize, out: &mut Vec<&'a str>) {
     let value = value.trim().trim_end_matches(',').trim();
     let (open, close) = match value.chars().next() {
         Some('[') => ('[', ']'),
@@ -201,6 +204,9 @@ fn push_values<'a>(value: &'a str, equals: bool, out: &mut Vec<&'a str>) {
             return;
         }
     };
+    let Some(depth) = depth.checked_sub(1) else {
+        return;
+    };
     let inner = value[open.len_utf8()..].trim();
     let inner = inner.strip_suffix(close).unwrap_or(inner);
     let mut rest = inner;
@@ -210,10 +216,10 @@ fn push_values<'a>(value: &'a str, equals: bool, out: &mut Vec<&'a str>) {
         if open == '{' {
             let pair = if equals { "=" } else { ":" };
             if let Some(at) = find_top_level(item, |r| r.starts_with(pair)) {
-                push_values(&item[at + 1..], equals, out);
+                push_values(&item[at + 1..], equals, depth, out);
             }
         } else {
-            push_values(item, equals, out);
+            push_values(item, equals, depth, out);
         }
         rest = rest.get(end + 1..).unwrap_or("");
     }
@@ -374,6 +380,8 @@ mod tests {
             structured_values(r#"obj: {a: "x1", b: [y2, "z3"]}"#, false),
             ["x1", "y2", "z3"]
         );
+        let deep = format!("{}\"too deep\"{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(structured_values(&deep, false), Vec::<&str>::new());
     }
 
     #[test]
