@@ -314,6 +314,58 @@ fn terms_are_classified_by_precedence() {
     );
 }
 
+/// A name the tests use bare that only the gold patch defines, and that the prose never gives,
+/// is a term of the report even though nothing calls it; the test file is read at the base
+/// commit and the added lines parsed in place.
+#[test]
+fn names_the_gold_patch_defines_are_terms() {
+    let (dir, base, _) = build_repo();
+    let test_patch = "diff --git a/test/units/net/test_util.py b/test/units/net/test_util.py
+--- a/test/units/net/test_util.py
++++ b/test/units/net/test_util.py
+@@ -2,0 +3,2 @@ HELPER = 'fixture_only_value'
++def test_default_retries():
++    assert default_retries() == RETRY_LIMIT
+"
+    .to_string();
+    let gold_patch = "diff --git a/lib/net/util.py b/lib/net/util.py
+--- a/lib/net/util.py
++++ b/lib/net/util.py
+@@ -4,0 +5,3 @@ def get_connection(module):
++RETRY_LIMIT = 10
++def default_retries():
++    return RETRY_LIMIT
+"
+    .to_string();
+    let mut request = EvidenceRequest {
+        test_patch,
+        gold_patch,
+        ..request(&base)
+    };
+    let terms = |request: &EvidenceRequest| -> Vec<(String, TermClass)> {
+        Engine::default()
+            .compute_evidence(dir.path(), &context(), request)
+            .unwrap()
+            .terms
+            .into_iter()
+            .map(|t| (t.term, t.class))
+            .collect()
+    };
+    assert_eq!(
+        terms(&request),
+        [
+            ("default_retries".to_string(), TermClass::GoldIntroduced),
+            ("RETRY_LIMIT".to_string(), TermClass::GoldIntroduced),
+        ]
+    );
+    request.prose.push_str(" Retries stop at RETRY_LIMIT.");
+    assert_eq!(
+        terms(&request),
+        [("default_retries".to_string(), TermClass::GoldIntroduced)],
+        "a name the prose gives is not one the solver must guess"
+    );
+}
+
 #[test]
 fn airtight_candidate_shows_the_live_convention_it_departs_from() {
     let (dir, base, _) = build_repo();

@@ -75,9 +75,11 @@ fn compute(
     let repo = RepoAccess::open(repo_path, context)?;
     let commit = repo.resolve_commit(&request.base_commit)?;
     let files = repo.list_files(&commit, engine)?;
+    // A test file's content at the base commit, through the engine's cache (the sweep reads it
+    // again); a missing or binary blob leaves the file to be parsed from its hunks alone.
     let base_file = |path: &str| -> Option<String> {
         let entry = files.iter().find(|entry| &*entry.path == path)?;
-        match repo.read_blob(&commit.id, entry.blob).ok()? {
+        match repo.blob_text(engine, &commit.id, entry.blob).ok()? {
             BlobText::Text(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
             BlobText::Binary { .. } => None,
         }

@@ -182,8 +182,8 @@ pub(super) fn call_clue(callee: &str) -> CallClue {
 
 /// Whether `name` starts with the word `prefix` (`exp`, `expErr`, `exp_out`; not `export`).
 fn word_prefix(name: &str, prefix: &str) -> bool {
-    name.len() >= prefix.len()
-        && name[..prefix.len()].eq_ignore_ascii_case(prefix)
+    name.get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
         && name[prefix.len()..]
             .chars()
             .next()
@@ -322,7 +322,14 @@ mod tests {
         ] {
             assert!(wants(name), "{name}");
         }
-        for name in ["export", "expiration", "outside", "name"] {
+        for name in [
+            "export",
+            "expiration",
+            "outside",
+            "name",
+            "exécution",
+            "名前",
+        ] {
             assert!(!wants(name), "{name}");
         }
         assert!(fixture_key("configPath"));

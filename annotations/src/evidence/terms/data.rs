@@ -1,8 +1,9 @@
 //! Shell scripts and data files.
 //!
-//! - **Shell** (`.sh`, `.bash`, `.bats`): per added line, quoted strings and the words after a
-//!   command's name (not flags, bare variables or shell keywords). A line whose command asserts
-//!   or matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
+//! - **Shell** (`.sh`, `.bash`, `.bats`, and scripts without an extension under a `test` or
+//!   `tests` folder whose patch shows a shell's `#!` line): per added line, quoted strings and
+//!   the words after a command's name (not flags, bare variables or shell keywords). A line
+//!   whose command asserts or matches (`assert`, `match`, `expect`, `grep`, `diff`, `[[`, `[`, `test`) gives asserted
 //!   terms; a matching line (`match`, `grep`, `=~`) reads its strings as regular expressions.
 //! - **Structured data** (`.yml`, `.yaml`, `.json`, `.cue`, `.toml`): the scalar value of each
 //!   added `key: value` line, each element of a list (`- item`, `[a, b]`), and a bare line's
@@ -53,6 +54,22 @@ fn extension(path: &str) -> Option<&str> {
 
 pub(super) fn is_shell(path: &str) -> bool {
     matches!(extension(path), Some("sh" | "bash" | "bats"))
+}
+
+/// A script without an extension under a `test` or `tests` folder whose first line, as the
+/// patch shows it, is a shell's `#!` line.
+pub(super) fn is_shell_script(path: &str, lines: &[PatchLine<'_>]) -> bool {
+    let in_tests = path
+        .rsplit('/')
+        .skip(1)
+        .any(|dir| matches!(dir, "test" | "tests"));
+    let shebang = lines
+        .iter()
+        .find(|l| l.new_line == Some(1))
+        .is_some_and(|l| {
+            l.text.starts_with("#!") && (l.text.contains("sh") || l.text.contains("bats"))
+        });
+    in_tests && extension(path).is_none() && shebang
 }
 
 /// How to read a file that is not code, or `None` to skip it.
@@ -168,11 +185,14 @@ fn structured_values(line: &str, equals: bool) -> Vec<&str> {
         None => text,
     };
     let mut out = Vec::new();
-    push_values(value, equals, &mut out);
+    push_values(value, equals, MAX_NESTING, &mut out);
     out
 }
 
-fn push_values<'a>(value: &'a str, equals: bool, out: &mut Vec<&'a str>) {
+/// How deep flow lists and maps nest before a line's values are left unread.
+const MAX_NESTING: usize = 16;
+
+fn push_values<'a>(value: &'a str, equals: bool, depth: usize, out: &mut Vec<&'a str>) {
     let value = value.trim().trim_end_matches(',').trim();
     let (open, close) = match value.chars().next() {
         Some('[') => ('[', ']'),
@@ -184,6 +204,9 @@ fn push_values<'a>(value: &'a str, equals: bool, out: &mut Vec<&'a str>) {
             return;
         }
     };
+    let Some(depth) = depth.checked_sub(1) else {
+        return;
+    };
     let inner = value[open.len_utf8()..].trim();
     let inner = inner.strip_suffix(close).unwrap_or(inner);
     let mut rest = inner;
@@ -193,10 +216,10 @@ fn push_values<'a>(value: &'a str, equals: bool, out: &mut Vec<&'a str>) {
         if open == '{' {
             let pair = if equals { "=" } else { ":" };
             if let Some(at) = find_top_level(item, |r| r.starts_with(pair)) {
-                push_values(&item[at + 1..], equals, out);
+                push_values(&item[at + 1..], equals, depth, out);
             }
         } else {
-            push_values(item, equals, out);
+            push_values(item, equals, depth, out);
         }
         rest = rest.get(end + 1..).unwrap_or("");
     }
@@ -357,6 +380,8 @@ mod tests {
             structured_values(r#"obj: {a: "x1", b: [y2, "z3"]}"#, false),
             ["x1", "y2", "z3"]
         );
+        let deep = format!("{}\"too deep\"{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(structured_values(&deep, false), Vec::<&str>::new());
     }
 
     #[test]
@@ -389,5 +414,10 @@ mod tests {
         assert_eq!(data_format("t/fixtures/page.html"), Some(DataFormat::Lines));
         assert_eq!(data_format("README.md"), None);
         assert!(is_shell("test/api.sh"));
+        let script = "diff --git a/test/smoke b/test/smoke\n--- /dev/null\n+++ b/test/smoke\n@@ -0,0 +1,2 @@\n+#!/usr/bin/env bash\n+assert_ok \"flipt up\"\n";
+        let lines = crate::patch::patch_lines(script);
+        assert!(is_shell_script("test/smoke", &lines));
+        assert!(!is_shell_script("bin/smoke", &lines));
+        assert!(!is_shell_script("test/smoke.py", &lines));
     }
 }

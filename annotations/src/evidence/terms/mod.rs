@@ -32,6 +32,7 @@ mod data;
 mod lexer;
 mod newside;
 mod pattern;
+mod roles;
 mod syntax;
 
 use std::collections::HashMap;
@@ -152,7 +153,12 @@ pub fn extract_terms(
     let mut parsers = syntax::Parsers::default();
     let mut sink = Sink::default();
     for (file, file_lines) in &files {
-        match file_kind(file) {
+        if !file_lines.iter().any(|l| l.kind == LineKind::Added) {
+            continue;
+        }
+        match file_kind(file)
+            .or_else(|| data::is_shell_script(file, file_lines).then_some(FileKind::Shell))
+        {
             Some(FileKind::Syntax(grammar)) => {
                 let side = newside::NewSide::build(file_lines, base_file(file).as_deref());
                 syntax::file_terms(&mut parsers, grammar, &side, file, &mut sink);

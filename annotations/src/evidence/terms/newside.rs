@@ -11,14 +11,16 @@ pub(super) struct NewSide<'a> {
     pub(super) text: String,
     /// Per row of `text`: the patch line that adds it, or `None` for a line already there.
     pub(super) added: Vec<Option<&'a PatchLine<'a>>>,
+    /// Whether `text` is the whole file, rather than the hunks alone.
+    pub(super) whole: bool,
 }
 
 impl<'a> NewSide<'a> {
     /// The new side of one file from its patch lines and, when known, its base content.
     pub(super) fn build(lines: &'a [PatchLine<'a>], base: Option<&str>) -> NewSide<'a> {
-        let rows = base
-            .and_then(|base| apply(lines, base))
-            .unwrap_or_else(|| hunks_only(lines));
+        let applied = base.and_then(|base| apply(lines, base));
+        let whole = applied.is_some();
+        let rows = applied.unwrap_or_else(|| hunks_only(lines));
         let mut text = String::with_capacity(rows.iter().map(|(t, _)| t.len() + 1).sum());
         let mut added = Vec::with_capacity(rows.len());
         for (line, by) in rows {
@@ -26,7 +28,7 @@ impl<'a> NewSide<'a> {
             text.push('\n');
             added.push(by);
         }
-        NewSide { text, added }
+        NewSide { text, added, whole }
     }
 
     /// The patch line that adds `row`, if any.
@@ -127,6 +129,7 @@ mod tests {
             ("g".into(), None),
         ];
         assert_eq!(rows(&side), want);
+        assert!(side.whole);
     }
 
     #[test]
@@ -140,6 +143,7 @@ mod tests {
             ("G".into(), Some((10, 8))),
         ];
         assert_eq!(rows(&side), want);
+        assert!(!side.whole);
         assert_eq!(rows(&NewSide::build(&lines, None)), want);
     }
 }

@@ -665,3 +665,72 @@ fn javascript_gold_definitions_skip_module_bindings() {
         .collect();
     assert_eq!(gold_defined, ["parseFlag"]);
 }
+
+#[test]
+fn base_files_are_read_only_for_code_with_added_lines() {
+    let mut text = patch(
+        "pkg/old_test.go",
+        "@@ -3,2 +3,1 @@",
+        &[" func TestOld(t *testing.T) {", "-\tt.Skip(\"gone\")"],
+    );
+    text.push_str(&patch(
+        "pkg/new_test.go",
+        "@@ -1,1 +1,2 @@",
+        &[" package pkg", "+var fixture = \"./testdata/new.json\""],
+    ));
+    text.push_str(&patch(
+        "pkg/testdata/new.json",
+        "@@ -0,0 +1 @@",
+        &["+[\"alpha\", \"beta\"]"],
+    ));
+    let asked = std::cell::RefCell::new(Vec::new());
+    let base_file = |path: &str| {
+        asked.borrow_mut().push(path.to_string());
+        Some("package pkg\n".to_string())
+    };
+    let terms = extract_terms(&text, "", "", &base_file);
+    assert_eq!(*asked.borrow(), ["pkg/new_test.go"]);
+    assert_eq!(
+        roles(&terms),
+        vec![
+            ("./testdata/new.json", FixturePath, Literal),
+            ("alpha", Asserted, DataValue),
+            ("beta", Asserted, DataValue),
+        ]
+    );
+}
+
+/// flipt-io_d26eba77: a hunk that starts inside a table case; the expected config's fields
+/// are asserted though the hunk alone does not parse as the table.
+#[test]
+fn go_expected_struct_in_a_hunk_parsed_alone() {
+    let text = patch(
+        "config/config_test.go",
+        "@@ -59,3 +59,14 @@ func TestLoad(t *testing.T) {",
+        &[
+            " \t\t\texpected: Default(),",
+            " \t\t},",
+            " \t\t{",
+            "+\t\t\tname: \"database key/value\",",
+            "+\t\t\texpected: &Config{",
+            "+\t\t\t\tDatabase: DatabaseConfig{",
+            "+\t\t\t\t\tHost:     \"localhost\",",
+            "+\t\t\t\t\tPassword: \"s3cr3t!\",",
+            "+\t\t\t\t},",
+            "+\t\t\t},",
+            "+\t\t},",
+            "+\t\t{",
+            "+\t\t\tsetup: []string{\"plain setup value\"},",
+            "+\t\t},",
+        ],
+    );
+    assert_eq!(
+        roles(&terms(&text)),
+        vec![
+            ("database key/value", TestName, Literal),
+            ("localhost", Asserted, Literal),
+            ("s3cr3t!", Asserted, Literal),
+            ("plain setup value", Other, Literal),
+        ]
+    );
+}
