@@ -7,8 +7,8 @@ use std::path::Path;
 use super::classify::{added_text, classify_term, text_contains};
 use super::engine::{ENGINE_VERSION, Engine};
 use super::error::{CaseContext, EvidenceError};
-use super::precedents::Snippet;
-use super::receipt::term_receipt;
+use super::precedents::{Snippet, prefilter};
+use super::receipt::{live_term_receipt, term_receipt};
 use super::report::{EvidenceReport, PrecedentFinding, Summary, TermClass, TermEvidence};
 use super::repository::RepoAccess;
 use super::terms::extract_terms;
@@ -50,14 +50,9 @@ impl Engine {
         let repo = RepoAccess::open(repo_path, context)?;
         let commit = repo.resolve_commit(commit)?;
         let files = repo.list_files(&commit, self)?;
-        let patterns: Vec<String> = snippets.iter().map(|s| s.snippet.clone()).collect();
+        let patterns: Vec<String> = snippets.iter().map(|s| prefilter(&s.snippet)).collect();
         let sweep = super::sweep::run_patterns(self, &repo, &commit, &files, &patterns)?;
-        Ok(super::precedents::findings_from(
-            snippets,
-            &sweep.patterns,
-            &files,
-            &commit.id,
-        ))
+        super::precedents::findings_from(self, &repo, &commit, snippets, &sweep.patterns, &files)
     }
 }
 
@@ -74,7 +69,7 @@ fn compute(
     let gold = added_text(&request.gold_patch);
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
-    patterns.extend(request.precedents.iter().map(|s| s.snippet.clone()));
+    patterns.extend(request.precedents.iter().map(|s| prefilter(&s.snippet)));
     let sweep = super::sweep::run_patterns(engine, &repo, &commit, &files, &patterns)?;
 
     let mut evidence = Vec::with_capacity(terms.len());
@@ -98,6 +93,7 @@ fn compute(
         );
         evidence.push(TermEvidence {
             receipt: term_receipt(&term.term, &commit.id),
+            live_receipt: live_term_receipt(&term.term, &commit.id, &test_paths),
             term: term.term,
             kind: term.kind,
             class,
@@ -115,11 +111,13 @@ fn compute(
     let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence)?;
     let precedent_results = &sweep.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
+        engine,
+        &repo,
+        &commit,
         &request.precedents,
         precedent_results,
         &files,
-        &commit.id,
-    );
+    )?;
 
     let mut summary = Summary {
         terms: evidence.len(),

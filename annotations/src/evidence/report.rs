@@ -75,8 +75,11 @@ pub struct TermEvidence {
     pub count: usize,
     /// The first matching lines, live paths first.
     pub hits: Vec<Hit>,
-    /// The command that lists the same files: `git grep -F -l -I -e TERM COMMIT`.
+    /// The command that lists the same files, live and not: `git grep -F -l -I -e TERM COMMIT`.
     pub receipt: String,
+    /// The command that lists exactly `live_paths` (nothing when no live file has the term):
+    /// `receipt` with each of `test_paths` excluded.
+    pub live_receipt: String,
 }
 
 /// Kind of one step of a word-level diff.
@@ -134,7 +137,8 @@ pub struct AirtightCandidate {
     pub class: TermClass,
     /// Where the test patch has it.
     pub origin: TermOrigin,
-    /// The command showing that no live file has it.
+    /// The command listing the live files that have it: it prints nothing (non-live paths
+    /// holding the term are excluded).
     pub receipt: String,
     /// The closest live strings, most similar first.
     pub nearest: Vec<NearString>,
@@ -160,13 +164,14 @@ pub struct PrecedentFinding {
     pub claimed_path: Option<String>,
     /// What convention it is said to show.
     pub way: Option<String>,
-    /// Whether a live path holds it verbatim.
+    /// Whether a live path holds it (indentation and trailing whitespace aside).
     pub found: bool,
-    /// Every live place that holds it.
+    /// Every live file that holds it, with the line where it first starts.
     pub locations: Vec<PrecedentLocation>,
     /// Non-live paths that hold it (not counted as precedents).
     pub non_live_paths: Vec<String>,
-    /// A command that finds the snippet's first non-blank line.
+    /// The command that prints the live places found, one per file, and nothing when none
+    /// is (see `receipt.rs`).
     pub receipt: String,
 }
 
@@ -321,7 +326,12 @@ pub fn render_text(report: &EvidenceReport) -> String {
             if let Some(hit) = term.hits.first() {
                 let _ = writeln!(out, "      {}:{}: {}", hit.path, hit.line, hit.text.trim());
             }
-            let _ = writeln!(out, "      {}", term.receipt);
+            if term.test_paths.is_empty() {
+                let _ = writeln!(out, "      {}", term.receipt);
+            } else {
+                let _ = writeln!(out, "      live: {}", term.live_receipt);
+                let _ = writeln!(out, "      all:  {}", term.receipt);
+            }
         }
     }
     out

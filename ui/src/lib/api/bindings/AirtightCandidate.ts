@@ -20,7 +20,8 @@ class: TermClass,
  */
 origin: TermOrigin, 
 /**
- * The command showing that no live file has it.
+ * The command listing the live files that have it: it prints nothing (non-live paths
+ * holding the term are excluded).
  */
 receipt: string, 
 /**

@@ -31,6 +31,7 @@ truncated: boolean,
  */
 binary_files_skipped: number, 
 /**
- * The `git grep` command that finds the same lines.
+ * The `git grep` command that prints the same lines (with `live_only`, the non-live paths
+ * holding a match are excluded by a pathspec; a truncated search shows fewer).
  */
 receipt: string, };
