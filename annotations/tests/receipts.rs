@@ -95,7 +95,7 @@ fn run(root: &Path, receipt: &str) -> String {
 fn displayed(path: &str) -> String {
     if !path
         .bytes()
-        .any(|b| b == b'"' || b == b'\\' || b < 0x20 || b >= 0x80)
+        .any(|b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
     {
         return path.to_string();
     }
@@ -340,4 +340,162 @@ fn every_receipt_prints_exactly_what_it_claims() {
             finding.receipt
         );
     }
+}
+
+/// Deletes an object's loose file, as a partial clone or a trimmed snapshot would lack it.
+fn drop_object(root: &Path, spec: &str) -> String {
+    let id = git(root, &["rev-parse", spec]).trim().to_string();
+    std::fs::remove_file(root.join(".git/objects").join(&id[..2]).join(&id[2..])).unwrap();
+    id
+}
+
+#[test]
+fn a_clone_lacking_objects_gives_an_incomplete_report_of_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main", "."]);
+    write(root, "app/core.py", "NAME = 'present_value'\n");
+    write(root, "app/big.py", "HIDDEN = 'hidden_value'\n");
+    write(root, "lib/sub/deep.py", "DEEP = 'deep_value'\n");
+    write(root, "tests/test_x.py", "X = 'hidden_value'\n");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let commit = git(root, &["rev-parse", "HEAD"]).trim().to_string();
+    let patch = "diff --git a/tests/test_y.py b/tests/test_y.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_y.py
+@@ -0,0 +1,3 @@
++def test_y():
++    assert f('hidden_value') == 'present_value'
++    assert g() == 'nowhere_value'
+";
+    let request = EvidenceRequest {
+        base_commit: commit.clone(),
+        prose: "Nothing.".into(),
+        gold_patch: String::new(),
+        test_patch: patch.into(),
+        precedents: vec![],
+    };
+    let complete = Engine::default()
+        .compute_evidence(root, &context(), &request)
+        .unwrap();
+    assert!(!complete.summary.incomplete);
+    assert!(complete.missing_objects.is_empty());
+    let candidate = |report: &annotations::evidence::EvidenceReport, term: &str| {
+        report.candidates.iter().find(|c| c.term == term).cloned()
+    };
+    assert!(
+        candidate(&complete, "nowhere_value").is_some_and(|c| c.airtight),
+        "{:?}",
+        complete.candidates
+    );
+    assert!(
+        candidate(&complete, "hidden_value").is_none(),
+        "app/big.py has it"
+    );
+
+    let blob = drop_object(root, &format!("{commit}:app/big.py"));
+    let tree = drop_object(root, &format!("{commit}:lib/sub"));
+    // A fresh engine: nothing cached from the complete clone.
+    let engine = Engine::default();
+    let report = engine.compute_evidence(root, &context(), &request).unwrap();
+    assert!(report.summary.incomplete);
+    let missing: Vec<(&str, &str)> = report
+        .missing_objects
+        .iter()
+        .map(|m| (m.path.as_str(), m.id.as_str()))
+        .collect();
+    assert_eq!(
+        missing,
+        vec![("app/big.py", blob.as_str()), ("lib/sub", tree.as_str())]
+    );
+    assert_eq!(report.files, 3, "files listed, with or without content");
+    let present = report
+        .terms
+        .iter()
+        .find(|t| t.term == "present_value")
+        .unwrap();
+    assert_eq!(present.live_paths, vec!["app/core.py".to_string()]);
+    // The file that has it is missing: a candidate, but not an airtight one.
+    for term in ["hidden_value", "nowhere_value"] {
+        let found = candidate(&report, term).unwrap();
+        assert!(!found.airtight);
+        assert!(
+            found.receipt.ends_with("# not airtight: 2 objects missing"),
+            "{}",
+            found.receipt
+        );
+    }
+    let text = annotations::evidence::render_text(&report);
+    assert!(
+        text.contains("INCOMPLETE: the clone lacks 2 objects"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("  app/big.py ({blob})")), "{text}");
+    assert!(text.contains("not airtight: 2 objects missing"), "{text}");
+
+    let query = GrepQuery {
+        pattern: "_value".into(),
+        ..GrepQuery::default()
+    };
+    let found = engine.grep(root, &context(), &commit, &query).unwrap();
+    assert_eq!(found.missing_objects, report.missing_objects);
+    assert_eq!(found.files.len(), 2, "app/core.py and tests/test_x.py");
+    let err = engine
+        .show_file(root, &context(), &commit, "app/big.py")
+        .unwrap_err();
+    assert!(err.to_string().contains("lacks the content"), "{err}");
+    let err = engine
+        .show_file(root, &context(), &commit, "lib/sub/deep.py")
+        .unwrap_err();
+    assert!(err.to_string().contains(&tree), "{err}");
+}
+
+#[test]
+fn a_partial_clone_lists_the_blobs_it_was_cloned_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("source");
+    std::fs::create_dir(&source).unwrap();
+    git(&source, &["init", "-q", "-b", "main", "."]);
+    write(&source, "small.py", "SMALL = 'kept_value'\n");
+    write(
+        &source,
+        "data/large.py",
+        &"LARGE = 'large_value'\n".repeat(200),
+    );
+    git(&source, &["add", "-A"]);
+    git(&source, &["commit", "-q", "-m", "base"]);
+    git(&source, &["config", "uploadpack.allowFilter", "true"]);
+    let commit = git(&source, &["rev-parse", "HEAD"]).trim().to_string();
+    let large = git(&source, &["rev-parse", "HEAD:data/large.py"])
+        .trim()
+        .to_string();
+    let url = format!("file://{}", source.display());
+    let clone = dir.path().join("partial.git");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            "--filter=blob:limit=1k",
+            &url,
+            clone.to_str().unwrap(),
+        ],
+    );
+    let query = GrepQuery {
+        pattern: "_value".into(),
+        ..GrepQuery::default()
+    };
+    let found = Engine::default()
+        .grep(&clone, &context(), &commit, &query)
+        .unwrap();
+    assert_eq!(found.files.len(), 1);
+    let missing: Vec<(&str, &str)> = found
+        .missing_objects
+        .iter()
+        .map(|m| (m.path.as_str(), m.id.as_str()))
+        .collect();
+    assert_eq!(missing, vec![("data/large.py", large.as_str())]);
 }

@@ -1315,6 +1315,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if report.truncated { " (cut short)" } else { "" },
                     report.receipt
                 )?;
+                if !report.missing_objects.is_empty() {
+                    writeln!(
+                        out,
+                        "not searched: the clone lacks {} files or folders (a partial clone):",
+                        report.missing_objects.len()
+                    )?;
+                    for missing in &report.missing_objects {
+                        writeln!(out, "  {} ({})", missing.path, missing.id)?;
+                    }
+                }
                 if report.matches == 0 {
                     return Ok(ExitCode::from(1));
                 }

@@ -365,6 +365,7 @@ pub(crate) fn find(
             term: term.term.clone(),
             class: term.class,
             origin: term.origin.clone(),
+            airtight: true,
             receipt: term.live_receipt.clone(),
             nearest: near,
         });

@@ -11,6 +11,7 @@ use super::engine::Engine;
 use super::error::{CaseContext, EvidenceError};
 use super::paths::PathClass;
 use super::receipt::{exclude_pathspec, shell_quote, show_receipt};
+use super::report::MissingObject;
 use super::repository::RepoAccess;
 
 /// A search typed by a rater.
@@ -84,6 +85,8 @@ pub struct GrepReport {
     pub truncated: bool,
     /// Binary files skipped.
     pub binary_files_skipped: usize,
+    /// Files and folders the clone lacks (a partial clone): not searched, sorted by path.
+    pub missing_objects: Vec<MissingObject>,
     /// The `git grep` command that prints the same lines (with `live_only`, the non-live paths
     /// holding a match are excluded by a pathspec; a truncated search shows fewer).
     pub receipt: String,
@@ -214,7 +217,7 @@ pub(crate) fn search(
         })?;
     let repo = RepoAccess::open(repo_path, context)?;
     let resolved = repo.resolve_commit(commit)?;
-    let files = repo.list_files(&resolved, engine)?;
+    let listing = repo.list_files(&resolved, engine)?;
     // Bytes are searched as they are, like git grep: no BOM transcoding, binaries skipped here.
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
@@ -230,13 +233,14 @@ pub(crate) fn search(
         matches: 0,
         truncated: false,
         binary_files_skipped: 0,
+        missing_objects: listing.missing,
         receipt: String::new(),
     };
     // Non-live paths that hold a match, when only live ones are shown: the receipt excludes
     // them.
     let mut excluded = Vec::new();
     let limit = query.max_matches.max(1);
-    for entry in files.iter() {
+    for entry in listing.files.iter() {
         let bytes = match repo.blob_text(engine, &resolved.id, entry.blob)? {
             BlobText::Binary { .. } => {
                 if entry.class.is_live() || !query.live_only {
@@ -293,9 +297,23 @@ pub(crate) fn show(
 ) -> Result<ShownFile, EvidenceError> {
     let repo = RepoAccess::open(repo_path, context)?;
     let resolved = repo.resolve_commit(commit)?;
-    let files = repo.list_files(&resolved, engine)?;
+    let listing = repo.list_files(&resolved, engine)?;
     let wanted = file.trim_start_matches("./");
-    let Some(entry) = files.iter().find(|f| &*f.path == wanted) else {
+    // The file itself, or a folder above it, is missing.
+    let lacking = listing
+        .missing
+        .iter()
+        .find(|m| m.path == wanted || m.path == "." || wanted.starts_with(&format!("{}/", m.path)));
+    if let Some(missing) = lacking {
+        return Err(EvidenceError::FileContentMissing {
+            context: Box::new(context.clone()),
+            path: repo_path.to_path_buf(),
+            commit: resolved.id.clone(),
+            file: file.to_string(),
+            blob: missing.id.clone(),
+        });
+    }
+    let Some(entry) = listing.files.iter().find(|f| &*f.path == wanted) else {
         return Err(EvidenceError::FileMissing {
             context: Box::new(context.clone()),
             commit: resolved.id.clone(),

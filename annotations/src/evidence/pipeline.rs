@@ -49,7 +49,7 @@ impl Engine {
     ) -> Result<Vec<PrecedentFinding>, EvidenceError> {
         let repo = RepoAccess::open(repo_path, context)?;
         let commit = repo.resolve_commit(commit)?;
-        let files = repo.list_files(&commit, self)?;
+        let files = repo.list_files(&commit, self)?.files;
         let patterns: Vec<String> = snippets.iter().map(|s| prefilter(&s.snippet)).collect();
         let sweep = super::sweep::run_patterns(self, &repo, &commit, &files, &patterns)?;
         super::precedents::findings_from(self, &repo, &commit, snippets, &sweep.patterns, &files)
@@ -64,13 +64,14 @@ fn compute(
 ) -> Result<EvidenceReport, EvidenceError> {
     let repo = RepoAccess::open(repo_path, context)?;
     let commit = repo.resolve_commit(&request.base_commit)?;
-    let files = repo.list_files(&commit, engine)?;
+    let listing = repo.list_files(&commit, engine)?;
+    let files = &listing.files;
     let terms = extract_terms(&request.test_patch);
     let gold = added_text(&request.gold_patch);
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
     patterns.extend(request.precedents.iter().map(|s| prefilter(&s.snippet)));
-    let sweep = super::sweep::run_patterns(engine, &repo, &commit, &files, &patterns)?;
+    let sweep = super::sweep::run_patterns(engine, &repo, &commit, files, &patterns)?;
 
     let mut evidence = Vec::with_capacity(terms.len());
     for (term, found) in terms.into_iter().zip(&sweep.patterns) {
@@ -108,7 +109,18 @@ fn compute(
         });
     }
 
-    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence)?;
+    let mut candidates = super::candidates::find(engine, &repo, &commit, files, &evidence)?;
+    let incomplete = !listing.missing.is_empty();
+    if incomplete {
+        // A file the clone lacks could hold any candidate's term.
+        for candidate in &mut candidates {
+            candidate.airtight = false;
+            candidate.receipt.push_str(&format!(
+                "  # not airtight: {} objects missing",
+                listing.missing.len()
+            ));
+        }
+    }
     let precedent_results = &sweep.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
         engine,
@@ -116,12 +128,13 @@ fn compute(
         &commit,
         &request.precedents,
         precedent_results,
-        &files,
+        files,
     )?;
 
     let mut summary = Summary {
         terms: evidence.len(),
         airtight_candidates: candidates.len(),
+        incomplete,
         ..Summary::default()
     };
     for term in &evidence {
@@ -140,7 +153,7 @@ fn compute(
         case_id: context.case_id.clone(),
         repo: context.repo.clone(),
         base_commit: commit.id.clone(),
-        files: files.len(),
+        files: listing.listed,
         terms: evidence,
         candidates,
         precedents,
@@ -150,5 +163,6 @@ fn compute(
             .iter()
             .map(|&index| String::from(&*files[index].path))
             .collect(),
+        missing_objects: listing.missing,
     })
 }

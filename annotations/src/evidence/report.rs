@@ -137,11 +137,24 @@ pub struct AirtightCandidate {
     pub class: TermClass,
     /// Where the test patch has it.
     pub origin: TermOrigin,
+    /// False when the report is incomplete: a missing object could hold the term.
+    pub airtight: bool,
     /// The command listing the live files that have it: it prints nothing (non-live paths
-    /// holding the term are excluded).
+    /// holding the term are excluded). When not airtight it ends in a comment saying so.
     pub receipt: String,
     /// The closest live strings, most similar first.
     pub nearest: Vec<NearString>,
+}
+
+/// An object the clone lacks (a partial clone, a snapshot without its largest blobs): a file
+/// whose blob or a folder whose tree is missing, so it could not be searched.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct MissingObject {
+    /// Path at the commit: a file, or a folder (`.` for the root) whose tree is missing.
+    pub path: String,
+    /// The missing object's id.
+    pub id: String,
 }
 
 /// A live place holding a snippet.
@@ -197,6 +210,9 @@ pub struct Summary {
     pub precedents_found: usize,
     /// Precedents not found.
     pub precedents_missing: usize,
+    /// True when the clone lacks some of the commit's objects (`missing_objects`): the counts
+    /// cover only what could be read.
+    pub incomplete: bool,
 }
 
 /// One task's evidence at its base commit.
@@ -223,7 +239,15 @@ pub struct EvidenceReport {
     pub summary: Summary,
     /// Binary files at the base commit (never searched, as with `git grep -I`).
     pub binary_paths: Vec<String>,
+    /// Files and folders whose objects the clone lacks, sorted by path: not searched.
+    pub missing_objects: Vec<MissingObject>,
 }
+
+/// Missing objects `render_text` lists by path.
+const MISSING_SHOWN: usize = 10;
+/// Non-live paths up to which `render_text` prints a term's live-only receipt beside the
+/// all-files one.
+const LIVE_RECEIPT_SHOWN: usize = 10;
 
 /// The report as plain text for the terminal: summary first, then candidates, precedents and
 /// one line per term, each with its receipt.
@@ -250,6 +274,23 @@ pub fn render_text(report: &EvidenceReport) -> String {
         report.files,
         report.binary_paths.len()
     );
+    if s.incomplete {
+        let _ = writeln!(
+            out,
+            "INCOMPLETE: the clone lacks {} objects, not searched:",
+            report.missing_objects.len()
+        );
+        for missing in report.missing_objects.iter().take(MISSING_SHOWN) {
+            let _ = writeln!(out, "  {} ({})", missing.path, missing.id);
+        }
+        if report.missing_objects.len() > MISSING_SHOWN {
+            let _ = writeln!(
+                out,
+                "  and {} more",
+                report.missing_objects.len() - MISSING_SHOWN
+            );
+        }
+    }
     if !report.candidates.is_empty() {
         let _ = writeln!(
             out,
@@ -264,6 +305,13 @@ pub fn render_text(report: &EvidenceReport) -> String {
                 candidate.origin.file_line,
                 candidate.class.as_str()
             );
+            if !candidate.airtight {
+                let _ = writeln!(
+                    out,
+                    "    not airtight: {} objects missing",
+                    report.missing_objects.len()
+                );
+            }
             let _ = writeln!(out, "    absent: {}", candidate.receipt);
             for near in &candidate.nearest {
                 let _ = writeln!(
@@ -326,10 +374,14 @@ pub fn render_text(report: &EvidenceReport) -> String {
             if let Some(hit) = term.hits.first() {
                 let _ = writeln!(out, "      {}:{}: {}", hit.path, hit.line, hit.text.trim());
             }
+            // The live-only receipt excludes each non-live path holding the term: shown when
+            // it backs an absence or stays short, else left to the JSON report.
             if term.test_paths.is_empty() {
                 let _ = writeln!(out, "      {}", term.receipt);
-            } else {
+            } else if term.live_paths.is_empty() || term.test_paths.len() <= LIVE_RECEIPT_SHOWN {
                 let _ = writeln!(out, "      live: {}", term.live_receipt);
+                let _ = writeln!(out, "      all:  {}", term.receipt);
+            } else {
                 let _ = writeln!(out, "      all:  {}", term.receipt);
             }
         }

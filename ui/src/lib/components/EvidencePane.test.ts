@@ -9,7 +9,7 @@ function term(name: string, cls: TermEvidence['class'], live: string[]): TermEvi
     term: name, kind: 'string', class: cls, origin: { file: 'tests/test_units.py', patch_line: 9, file_line: 40 }, occurrences: 1,
     in_prose: cls === 'stated', in_gold: cls === 'gold-introduced', live_paths: live, test_paths: [], count: live.length,
     hits: live.map((path) => ({ path, line: 3, text: `x = "${name}"`, path_class: 'live' })),
-    receipt: `git grep -F -l -I -e '${name}' abc123`,
+    receipt: `git grep -F -l -I -e '${name}' abc123`, live_receipt: `git grep -F -l -I -e '${name}' abc123`,
   };
 }
 
@@ -20,7 +20,7 @@ const evidence: EvidenceView = {
     engine_version: 'evidence-1', case_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
     terms: [term('parse_duration', 'stated', ['tinylib/units.py']), term('only seconds are supported', 'gold-introduced', []), term('KB', 'codebase', ['tinylib/size.py'])],
     candidates: [{
-      term: 'only seconds are supported', class: 'gold-introduced', origin: { file: 'tests/test_units.py', patch_line: 12, file_line: 44 },
+      term: 'only seconds are supported', class: 'gold-introduced', origin: { file: 'tests/test_units.py', patch_line: 12, file_line: 44 }, airtight: true,
       receipt: "git grep -F -n -e 'only seconds are supported' abc123 -- ':!tests'",
       nearest: [{
         text: 'only minutes are supported', similarity: 0.75, paths: 2, path: 'tinylib/units.py', line: 18,
@@ -29,14 +29,15 @@ const evidence: EvidenceView = {
       }],
     }],
     precedents: [],
-    summary: { terms: 3, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, airtight_candidates: 1, precedents_found: 0, precedents_missing: 0 },
+    summary: { terms: 3, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, airtight_candidates: 1, precedents_found: 0, precedents_missing: 0, incomplete: false },
     binary_paths: [],
+    missing_objects: [],
   },
 };
 
 const grep: GrepReport = {
   query: { pattern: 'supported', fixed_strings: true, case_insensitive: false, context_lines: 2, max_matches: 500, live_only: false },
-  commit: 'abc123', matches: 1, truncated: false, binary_files_skipped: 0, receipt: "git grep -F -n -C 2 -e supported abc123",
+  commit: 'abc123', matches: 1, truncated: false, binary_files_skipped: 0, missing_objects: [], receipt: "git grep -F -n -C 2 -e supported abc123",
   files: [{ path: 'tinylib/units.py', path_class: 'live', lines: [{ line: 17, text: 'def f():', is_match: false }, { line: 18, text: '    raise E("only minutes are supported")', is_match: true }] }],
 };
 

@@ -20,8 +20,12 @@ class: TermClass,
  */
 origin: TermOrigin, 
 /**
+ * False when the report is incomplete: a missing object could hold the term.
+ */
+airtight: boolean, 
+/**
  * The command listing the live files that have it: it prints nothing (non-live paths
- * holding the term are excluded).
+ * holding the term are excluded). When not airtight it ends in a comment saying so.
  */
 receipt: string, 
 /**
