@@ -1246,6 +1246,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         for s in &report.skipped {
                             writeln!(out, "skipped {}: {}", s.case, s.reason)?;
                         }
+                        let stats = engine.cache_stats();
+                        writeln!(
+                            out,
+                            "cache: {} of {} MiB ({} MiB of contents, {} MiB of listings), {} blobs, {} listings, {} hits, {} misses, {} evictions",
+                            stats.bytes >> 20,
+                            stats.bound >> 20,
+                            stats.content_bytes >> 20,
+                            stats.listing_bytes >> 20,
+                            stats.blobs,
+                            stats.listings,
+                            stats.hits,
+                            stats.misses,
+                            stats.evictions
+                        )?;
                     }
                 }
             } else {
