@@ -1267,6 +1267,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         for s in &report.skipped {
                             writeln!(out, "skipped {}: {}", s.case, s.reason)?;
                         }
+                        let stats = engine.cache_stats();
+                        writeln!(
+                            out,
+                            "cache: {} of {} MiB ({} MiB of contents, {} MiB of listings), {} blobs, {} listings, {} hits, {} misses, {} evictions",
+                            stats.bytes >> 20,
+                            stats.bound >> 20,
+                            stats.content_bytes >> 20,
+                            stats.listing_bytes >> 20,
+                            stats.blobs,
+                            stats.listings,
+                            stats.hits,
+                            stats.misses,
+                            stats.evictions
+                        )?;
                     }
                 }
             } else {
@@ -1336,6 +1350,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if report.truncated { " (cut short)" } else { "" },
                     report.receipt
                 )?;
+                if !report.missing_objects.is_empty() {
+                    writeln!(
+                        out,
+                        "not searched: the clone lacks {} files or folders (a partial clone):",
+                        report.missing_objects.len()
+                    )?;
+                    for missing in &report.missing_objects {
+                        writeln!(out, "  {} ({})", missing.path, missing.id)?;
+                    }
+                }
                 if report.matches == 0 {
                     return Ok(ExitCode::from(1));
                 }

@@ -75,6 +75,10 @@ pub struct CacheStats {
     pub evictions: u64,
     /// Trees whose file listing is cached.
     pub listings: usize,
+    /// Of `bytes`, those counted for blob contents.
+    pub content_bytes: usize,
+    /// Of `bytes`, those counted for listings.
+    pub listing_bytes: usize,
 }
 
 /// A per-blob result that knows its own heap size.
@@ -87,8 +91,11 @@ pub(crate) trait Costed {
 /// query named by the id the cache interned it under.
 #[derive(Debug, Clone)]
 pub(crate) struct ScanIndex<T> {
-    /// Bit per query id: whether the blob was scanned for it.
-    scanned: Vec<u64>,
+    /// The query ids the blob was scanned for, as sorted, disjoint, non-adjacent half-open
+    /// ranges. Ids are interned in the order tasks bring them, and a blob is scanned for the
+    /// terms of the tasks of its own repository, so its ids form a few long runs: a bit set over
+    /// every id interned in a long run cost 2.5 KB a blob and most of the cache.
+    scanned: Vec<(u32, u32)>,
     /// What was found, sorted by query id; queries scanned for and not found are absent.
     found: Vec<(u32, T)>,
 }
@@ -105,8 +112,8 @@ impl<T> Default for ScanIndex<T> {
 impl<T: Clone + Costed> ScanIndex<T> {
     /// Whether the blob was scanned for query `id`.
     pub(crate) fn covers(&self, id: u32) -> bool {
-        let (word, bit) = (id as usize / 64, id % 64);
-        self.scanned.get(word).is_some_and(|w| w & (1 << bit) != 0)
+        let after = self.scanned.partition_point(|&(start, _)| start <= id);
+        after > 0 && id < self.scanned[after - 1].1
     }
 
     /// What the scan found for query `id` (absent when not found or not scanned for).
@@ -124,14 +131,17 @@ impl<T: Clone + Costed> ScanIndex<T> {
 
     /// This index plus a fresh scan for `ids`, which found `finds` (ids among `ids`).
     pub(crate) fn extended(&self, ids: &[u32], finds: Vec<(u32, T)>) -> ScanIndex<T> {
-        let mut scanned = self.scanned.clone();
-        for &id in ids {
-            let word = id as usize / 64;
-            if scanned.len() <= word {
-                scanned.resize(word + 1, 0);
+        let mut ranges: Vec<(u32, u32)> = self.scanned.clone();
+        ranges.extend(ids.iter().map(|&id| (id, id + 1)));
+        ranges.sort_unstable();
+        let mut scanned: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+        for (start, end) in ranges {
+            match scanned.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => scanned.push((start, end)),
             }
-            scanned[word] |= 1 << (id % 64);
         }
+        scanned.shrink_to_fit();
         let mut found: Vec<(u32, T)> = self
             .found
             .iter()
@@ -140,11 +150,12 @@ impl<T: Clone + Costed> ScanIndex<T> {
             .collect();
         found.extend(finds);
         found.sort_unstable_by_key(|(id, _)| *id);
+        found.shrink_to_fit();
         ScanIndex { scanned, found }
     }
 
     fn cost(&self) -> usize {
-        self.scanned.capacity() * 8
+        self.scanned.capacity() * std::mem::size_of::<(u32, u32)>()
             + self.found.capacity() * std::mem::size_of::<(u32, T)>()
             + self
                 .found
@@ -371,6 +382,15 @@ impl BlobCache {
         }
     }
 
+    /// A blob's content, not counted as a hit or miss (a sweep counts its own).
+    pub(crate) fn content(&mut self, blob: Oid) -> Option<BlobText> {
+        let tick = self.touch();
+        self.blobs.get_mut(&blob).and_then(|entry| {
+            entry.used = tick;
+            entry.content()
+        })
+    }
+
     /// Counts content look-ups a sweep made through [`BlobCache::known`].
     pub(crate) fn record(&mut self, hits: u64, misses: u64) {
         self.hits += hits;
@@ -522,6 +542,8 @@ impl BlobCache {
             misses: self.misses,
             evictions: self.evictions,
             listings: self.listings.len(),
+            content_bytes: self.blobs.values().map(|entry| entry.text_cost).sum(),
+            listing_bytes: self.listings.values().map(|listing| listing.cost).sum(),
         }
     }
 
@@ -589,6 +611,11 @@ mod tests {
         let empty: ScanIndex<PatternScan> = ScanIndex::default();
         let first = empty.extended(&[3, 70], vec![(70, PatternScan::default())]);
         assert!(first.covers(3) && first.covers(70) && !first.covers(4));
+        assert!(!first.covers(0) && !first.covers(2) && !first.covers(71));
+        let runs = first.extended(&[4, 5, 6, 69, 2], Vec::new());
+        assert_eq!(runs.scanned, vec![(2, 7), (69, 71)], "adjacent ids merge");
+        assert!((2..7).chain(69..71).all(|id| runs.covers(id)));
+        assert!(!runs.covers(7) && !runs.covers(68) && !runs.covers(1));
         assert!(first.get(3).is_none() && first.get(70).is_some());
         let second = first.extended(&[3], vec![(3, PatternScan::default())]);
         assert_eq!(

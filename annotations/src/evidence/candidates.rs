@@ -22,7 +22,7 @@ use super::blobs::NearHits;
 use super::engine::Engine;
 use super::error::EvidenceError;
 use super::paths::FileEntry;
-use super::receipt::{line_receipt, term_receipt};
+use super::receipt::line_receipt;
 use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
 use super::repository::{RepoAccess, ResolvedCommit};
 use super::risk::{is_airtight, strength};
@@ -377,7 +377,7 @@ pub(crate) fn find(
             strength,
             airtight: is_airtight(term, strength, complete),
             reason,
-            receipt: term_receipt(&term.term, &commit.id),
+            receipt: term.live_receipt.clone(),
             nearest: near,
         });
     }

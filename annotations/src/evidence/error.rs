@@ -121,6 +121,23 @@ pub enum EvidenceError {
         /// The path asked for.
         file: String,
     },
+    /// A file asked for is at the commit, but the clone lacks its content (a partial clone).
+    #[error(
+        "For {context}: the clone at {} lacks the content of '{file}' at commit {commit} (blob {blob}); it is a partial clone or snapshot.",
+        path.display()
+    )]
+    FileContentMissing {
+        /// Case and repository.
+        context: Box<CaseContext>,
+        /// The clone.
+        path: PathBuf,
+        /// The commit.
+        commit: String,
+        /// The path asked for.
+        file: String,
+        /// The missing blob's id.
+        blob: String,
+    },
     /// A file asked for is binary and cannot be shown as text.
     #[error(
         "For {context}: '{file}' at commit {commit} is a binary file ({size} bytes, a NUL byte in its first 8,000 bytes) and is not shown as text."

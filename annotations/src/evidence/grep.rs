@@ -10,7 +10,8 @@ use super::blobs::BlobText;
 use super::engine::Engine;
 use super::error::{CaseContext, EvidenceError};
 use super::paths::PathClass;
-use super::receipt::{shell_quote, show_receipt};
+use super::receipt::{exclude_pathspec, shell_quote, show_receipt};
+use super::report::MissingObject;
 use super::repository::RepoAccess;
 
 /// A search typed by a rater.
@@ -84,7 +85,10 @@ pub struct GrepReport {
     pub truncated: bool,
     /// Binary files skipped.
     pub binary_files_skipped: usize,
-    /// The `git grep` command that finds the same lines.
+    /// Files and folders the clone lacks (a partial clone): not searched, sorted by path.
+    pub missing_objects: Vec<MissingObject>,
+    /// The `git grep` command that prints the same lines (with `live_only`, the non-live paths
+    /// holding a match are excluded by a pathspec; a truncated search shows fewer).
     pub receipt: String,
 }
 
@@ -150,9 +154,15 @@ impl Sink for Collector<'_> {
     }
 }
 
-fn grep_receipt(query: &GrepQuery, commit: &str) -> String {
+/// The `git grep` that prints the same lines: `-F` for a fixed string, `-P` (Perl syntax, the
+/// closest to Rust's `regex`: `\d`, `\w`, `\b`, `(?i)`, `(?:…)`) for a regular expression.
+/// With `live_only`, the non-live paths that hold a match (`excluded`) are left out by a
+/// pathspec, so the command prints the live lines shown and no others. Where the two syntaxes
+/// differ (look-around and back-references exist only in Perl's), or for case folding beyond
+/// ASCII, a rater may see git disagree.
+fn grep_receipt(query: &GrepQuery, commit: &str, excluded: &[String]) -> String {
     let mut command = String::from("git grep -n -I");
-    command.push_str(if query.fixed_strings { " -F" } else { " -E" });
+    command.push_str(if query.fixed_strings { " -F" } else { " -P" });
     if query.case_insensitive {
         command.push_str(" -i");
     }
@@ -160,6 +170,7 @@ fn grep_receipt(query: &GrepQuery, commit: &str) -> String {
         command.push_str(&format!(" -C {}", query.context_lines));
     }
     command.push_str(&format!(" -e {} {commit}", shell_quote(&query.pattern)));
+    command.push_str(&exclude_pathspec(excluded));
     command
 }
 
@@ -206,7 +217,7 @@ pub(crate) fn search(
         })?;
     let repo = RepoAccess::open(repo_path, context)?;
     let resolved = repo.resolve_commit(commit)?;
-    let files = repo.list_files(&resolved, engine)?;
+    let listing = repo.list_files(&resolved, engine)?;
     // Bytes are searched as they are, like git grep: no BOM transcoding, binaries skipped here.
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
@@ -222,20 +233,36 @@ pub(crate) fn search(
         matches: 0,
         truncated: false,
         binary_files_skipped: 0,
-        receipt: grep_receipt(query, &resolved.id),
+        missing_objects: listing.missing,
+        receipt: String::new(),
     };
+    // Non-live paths that hold a match, when only live ones are shown: the receipt excludes
+    // them.
+    let mut excluded = Vec::new();
     let limit = query.max_matches.max(1);
-    for entry in files.iter() {
-        if query.live_only && !entry.class.is_live() {
-            continue;
-        }
+    for entry in listing.files.iter() {
         let bytes = match repo.blob_text(engine, &resolved.id, entry.blob)? {
             BlobText::Binary { .. } => {
-                report.binary_files_skipped += 1;
+                if entry.class.is_live() || !query.live_only {
+                    report.binary_files_skipped += 1;
+                }
                 continue;
             }
             BlobText::Text(bytes) => bytes,
         };
+        if query.live_only && !entry.class.is_live() {
+            let (mut lines, mut matches) = (Vec::new(), 0);
+            let mut sink = Collector {
+                lines: &mut lines,
+                matches: &mut matches,
+                limit: 1,
+            };
+            let _ = searcher.search_slice(&matcher, &bytes, &mut sink);
+            if matches > 0 {
+                excluded.push(String::from(&*entry.path));
+            }
+            continue;
+        }
         let mut lines = Vec::new();
         let before = report.matches;
         let mut sink = Collector {
@@ -257,6 +284,7 @@ pub(crate) fn search(
             break;
         }
     }
+    report.receipt = grep_receipt(query, &resolved.id, &excluded);
     Ok(report)
 }
 
@@ -269,9 +297,23 @@ pub(crate) fn show(
 ) -> Result<ShownFile, EvidenceError> {
     let repo = RepoAccess::open(repo_path, context)?;
     let resolved = repo.resolve_commit(commit)?;
-    let files = repo.list_files(&resolved, engine)?;
+    let listing = repo.list_files(&resolved, engine)?;
     let wanted = file.trim_start_matches("./");
-    let Some(entry) = files.iter().find(|f| &*f.path == wanted) else {
+    // The file itself, or a folder above it, is missing.
+    let lacking = listing
+        .missing
+        .iter()
+        .find(|m| m.path == wanted || m.path == "." || wanted.starts_with(&format!("{}/", m.path)));
+    if let Some(missing) = lacking {
+        return Err(EvidenceError::FileContentMissing {
+            context: Box::new(context.clone()),
+            path: repo_path.to_path_buf(),
+            commit: resolved.id.clone(),
+            file: file.to_string(),
+            blob: missing.id.clone(),
+        });
+    }
+    let Some(entry) = listing.files.iter().find(|f| &*f.path == wanted) else {
         return Err(EvidenceError::FileMissing {
             context: Box::new(context.clone()),
             commit: resolved.id.clone(),

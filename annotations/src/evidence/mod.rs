@@ -22,6 +22,14 @@
 //! Besides reports, the [`Engine`] answers interactive searches ([`Engine::grep`]) and shows a
 //! file at a commit ([`Engine::show_file`]).
 //!
+//! # Partial clones
+//! A clone may lack some of a commit's objects (a partial clone made with
+//! `--filter=blob:limit=…`, a snapshot without its largest files). A report then lists them in
+//! `missing_objects` (a file's path and blob id, or a folder's path and tree id), computes the
+//! rest, and marks itself incomplete: `summary.incomplete`, and no airtight candidate is
+//! airtight, since a missing file could hold its term. A search lists the files it could not
+//! read; showing a missing file is an error.
+//!
 //! # Binary files
 //! A file is binary when its first 8,000 bytes hold a NUL byte, the rule `git grep -I` applies
 //! (Git's `buffer_is_binary`). Binary files are never searched; the report lists them apart in
@@ -74,7 +82,7 @@ pub use pipeline::EvidenceRequest;
 pub use precedents::{AmbiguityPrecedent, CodebaseAmbiguity, Snippet, parse_codebase_ambiguity};
 pub use receipt::shell_quote;
 pub use report::{
-    AirtightCandidate, ChangeOp, EvidenceReport, Hit, NearString, PrecedentFinding,
+    AirtightCandidate, ChangeOp, EvidenceReport, Hit, MissingObject, NearString, PrecedentFinding,
     PrecedentLocation, RiskDriver, Summary, TermClass, TermEvidence, WordChange, render_text,
 };
 pub use repository::{has_commit, held_commits};

@@ -9,8 +9,8 @@ use super::classify::{added_text, classify_term, text_contains};
 use super::engine::{ENGINE_VERSION, Engine};
 use super::error::{CaseContext, EvidenceError};
 use super::grade::{HitGrade, Touched};
-use super::precedents::Snippet;
-use super::receipt::term_receipt;
+use super::precedents::{Snippet, prefilter};
+use super::receipt::{live_term_receipt, term_receipt};
 use super::report::{
     EvidenceReport, PrecedentFinding, RiskDriver, Summary, TermClass, TermEvidence,
 };
@@ -54,15 +54,10 @@ impl Engine {
     ) -> Result<Vec<PrecedentFinding>, EvidenceError> {
         let repo = RepoAccess::open(repo_path, context)?;
         let commit = repo.resolve_commit(commit)?;
-        let files = repo.list_files(&commit, self)?;
-        let patterns: Vec<String> = snippets.iter().map(|s| s.snippet.clone()).collect();
+        let files = repo.list_files(&commit, self)?.files;
+        let patterns: Vec<String> = snippets.iter().map(|s| prefilter(&s.snippet)).collect();
         let sweep = super::sweep::run_patterns(self, &repo, &commit, &files, &patterns)?;
-        Ok(super::precedents::findings_from(
-            snippets,
-            &sweep.patterns,
-            &files,
-            &commit.id,
-        ))
+        super::precedents::findings_from(self, &repo, &commit, snippets, &sweep.patterns, &files)
     }
 }
 
@@ -74,7 +69,8 @@ fn compute(
 ) -> Result<EvidenceReport, EvidenceError> {
     let repo = RepoAccess::open(repo_path, context)?;
     let commit = repo.resolve_commit(&request.base_commit)?;
-    let files = repo.list_files(&commit, engine)?;
+    let listing = repo.list_files(&commit, engine)?;
+    let files = &listing.files;
     // A test file's content at the base commit, through the engine's cache (the sweep reads it
     // again); a missing or binary blob leaves the file to be parsed from its hunks alone.
     let base_file = |path: &str| -> Option<String> {
@@ -94,8 +90,8 @@ fn compute(
     let touched = Touched::from_patch(&request.gold_patch);
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
-    patterns.extend(request.precedents.iter().map(|s| s.snippet.clone()));
-    let sweep = super::sweep::run_patterns(engine, &repo, &commit, &files, &patterns)?;
+    patterns.extend(request.precedents.iter().map(|s| prefilter(&s.snippet)));
+    let sweep = super::sweep::run_patterns(engine, &repo, &commit, files, &patterns)?;
 
     let mut evidence = Vec::with_capacity(terms.len());
     for (term, found) in terms.into_iter().zip(&sweep.patterns) {
@@ -119,6 +115,7 @@ fn compute(
         let nearest_grade = touched.nearest(live_paths.iter().map(String::as_str));
         evidence.push(TermEvidence {
             receipt: term_receipt(&term.term, &commit.id),
+            live_receipt: live_term_receipt(&term.term, &commit.id, &test_paths),
             term: term.term,
             kind: term.kind,
             role: term.role,
@@ -137,14 +134,20 @@ fn compute(
         });
     }
 
-    let candidates = super::candidates::find(engine, &repo, &commit, &files, &evidence, true)?;
+    let incomplete = !listing.missing.is_empty();
+    // While the clone lacks a file, that file could hold any candidate's term: none is
+    // airtight.
+    let candidates =
+        super::candidates::find(engine, &repo, &commit, files, &evidence, !incomplete)?;
     let precedent_results = &sweep.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
+        engine,
+        &repo,
+        &commit,
         &request.precedents,
         precedent_results,
-        &files,
-        &commit.id,
-    );
+        files,
+    )?;
 
     let asserted = evidence
         .iter()
@@ -165,6 +168,7 @@ fn compute(
         airtight_candidates: candidates.iter().filter(|c| c.airtight).count(),
         weak: evidence.iter().filter(|t| t.weak).count(),
         risk,
+        incomplete,
         ..Summary::default()
     };
     let risk_drivers = candidates[..drivers]
@@ -191,7 +195,7 @@ fn compute(
         case_id: context.case_id.clone(),
         repo: context.repo.clone(),
         base_commit: commit.id.clone(),
-        files: files.len(),
+        files: listing.listed,
         terms: evidence,
         candidates,
         precedents,
@@ -202,5 +206,6 @@ fn compute(
             .iter()
             .map(|&index| String::from(&*files[index].path))
             .collect(),
+        missing_objects: listing.missing,
     })
 }

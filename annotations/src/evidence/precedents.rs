@@ -1,15 +1,26 @@
-//! Precedents: code snippets that show how the codebase already makes a choice, verified
-//! verbatim at the base commit in live paths (test, vendor, generated and docs paths do not
-//! count).
+//! Precedents: code snippets that show how the codebase already makes a choice, verified at
+//! the base commit in live paths (test, vendor, generated and docs paths do not count).
 //!
-//! A snippet matches as one exact byte string, so a multi-line snippet must occur across
-//! consecutive lines with the file's own whitespace (tabs stay tabs). Snippets come from a
-//! rater or from an audit's `codebase_ambiguity.json` ([`parse_codebase_ambiguity`]).
+//! A snippet matches regardless of indentation and trailing whitespace: its lines are trimmed of
+//! spaces, tabs, carriage returns, vertical tabs and form feeds at both ends, and blank lines
+//! before the first and after the last are dropped. A one-line snippet then matches any line
+//! that contains it. A snippet of lines `L1 … Lk` matches at consecutive lines `i … i+k-1` of a
+//! file when line `i` ends with `L1`, each line between is `Lj` (a blank line inside the snippet
+//! matches a blank or whitespace-only line), and line `i+k-1` starts with `Lk`, ignoring the same
+//! whitespace at every line's ends: the snippet occurs in the file with only the whitespace
+//! around its line breaks changed. The reported line is where the first match starts.
+//!
+//! Files to check are found by the sweep for the snippet's longest line (every match holds
+//! it); each is then read and checked line by line. Snippets come from a rater or from an
+//! audit's `codebase_ambiguity.json` ([`parse_codebase_ambiguity`]).
 
+use super::blobs::BlobText;
+use super::engine::Engine;
 use super::error::EvidenceError;
 use super::paths::FileEntry;
-use super::receipt::line_receipt;
+use super::receipt::{LINE_END_SPACE, precedent_receipt};
 use super::report::{PrecedentFinding, PrecedentLocation};
+use super::repository::{RepoAccess, ResolvedCommit};
 use super::sweep::PatternResult;
 
 /// A code snippet to verify.
@@ -90,52 +101,135 @@ pub fn parse_codebase_ambiguity(
     Ok(parsed)
 }
 
-/// Builds findings from the sweep's results for the snippets (same order).
+/// The snippet's lines trimmed at both ends, without blank lines before the first and after
+/// the last; empty for a blank snippet.
+pub(crate) fn snippet_lines(snippet: &str) -> Vec<&str> {
+    let lines: Vec<&str> = snippet
+        .split('\n')
+        .map(|line| line.trim_matches(LINE_END_SPACE))
+        .collect();
+    let first = lines.iter().position(|l| !l.is_empty());
+    let last = lines.iter().rposition(|l| !l.is_empty());
+    match (first, last) {
+        (Some(first), Some(last)) => lines[first..=last].to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// The text the sweep looks for to find the files that may hold the snippet: its longest line.
+pub(crate) fn prefilter(snippet: &str) -> String {
+    snippet_lines(snippet)
+        .into_iter()
+        .max_by_key(|line| line.len())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn is_line_end_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+fn trim_start(mut bytes: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = bytes {
+        if !is_line_end_space(*first) {
+            break;
+        }
+        bytes = rest;
+    }
+    bytes
+}
+
+fn trim_end(mut bytes: &[u8]) -> &[u8] {
+    while let [rest @ .., last] = bytes {
+        if !is_line_end_space(*last) {
+            break;
+        }
+        bytes = rest;
+    }
+    bytes
+}
+
+/// The 1-based line where the snippet of trimmed `lines` first starts in `text`, by the rule
+/// of this module's documentation.
+pub(crate) fn first_match(text: &[u8], lines: &[&str]) -> Option<usize> {
+    let file: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    match lines {
+        [] => None,
+        [only] => file
+            .iter()
+            .position(|line| memchr::memmem::find(line, only.as_bytes()).is_some())
+            .map(|at| at + 1),
+        [first, middle @ .., last] => {
+            let span = lines.len();
+            (0..(file.len() + 1).saturating_sub(span))
+                .find(|&i| {
+                    trim_end(file[i]).ends_with(first.as_bytes())
+                        && middle
+                            .iter()
+                            .zip(&file[i + 1..])
+                            .all(|(want, line)| trim_end(trim_start(line)) == want.as_bytes())
+                        && trim_start(file[i + span - 1]).starts_with(last.as_bytes())
+                })
+                .map(|at| at + 1)
+        }
+    }
+}
+
+/// Builds findings from the sweep's results for the snippets' [`prefilter`] lines (same
+/// order): each file holding that line is read and checked for the whole snippet.
 pub(crate) fn findings_from(
+    engine: &Engine,
+    repo: &RepoAccess,
+    commit: &ResolvedCommit,
     snippets: &[Snippet],
     results: &[PatternResult],
     files: &[FileEntry],
-    commit: &str,
-) -> Vec<PrecedentFinding> {
-    snippets
-        .iter()
-        .zip(results)
-        .map(|(snippet, result)| {
-            let mut locations = Vec::new();
-            let mut non_live_paths = Vec::new();
-            for (&index, &line) in result.files.iter().zip(&result.first_lines) {
-                let entry = &files[index];
-                if entry.class.is_live() {
-                    locations.push(PrecedentLocation {
-                        path: String::from(&*entry.path),
-                        line,
-                    });
-                } else {
-                    non_live_paths.push(String::from(&*entry.path));
-                }
+) -> Result<Vec<PrecedentFinding>, EvidenceError> {
+    let mut findings = Vec::with_capacity(snippets.len());
+    for (snippet, result) in snippets.iter().zip(results) {
+        let lines = snippet_lines(&snippet.snippet);
+        let mut locations = Vec::new();
+        let mut non_live_paths = Vec::new();
+        // A blank snippet's empty prefilter is in every file; it matches none.
+        let candidates: &[usize] = if lines.is_empty() { &[] } else { &result.files };
+        for &index in candidates {
+            let entry = &files[index];
+            let BlobText::Text(bytes) = repo.blob_text(engine, &commit.id, entry.blob)? else {
+                continue;
+            };
+            let Some(line) = first_match(&bytes, &lines) else {
+                continue;
+            };
+            if entry.class.is_live() {
+                locations.push(PrecedentLocation {
+                    path: String::from(&*entry.path),
+                    line,
+                });
+            } else {
+                non_live_paths.push(String::from(&*entry.path));
             }
-            let first_line = snippet
-                .snippet
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or("");
-            let receipt = line_receipt(
-                first_line,
-                commit,
-                locations.first().map(|l| l.path.as_str()),
-            );
-            PrecedentFinding {
-                snippet: snippet.snippet.clone(),
-                claimed_path: snippet.claimed_path.clone(),
-                way: snippet.way.clone(),
-                found: !locations.is_empty(),
-                locations,
-                non_live_paths,
-                receipt,
-            }
-        })
-        .collect()
+        }
+        let receipt = if lines.is_empty() {
+            String::new()
+        } else {
+            precedent_receipt(
+                &lines,
+                &prefilter(&snippet.snippet),
+                &commit.id,
+                &non_live_paths,
+            )
+        };
+        findings.push(PrecedentFinding {
+            snippet: snippet.snippet.clone(),
+            claimed_path: snippet.claimed_path.clone(),
+            way: snippet.way.clone(),
+            found: !locations.is_empty(),
+            locations,
+            non_live_paths,
+            receipt,
+        });
+    }
+    Ok(findings)
 }
 
 #[cfg(test)]
@@ -170,5 +264,27 @@ mod tests {
                 .to_string()
                 .contains("verified[0].snippet is empty")
         );
+    }
+
+    #[test]
+    fn snippets_match_whatever_the_indentation_and_trailing_space() {
+        let text = b"x\n\t\tif (a) {\r\n\t\t\tb();  \n\n\t\t}\n";
+        let lines = snippet_lines("\n\t\t\tif (a) {\n\t\t\t\tb();\n   \n\t\t\t}\n\n");
+        assert_eq!(lines, vec!["if (a) {", "b();", "", "}"]);
+        assert_eq!(first_match(text, &lines), Some(2));
+        assert_eq!(first_match(text, &["b()"]), Some(3));
+        assert_eq!(
+            first_match(text, &["(a) {", "b();"]),
+            Some(2),
+            "a line's end"
+        );
+        assert_eq!(
+            first_match(text, &["b();", "}"]),
+            None,
+            "the blank line counts"
+        );
+        assert_eq!(first_match(text, &["if (a)", "b();"]), None);
+        assert_eq!(prefilter(" if (a) {\n  b();\n"), "if (a) {");
+        assert!(snippet_lines(" \n\t").is_empty());
     }
 }

@@ -86,8 +86,11 @@ pub struct TermEvidence {
     pub count: usize,
     /// The first matching lines, live paths first.
     pub hits: Vec<Hit>,
-    /// The command that lists the same files: `git grep -F -l -I -e TERM COMMIT`.
+    /// The command that lists the same files, live and not: `git grep -F -l -I -e TERM COMMIT`.
     pub receipt: String,
+    /// The command that lists exactly `live_paths` (nothing when no live file has the term):
+    /// `receipt` with each of `test_paths` excluded.
+    pub live_receipt: String,
 }
 
 /// Kind of one step of a word-level diff.
@@ -152,14 +155,27 @@ pub struct AirtightCandidate {
     pub origin: TermOrigin,
     /// How strongly it suggests the tests pin what the solver cannot know, 0 to 1.
     pub strength: f64,
-    /// Strong, absent from every live file, and the report complete: shown red.
+    /// Asserted, strong, absent from every live file, and the report complete (a missing
+    /// object could hold the term): shown red.
     pub airtight: bool,
     /// Why, in words.
     pub reason: String,
-    /// The command showing that no live file has it.
+    /// The command listing the live files that have it (non-live paths holding the term are
+    /// excluded): none for an absent term, the far or tooling files for a weak one.
     pub receipt: String,
     /// The closest live strings, most similar first.
     pub nearest: Vec<NearString>,
+}
+
+/// An object the clone lacks (a partial clone, a snapshot without its largest blobs): a file
+/// whose blob or a folder whose tree is missing, so it could not be searched.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct MissingObject {
+    /// Path at the commit: a file, or a folder (`.` for the root) whose tree is missing.
+    pub path: String,
+    /// The missing object's id.
+    pub id: String,
 }
 
 /// A live place holding a snippet.
@@ -182,13 +198,14 @@ pub struct PrecedentFinding {
     pub claimed_path: Option<String>,
     /// What convention it is said to show.
     pub way: Option<String>,
-    /// Whether a live path holds it verbatim.
+    /// Whether a live path holds it (indentation and trailing whitespace aside).
     pub found: bool,
-    /// Every live place that holds it.
+    /// Every live file that holds it, with the line where it first starts.
     pub locations: Vec<PrecedentLocation>,
     /// Non-live paths that hold it (not counted as precedents).
     pub non_live_paths: Vec<String>,
-    /// A command that finds the snippet's first non-blank line.
+    /// The command that prints the live places found, one per file, and nothing when none
+    /// is (see `receipt.rs`).
     pub receipt: String,
 }
 
@@ -236,6 +253,9 @@ pub struct Summary {
     pub precedents_found: usize,
     /// Precedents not found.
     pub precedents_missing: usize,
+    /// True when the clone lacks some of the commit's objects (`missing_objects`): the counts
+    /// cover only what could be read.
+    pub incomplete: bool,
 }
 
 /// One task's evidence at its base commit.
@@ -264,7 +284,15 @@ pub struct EvidenceReport {
     pub risk_drivers: Vec<RiskDriver>,
     /// Binary files at the base commit (never searched, as with `git grep -I`).
     pub binary_paths: Vec<String>,
+    /// Files and folders whose objects the clone lacks, sorted by path: not searched.
+    pub missing_objects: Vec<MissingObject>,
 }
+
+/// Missing objects `render_text` lists by path.
+const MISSING_SHOWN: usize = 10;
+/// Non-live paths up to which `render_text` prints a term's live-only receipt beside the
+/// all-files one.
+const LIVE_RECEIPT_SHOWN: usize = 10;
 
 fn role_name(role: TermRole) -> &'static str {
     match role {
@@ -315,6 +343,23 @@ pub fn render_text(report: &EvidenceReport) -> String {
             "  driven by {:?} ({:.2}): {}",
             driver.term, driver.strength, driver.reason
         );
+    }
+    if s.incomplete {
+        let _ = writeln!(
+            out,
+            "INCOMPLETE: the clone lacks {} objects, not searched; no candidate is airtight:",
+            report.missing_objects.len()
+        );
+        for missing in report.missing_objects.iter().take(MISSING_SHOWN) {
+            let _ = writeln!(out, "  {} ({})", missing.path, missing.id);
+        }
+        if report.missing_objects.len() > MISSING_SHOWN {
+            let _ = writeln!(
+                out,
+                "  and {} more",
+                report.missing_objects.len() - MISSING_SHOWN
+            );
+        }
     }
     if !report.candidates.is_empty() {
         let _ = writeln!(
@@ -397,7 +442,16 @@ pub fn render_text(report: &EvidenceReport) -> String {
             if let Some(hit) = term.hits.first() {
                 let _ = writeln!(out, "      {}:{}: {}", hit.path, hit.line, hit.text.trim());
             }
-            let _ = writeln!(out, "      {}", term.receipt);
+            // The live-only receipt excludes each non-live path holding the term: shown when
+            // it backs an absence or stays short, else left to the JSON report.
+            if term.test_paths.is_empty() {
+                let _ = writeln!(out, "      {}", term.receipt);
+            } else if term.live_paths.is_empty() || term.test_paths.len() <= LIVE_RECEIPT_SHOWN {
+                let _ = writeln!(out, "      live: {}", term.live_receipt);
+                let _ = writeln!(out, "      all:  {}", term.receipt);
+            } else {
+                let _ = writeln!(out, "      all:  {}", term.receipt);
+            }
         }
     }
     out

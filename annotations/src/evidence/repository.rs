@@ -14,6 +14,7 @@ use super::blobs::BlobText;
 use super::engine::Engine;
 use super::error::{CaseContext, EvidenceError};
 use super::paths::{FileEntry, classify_path};
+use super::report::MissingObject;
 
 /// Git's `FIRST_FEW_BYTES`: `git grep -I` looks this far for a NUL byte.
 const BINARY_PROBE: usize = 8000;
@@ -24,8 +25,22 @@ enum TreeEntry {
     Folder(Oid, String),
 }
 
+/// A folder's regular files, and the folders below it whose tree the clone lacks.
+type Listed = (Arc<[FileEntry]>, Vec<MissingObject>);
+
 /// One lister's folder listings, by position in the list of folders.
-type FolderListings = Result<Vec<(usize, Arc<[FileEntry]>)>, EvidenceError>;
+type FolderListings = Result<Vec<(usize, Listed)>, EvidenceError>;
+
+/// A commit's files as far as the clone holds them.
+#[derive(Debug, Clone)]
+pub(crate) struct CommitFiles {
+    /// The regular files whose content the clone holds, in tree order.
+    pub(crate) files: Arc<[FileEntry]>,
+    /// Files whose blob and folders whose tree the clone lacks, sorted by path.
+    pub(crate) missing: Vec<MissingObject>,
+    /// Regular files listed, with and without content.
+    pub(crate) listed: usize,
+}
 
 /// A resolved base commit.
 #[derive(Debug, Clone)]
@@ -137,19 +152,62 @@ impl RepoAccess {
         })
     }
 
-    /// The commit's regular files in tree order (the order `git grep` prints). Listings are
-    /// cached per tree, so a nearby commit re-reads only the trees that changed. The root's
-    /// folders are spread over the engine's threads, each with its own handle on the clone.
+    /// The commit's regular files in tree order (the order `git grep` prints), split into those
+    /// the clone holds and the missing objects (files whose blob, folders whose tree is not in
+    /// the object database). Complete listings are cached per tree, so a nearby commit re-reads
+    /// only the trees that changed. The root's folders are spread over the engine's threads,
+    /// each with its own handle on the clone.
     pub(crate) fn list_files(
         &self,
         commit: &ResolvedCommit,
         engine: &Engine,
-    ) -> Result<Arc<[FileEntry]>, EvidenceError> {
-        let root = commit.tree;
-        if let Some(files) = engine.lock_cache().listing(root, "") {
-            return Ok(files);
+    ) -> Result<CommitFiles, EvidenceError> {
+        let cached = engine.lock_cache().listing(commit.tree, "");
+        let (all, mut missing) = match cached {
+            Some(files) => (files, Vec::new()),
+            None => self.list_root(commit, engine)?,
+        };
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|err| self.corrupt(&commit.id, commit.tree, &err))?;
+        let absent: Vec<usize> = (0..all.len())
+            .filter(|&at| !odb.exists(all[at].blob))
+            .collect();
+        if missing.is_empty() && absent.is_empty() {
+            return Ok(CommitFiles {
+                listed: all.len(),
+                files: all,
+                missing,
+            });
         }
-        let (entries, path_bytes) = self.tree_entries(commit, root, "")?;
+        missing.extend(absent.iter().map(|&at| MissingObject {
+            path: String::from(&*all[at].path),
+            id: all[at].blob.to_string(),
+        }));
+        missing.sort_by(|a, b| a.path.cmp(&b.path));
+        let files: Arc<[FileEntry]> = all
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| absent.binary_search(at).is_err())
+            .map(|(_, file)| file.clone())
+            .collect();
+        Ok(CommitFiles {
+            files,
+            missing,
+            listed: all.len(),
+        })
+    }
+
+    fn list_root(&self, commit: &ResolvedCommit, engine: &Engine) -> Result<Listed, EvidenceError> {
+        let root = commit.tree;
+        let Some((entries, path_bytes)) = self.tree_entries(commit, root, "")? else {
+            let missing = MissingObject {
+                path: ".".to_string(),
+                id: root.to_string(),
+            };
+            return Ok((Arc::from(Vec::new()), vec![missing]));
+        };
         let folders: Vec<(Oid, &str)> = entries
             .iter()
             .filter_map(|entry| match entry {
@@ -159,19 +217,25 @@ impl RepoAccess {
             .collect();
         let mut listed = self.list_folders(commit, engine, &folders)?.into_iter();
         let mut files = Vec::new();
+        let mut missing = Vec::new();
         for entry in entries {
             match entry {
                 TreeEntry::File(file) => files.push(file),
                 TreeEntry::Folder(..) => {
-                    files.extend_from_slice(&listed.next().unwrap_or_default())
+                    if let Some((below, lacking)) = listed.next() {
+                        files.extend_from_slice(&below);
+                        missing.extend(lacking);
+                    }
                 }
             }
         }
         let files: Arc<[FileEntry]> = files.into();
-        engine
-            .lock_cache()
-            .insert_listing(root, "", files.clone(), path_bytes);
-        Ok(files)
+        if missing.is_empty() {
+            engine
+                .lock_cache()
+                .insert_listing(root, "", files.clone(), path_bytes);
+        }
+        Ok((files, missing))
     }
 
     /// The listings of `folders`, in order, by the engine's threads.
@@ -180,7 +244,7 @@ impl RepoAccess {
         commit: &ResolvedCommit,
         engine: &Engine,
         folders: &[(Oid, &str)],
-    ) -> Result<Vec<Arc<[FileEntry]>>, EvidenceError> {
+    ) -> Result<Vec<Listed>, EvidenceError> {
         if engine.threads == 1 || folders.len() < 2 {
             return folders
                 .iter()
@@ -222,7 +286,7 @@ impl RepoAccess {
             }));
             results
         });
-        let mut listed: Vec<Arc<[FileEntry]>> = vec![Arc::from(Vec::new()); folders.len()];
+        let mut listed: Vec<Listed> = vec![(Arc::from(Vec::new()), Vec::new()); folders.len()];
         for result in results {
             for (at, files) in result? {
                 listed[at] = files;
@@ -231,44 +295,59 @@ impl RepoAccess {
         Ok(listed)
     }
 
+    /// A folder's listing; a folder whose tree is missing lists nothing and is itself listed
+    /// as missing. Only complete listings are cached.
     fn list_tree(
         &self,
         commit: &ResolvedCommit,
         engine: &Engine,
         tree: Oid,
         prefix: &str,
-    ) -> Result<Arc<[FileEntry]>, EvidenceError> {
+    ) -> Result<Listed, EvidenceError> {
         if let Some(files) = engine.lock_cache().listing(tree, prefix) {
-            return Ok(files);
+            return Ok((files, Vec::new()));
         }
-        let (entries, path_bytes) = self.tree_entries(commit, tree, prefix)?;
+        let Some((entries, path_bytes)) = self.tree_entries(commit, tree, prefix)? else {
+            let missing = MissingObject {
+                path: prefix.trim_end_matches('/').to_string(),
+                id: tree.to_string(),
+            };
+            return Ok((Arc::from(Vec::new()), vec![missing]));
+        };
         let mut files = Vec::new();
+        let mut missing = Vec::new();
         for entry in entries {
             match entry {
                 TreeEntry::File(file) => files.push(file),
                 TreeEntry::Folder(below, prefix) => {
-                    files.extend_from_slice(&self.list_tree(commit, engine, below, &prefix)?);
+                    let (listed, lacking) = self.list_tree(commit, engine, below, &prefix)?;
+                    files.extend_from_slice(&listed);
+                    missing.extend(lacking);
                 }
             }
         }
         let files: Arc<[FileEntry]> = files.into();
-        engine
-            .lock_cache()
-            .insert_listing(tree, prefix, files.clone(), path_bytes);
-        Ok(files)
+        if missing.is_empty() {
+            engine
+                .lock_cache()
+                .insert_listing(tree, prefix, files.clone(), path_bytes);
+        }
+        Ok((files, missing))
     }
 
-    /// One tree's regular files and folders, in order, and the bytes of the files' paths.
+    /// One tree's regular files and folders, in order, and the bytes of the files' paths;
+    /// `None` when the clone lacks the tree.
     fn tree_entries(
         &self,
         commit: &ResolvedCommit,
         tree: Oid,
         prefix: &str,
-    ) -> Result<(Vec<TreeEntry>, usize), EvidenceError> {
-        let found = self
-            .repo
-            .find_tree(tree)
-            .map_err(|err| self.corrupt(&commit.id, tree, &err))?;
+    ) -> Result<Option<(Vec<TreeEntry>, usize)>, EvidenceError> {
+        let found = match self.repo.find_tree(tree) {
+            Ok(found) => found,
+            Err(err) if err.code() == ErrorCode::NotFound => return Ok(None),
+            Err(err) => return Err(self.corrupt(&commit.id, tree, &err)),
+        };
         let mut entries = Vec::with_capacity(found.len());
         let mut path_bytes = 0;
         for entry in found.iter() {
@@ -291,7 +370,7 @@ impl RepoAccess {
                 _ => {}
             }
         }
-        Ok((entries, path_bytes))
+        Ok(Some((entries, path_bytes)))
     }
 
     /// Reads one blob from the object database and sorts it into text or binary.

@@ -151,6 +151,7 @@ mod tests {
             count: 0,
             hits: Vec::new(),
             receipt: String::new(),
+            live_receipt: String::new(),
         }
     }
 

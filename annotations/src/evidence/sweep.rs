@@ -277,7 +277,6 @@ impl<T> Clone for Scanned<T> {
 struct Todo<T> {
     blob: Oid,
     index: Option<Arc<ScanIndex<T>>>,
-    content: Option<BlobText>,
     files: Vec<usize>,
 }
 
@@ -320,18 +319,19 @@ pub(crate) fn index_blobs<T: Indexed, S: Sync>(
                 todo[slot].files.push(at);
                 continue;
             }
+            // A cached content is looked up again when the blob is scanned, not held here: a
+            // sweep pinning every content it will need would keep what the cache evicts.
             let known = cache.known::<T>(entry.blob);
             match (known.content, known.index) {
                 (Some(BlobText::Binary { .. }), _) => out[at] = Scanned::Binary,
                 (_, Some(index)) if ids.iter().all(|&id| index.covers(id)) => {
                     out[at] = Scanned::Text(index);
                 }
-                (content, index) => {
+                (_, index) => {
                     pending.insert(entry.blob, todo.len());
                     todo.push(Todo {
                         blob: entry.blob,
                         index,
-                        content,
                         files: vec![at],
                     });
                 }
@@ -366,10 +366,11 @@ pub(crate) fn index_blobs<T: Indexed, S: Sync>(
         loop {
             let slot = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = todo.get(slot) else { break };
-            let (content, fresh) = match &item.content {
+            let cached = engine.lock_cache().content(item.blob);
+            let (content, fresh) = match cached {
                 Some(content) => {
                     hits += 1;
-                    (content.clone(), false)
+                    (content, false)
                 }
                 None => {
                     misses += 1;

@@ -246,7 +246,9 @@ pub fn case_evidence(
     let t = target(project, case)?;
     if !refresh
         && let Some(hit) = project.store.cached_evidence(&evidence_key(&t))?
-        && let Ok(report) = serde_json::from_str(&hit.report)
+        && let Ok(report) = serde_json::from_str::<evidence::EvidenceReport>(&hit.report)
+        // An incomplete report is computed again: the clone may hold every object by now.
+        && !report.summary.incomplete
     {
         return Ok(EvidenceView {
             report,

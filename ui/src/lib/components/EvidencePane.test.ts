@@ -10,7 +10,7 @@ function term(name: string, cls: TermEvidence['class'], live: string[], role: Te
     in_prose: cls === 'stated', in_gold: cls === 'gold-introduced', live_paths: live, test_paths: [], count: live.length,
     nearest_grade: live.length > 0 ? (name === 'KB' ? 'non-code' : 'touched') : null, weak: name === 'KB',
     hits: live.map((path) => ({ path, line: 3, text: `x = "${name}"`, path_class: 'live' })),
-    receipt: `git grep -F -l -I -e '${name}' abc123`,
+    receipt: `git grep -F -l -I -e '${name}' abc123`, live_receipt: `git grep -F -l -I -e '${name}' abc123`,
   };
 }
 
@@ -31,15 +31,16 @@ const evidence: EvidenceView = {
       }],
     }],
     precedents: [],
-    summary: { terms: 3, asserted: 2, unexplained: 1, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, candidates: 1, airtight_candidates: 1, weak: 1, risk: 0.8, precedents_found: 0, precedents_missing: 0 },
+    summary: { terms: 3, asserted: 2, unexplained: 1, stated: 1, codebase: 1, gold_introduced: 1, test_only: 0, candidates: 1, airtight_candidates: 1, weak: 1, risk: 0.8, precedents_found: 0, precedents_missing: 0, incomplete: false },
     risk_drivers: [{ term: 'only seconds are supported', strength: 0.8, reason: 'an asserted string; the gold patch adds it' }],
     binary_paths: [],
+    missing_objects: [],
   },
 };
 
 const grep: GrepReport = {
   query: { pattern: 'supported', fixed_strings: true, case_insensitive: false, context_lines: 2, max_matches: 500, live_only: false },
-  commit: 'abc123', matches: 1, truncated: false, binary_files_skipped: 0, receipt: "git grep -F -n -C 2 -e supported abc123",
+  commit: 'abc123', matches: 1, truncated: false, binary_files_skipped: 0, missing_objects: [], receipt: "git grep -F -n -C 2 -e supported abc123",
   files: [{ path: 'tinylib/units.py', path_class: 'live', lines: [{ line: 17, text: 'def f():', is_match: false }, { line: 18, text: '    raise E("only minutes are supported")', is_match: true }] }],
 };
 

@@ -35,7 +35,8 @@ origin: TermOrigin,
  */
 strength: number, 
 /**
- * Strong, absent from every live file, and the report complete: shown red.
+ * Asserted, strong, absent from every live file, and the report complete (a missing
+ * object could hold the term): shown red.
  */
 airtight: boolean, 
 /**
@@ -43,7 +44,8 @@ airtight: boolean,
  */
 reason: string, 
 /**
- * The command showing that no live file has it.
+ * The command listing the live files that have it (non-live paths holding the term are
+ * excluded): none for an absent term, the far or tooling files for a weak one.
  */
 receipt: string, 
 /**

@@ -18,11 +18,11 @@ claimed_path: string | null,
  */
 way: string | null, 
 /**
- * Whether a live path holds it verbatim.
+ * Whether a live path holds it (indentation and trailing whitespace aside).
  */
 found: boolean, 
 /**
- * Every live place that holds it.
+ * Every live file that holds it, with the line where it first starts.
  */
 locations: Array<PrecedentLocation>, 
 /**
@@ -30,6 +30,7 @@ locations: Array<PrecedentLocation>,
  */
 non_live_paths: Array<string>, 
 /**
- * A command that finds the snippet's first non-blank line.
+ * The command that prints the live places found, one per file, and nothing when none
+ * is (see `receipt.rs`).
  */
 receipt: string, };

@@ -55,4 +55,9 @@ precedents_found: number,
 /**
  * Precedents not found.
  */
-precedents_missing: number, };
+precedents_missing: number, 
+/**
+ * True when the clone lacks some of the commit's objects (`missing_objects`): the counts
+ * cover only what could be read.
+ */
+incomplete: boolean, };

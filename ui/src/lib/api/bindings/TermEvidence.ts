@@ -74,6 +74,11 @@ count: number,
  */
 hits: Array<Hit>, 
 /**
- * The command that lists the same files: `git grep -F -l -I -e TERM COMMIT`.
+ * The command that lists the same files, live and not: `git grep -F -l -I -e TERM COMMIT`.
  */
-receipt: string, };
+receipt: string, 
+/**
+ * The command that lists exactly `live_paths` (nothing when no live file has the term):
+ * `receipt` with each of `test_paths` excluded.
+ */
+live_receipt: string, };
