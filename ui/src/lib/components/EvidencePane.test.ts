@@ -79,6 +79,23 @@ describe('EvidencePane', () => {
     expect(container.querySelector('tr.detail')?.textContent).toContain("git grep -F -l -I -e 'parse_duration' abc123");
   });
 
+  it('marks an incomplete report and lists what the clone lacks', async () => {
+    const partial: EvidenceView = {
+      ...evidence,
+      report: {
+        ...evidence.report,
+        candidates: evidence.report.candidates.map((c) => ({ ...c, airtight: false })),
+        summary: { ...evidence.report.summary, airtight_candidates: 0, incomplete: true },
+        missing_objects: [{ path: 'assets/big.bin', id: 'f'.repeat(40) }],
+      },
+    };
+    mockIPC((cmd) => (cmd === 'case_evidence' ? partial : null));
+    const { getByTestId } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
+    await waitFor(() => expect(getByTestId('evidence-incomplete').textContent).toContain('lacks 1 object'));
+    expect(getByTestId('evidence-incomplete').textContent).toContain('assets/big.bin');
+    expect(getByTestId('candidate').classList.contains('airtight')).toBe(false);
+  });
+
   it('says why when there is no evidence', async () => {
     mockIPC(() => {
       throw { code: 'not_found', message: 'No clone is registered for demo/tinylib (case demo__tinylib-3).' };
