@@ -32,7 +32,7 @@ pub const AIRTIGHT: f64 = 0.7;
 const DRIVERS: usize = 3;
 /// The candidates' part of the risk score; the unexplained share of asserted values has the
 /// rest.
-pub const CANDIDATE_WEIGHT: f64 = 0.6;
+pub const CANDIDATE_WEIGHT: f64 = 0.8;
 /// The most a name the gold patch defines is worth.
 const GOLD_NAME_CAP: f64 = 0.6;
 
@@ -202,18 +202,10 @@ mod tests {
     #[test]
     fn risk_combines_the_three_strongest_as_independent_chances() {
         assert_eq!(combine([], 0.0), (0.0, 0));
-        assert_eq!(combine([0.8], 0.0), (0.48, 1));
-        assert_eq!(combine([0.5, 0.5], 0.0), (0.45, 2));
-        assert_eq!(
-            combine([0.5, 0.5, 0.5, 0.9], 0.0),
-            (0.525, 3),
-            "only three count"
-        );
-        assert_eq!(
-            combine([], 1.0),
-            (0.4, 0),
-            "every asserted value unexplained"
-        );
-        assert_eq!(combine([0.99], 1.0), (0.994, 1));
+        assert_eq!(combine([0.8], 0.0), (0.64, 1));
+        assert_eq!(combine([0.5, 0.5], 0.0), (0.6, 2));
+        assert_eq!(combine([0.5, 0.5, 0.5, 0.9], 0.0), (0.7, 3), "only three count");
+        assert_eq!(combine([], 1.0), (0.2, 0), "every asserted value unexplained");
+        assert_eq!(combine([0.99], 1.0), (0.992, 1));
     }
 }

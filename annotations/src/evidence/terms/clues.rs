@@ -135,6 +135,10 @@ pub(super) fn call_clue(callee: &str) -> CallClue {
     ) {
         clue.role = Some(TermRole::Import);
     } else if last_lower.starts_with("assert")
+        // Mocks' expectations are assertions too: gock's `MatchHeader`, nock's `matchHeader`,
+        // sqlmock's `ExpectQuery`, gomock's `EXPECT`.
+        || last_lower.starts_with("match")
+        || last_lower.starts_with("expect")
         || matches!(
             first,
             "assert" | "require" | "expect" | "Expect" | "Eventually" | "Consistently" | "should"
@@ -289,6 +293,18 @@ pub(super) fn line_key(line: &str) -> Option<(&str, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mock_expectations_are_assertions() {
+        for callee in [
+            "gock.New(url).MatchHeader",
+            "scope.matchHeader",
+            "mock.ExpectQuery",
+            "m.EXPECT",
+        ] {
+            assert_eq!(call_clue(callee).role, Some(TermRole::Asserted), "{callee}");
+        }
+    }
 
     #[test]
     fn call_clues() {
