@@ -616,6 +616,16 @@ enum ExportFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    if matches!(
+        cli.command,
+        Command::Evidence { .. }
+            | Command::Grep { .. }
+            | Command::Show { .. }
+            | Command::Precedent { .. }
+    ) {
+        // libgit2's start overlaps with opening the project.
+        std::thread::spawn(annotations::evidence::prepare);
+    }
     match run(cli) {
         Ok(code) => code,
         Err(err) => {

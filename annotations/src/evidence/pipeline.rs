@@ -3,6 +3,7 @@
 //! candidates with their nearest live strings, and the summary.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::blobs::BlobText;
 use super::classify::{added_text, classify_term, text_contains};
@@ -14,7 +15,8 @@ use super::receipt::{live_term_receipt, term_receipt};
 use super::report::{
     EvidenceReport, PrecedentFinding, RiskDriver, Summary, TermClass, TermEvidence,
 };
-use super::repository::RepoAccess;
+use super::paths::FileEntry;
+use super::repository::{RepoAccess, ResolvedCommit};
 use super::risk::is_unexplained;
 use super::terms::{TermKind, TermRole, extract_terms};
 
@@ -80,12 +82,23 @@ fn compute(
             BlobText::Binary { .. } => None,
         }
     };
-    let terms = extract_terms(
-        &request.test_patch,
-        &request.gold_patch,
-        &request.prose,
-        &base_file,
-    );
+    // Parsing the test files takes one core; the other reads the blobs the sweep will scan
+    // into the cache meanwhile.
+    let done = AtomicBool::new(false);
+    let terms = std::thread::scope(|scope| {
+        if engine.threads > 1 && engine.lock_cache().enabled() {
+            let (path, context) = (repo.path.as_path(), &repo.context);
+            scope.spawn(|| prefetch(engine, path, context, &commit, files, &done));
+        }
+        let terms = extract_terms(
+            &request.test_patch,
+            &request.gold_patch,
+            &request.prose,
+            &base_file,
+        );
+        done.store(true, Ordering::Relaxed);
+        terms
+    });
     let gold = added_text(&request.gold_patch);
     let touched = Touched::from_patch(&request.gold_patch);
 
@@ -208,4 +221,30 @@ fn compute(
             .collect(),
         missing_objects: listing.missing,
     })
+}
+
+/// Reads the commit's blobs into the engine's cache in tree order until `done`, on its own
+/// handle of the clone. What it cannot read is left for the sweep, which reports it.
+fn prefetch(
+    engine: &Engine,
+    path: &Path,
+    context: &CaseContext,
+    commit: &ResolvedCommit,
+    files: &[FileEntry],
+    done: &AtomicBool,
+) {
+    let Ok(reader) = RepoAccess::open(path, context) else {
+        return;
+    };
+    for entry in files {
+        if done.load(Ordering::Relaxed) {
+            break;
+        }
+        if engine.lock_cache().content(entry.blob).is_some() {
+            continue;
+        }
+        if let Ok(text) = reader.read_blob(&commit.id, entry.blob) {
+            engine.lock_cache().insert(entry.blob, text);
+        }
+    }
 }

@@ -60,11 +60,19 @@ pub(crate) struct RepoAccess {
 
 static HASH_CHECK_OFF: Once = Once::new();
 
-/// Opens a repository without searching parent folders (bare clones and `.git` folders work).
-fn open_repository(path: &Path, context: &CaseContext) -> Result<Repository, EvidenceError> {
+/// Starts libgit2 for reading, once per process: the first call initialises the library (its
+/// TLS backend loads the system's certificates, about 20 ms) and turns off hash verification.
+/// A command that will compute evidence can call it on a spare thread as it starts, so that
+/// this overlaps with opening the project; the engine calls it anyway.
+pub fn prepare() {
     // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
     // search: a damaged object still fails to inflate. It is a process-wide libgit2 option.
     HASH_CHECK_OFF.call_once(|| git2::opts::strict_hash_verification(false));
+}
+
+/// Opens a repository without searching parent folders (bare clones and `.git` folders work).
+fn open_repository(path: &Path, context: &CaseContext) -> Result<Repository, EvidenceError> {
+    prepare();
     if !path.exists() {
         return Err(EvidenceError::RepositoryMissing {
             context: Box::new(context.clone()),
