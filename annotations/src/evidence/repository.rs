@@ -63,8 +63,13 @@ static HASH_CHECK_OFF: Once = Once::new();
 /// Opens a repository without searching parent folders (bare clones and `.git` folders work).
 fn open_repository(path: &Path, context: &CaseContext) -> Result<Repository, EvidenceError> {
     // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
-    // search: a damaged object still fails to inflate. It is a process-wide libgit2 option.
-    HASH_CHECK_OFF.call_once(|| git2::opts::strict_hash_verification(false));
+    // search: a damaged object still fails to inflate. libgit2's object cache (up to 256 MiB a
+    // handle, of commits and trees) would hold every tree a listing reads, outside the engine's
+    // bound, while the engine caches listings itself. Both are process-wide libgit2 options.
+    HASH_CHECK_OFF.call_once(|| {
+        git2::opts::strict_hash_verification(false);
+        git2::opts::enable_caching(false);
+    });
     if !path.exists() {
         return Err(EvidenceError::RepositoryMissing {
             context: Box::new(context.clone()),
