@@ -171,7 +171,7 @@ enum Command {
         #[arg(long)]
         refresh: bool,
         /// Memory bound of the evidence cache (blob contents, scan results, listings), in MiB.
-        #[arg(long, default_value_t = 128)]
+        #[arg(long, default_value_t = 96)]
         cache_mb: usize,
         /// When the clone lacks the case's base commit, fetch it without asking.
         #[arg(long)]
