@@ -370,10 +370,17 @@ new file mode 100644
 +    assert f('hidden_value') == 'present_value'
 +    assert g() == 'nowhere_value'
 ";
+    let gold = "diff --git a/app/core.py b/app/core.py
+--- a/app/core.py
++++ b/app/core.py
+@@ -1 +1,2 @@
+ NAME = 'present_value'
++NOWHERE = 'nowhere_value'
+";
     let request = EvidenceRequest {
         base_commit: commit.clone(),
         prose: "Nothing.".into(),
-        gold_patch: String::new(),
+        gold_patch: gold.into(),
         test_patch: patch.into(),
         precedents: vec![],
     };

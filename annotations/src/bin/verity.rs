@@ -175,8 +175,8 @@ enum Command {
         /// Recompute even when a cached report exists.
         #[arg(long)]
         refresh: bool,
-        /// Memory bound of the blob cache, in MiB.
-        #[arg(long, default_value_t = 256)]
+        /// Memory bound of the evidence cache (blob contents, scan results, listings), in MiB.
+        #[arg(long, default_value_t = 96)]
         cache_mb: usize,
         /// When the clone lacks the case's base commit, fetch it without asking.
         #[arg(long)]
@@ -613,7 +613,28 @@ enum ExportFormat {
     OpenaiEnsembled,
 }
 
+/// Tunes glibc's malloc for the evidence engine, whose cache reads and evicts blobs of every
+/// size: with its default, a freed large block raises the threshold above which blocks are
+/// mapped on their own, so later large blobs come from the heaps and what the cache evicts
+/// stays resident as fragments. Over 418 SWE-bench Pro tasks this kept the peak at 1.7 times
+/// the cache's bound. A fixed threshold returns every large block to the system when freed,
+/// and two arenas are enough for the engine's two threads.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn tune_malloc() {
+    // SAFETY: `mallopt` only sets allocator parameters; it runs first in `main`, before any
+    // other thread exists. A parameter it refuses leaves the default in place.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn tune_malloc() {}
+
 fn main() -> ExitCode {
+    tune_malloc();
     let cli = Cli::parse();
     init_logging(cli.verbose);
     if matches!(

@@ -1,6 +1,7 @@
 //! The engine's cache, keyed by object id and bounded by bytes: blob contents, per-blob scan
 //! results for every term (and every airtight candidate) a blob was ever searched for, and
-//! file listings by tree.
+//! each tree's own entries (its files and folders, not what lies below: a commit's listing is
+//! assembled from them, so a file is held once however deep it is).
 //!
 //! Object ids name content, so everything cached is valid for every commit and every clone that
 //! holds the object. Nearby base commits share almost all of their trees and blobs: listing
@@ -18,7 +19,7 @@ use std::sync::Arc;
 
 use git2::Oid;
 
-use super::paths::FileEntry;
+use super::paths::TreeEntry;
 
 /// What the cache knows of one blob's content.
 #[derive(Debug, Clone)]
@@ -269,7 +270,7 @@ pub(crate) struct Known<T> {
 }
 
 struct Listing {
-    files: Arc<[FileEntry]>,
+    entries: Arc<[TreeEntry]>,
     cost: usize,
     used: u64,
 }
@@ -494,21 +495,27 @@ impl BlobCache {
         }
     }
 
-    /// The files under `tree`, whose path from the repository root is `prefix`.
-    pub(crate) fn listing(&mut self, tree: Oid, prefix: &str) -> Option<Arc<[FileEntry]>> {
+    /// The entries of `tree`, whose path from the repository root is `prefix`.
+    pub(crate) fn listing(&mut self, tree: Oid, prefix: &str) -> Option<Arc<[TreeEntry]>> {
         let tick = self.touch();
         let listing = self.listings.get_mut(&(tree, prefix.into()))?;
         listing.used = tick;
-        Some(listing.files.clone())
+        Some(listing.entries.clone())
     }
 
-    /// Stores the files under `tree` at `prefix`; `path_bytes` counts the paths this listing
-    /// created (subtrees' paths are shared with their own listings).
+    /// Whether the entries of `tree` at `prefix` are cached (not counted as a use).
+    pub(crate) fn has_listing(&self, tree: Oid, prefix: &str) -> bool {
+        self.listings.contains_key(&(tree, prefix.into()))
+    }
+
+    /// Stores the entries of `tree` at `prefix` (its own files and folders, not what lies
+    /// below them: a file is held once, by its folder's listing); `path_bytes` counts their
+    /// paths.
     pub(crate) fn insert_listing(
         &mut self,
         tree: Oid,
         prefix: &str,
-        files: Arc<[FileEntry]>,
+        entries: Arc<[TreeEntry]>,
         path_bytes: usize,
     ) {
         if !self.enabled() {
@@ -516,10 +523,14 @@ impl BlobCache {
         }
         let cost = ENTRY_OVERHEAD
             + prefix.len()
-            + files.len() * std::mem::size_of::<FileEntry>()
+            + entries.len() * std::mem::size_of::<TreeEntry>()
             + path_bytes;
         let used = self.touch();
-        let listing = Listing { files, cost, used };
+        let listing = Listing {
+            entries,
+            cost,
+            used,
+        };
         if let Some(old) = self.listings.insert((tree, prefix.into()), listing) {
             self.bytes -= old.cost;
         }
@@ -623,6 +634,43 @@ mod tests {
             vec![3, 70],
             "rescanned ids are replaced, others kept, in id order"
         );
+    }
+
+    #[test]
+    fn an_index_costs_its_runs_of_ids_not_every_id_interned() {
+        let mut index: ScanIndex<PatternScan> = ScanIndex::default();
+        for task in 0..100u32 {
+            let ids: Vec<u32> = (task * 40 + 20_000..task * 40 + 20_040).collect();
+            index = index.extended(&ids, Vec::new());
+        }
+        assert!(index.covers(20_000) && index.covers(23_999) && !index.covers(24_000));
+        assert!(
+            index.cost() <= 2 * std::mem::size_of::<(u32, u32)>(),
+            "4,000 ids scanned in one run cost {} bytes",
+            index.cost()
+        );
+    }
+
+    #[test]
+    fn a_listing_counts_its_own_entries_only() {
+        let mut cache = BlobCache::new(1 << 20);
+        let file = |path: &str| {
+            TreeEntry::File(crate::evidence::paths::FileEntry {
+                path: path.into(),
+                blob: oid(9),
+                class: crate::evidence::paths::PathClass::Live,
+            })
+        };
+        let entries: Arc<[TreeEntry]> =
+            vec![file("a/x.py"), TreeEntry::Folder(oid(3), "a/b/".into())].into();
+        let before = cache.stats().bytes;
+        cache.insert_listing(oid(2), "a/", entries, "a/x.py".len() + "a/b/".len());
+        assert_eq!(
+            cache.stats().listing_bytes,
+            ENTRY_OVERHEAD + "a/".len() + 2 * std::mem::size_of::<TreeEntry>() + 10
+        );
+        assert_eq!(cache.stats().bytes - before, cache.stats().listing_bytes);
+        assert!(cache.has_listing(oid(2), "a/") && !cache.has_listing(oid(2), "b/"));
     }
 
     #[test]

@@ -279,8 +279,9 @@ pub(crate) fn find(
     commit: &ResolvedCommit,
     files: &[FileEntry],
     terms: &[TermEvidence],
-    complete: bool,
+    missing_objects: usize,
 ) -> Result<Vec<AirtightCandidate>, EvidenceError> {
+    let complete = missing_objects == 0;
     let mut chosen: Vec<(&TermEvidence, f64, String)> = terms
         .iter()
         .filter(|t| is_candidate(t))
@@ -377,7 +378,14 @@ pub(crate) fn find(
             strength,
             airtight: is_airtight(term, strength, complete),
             reason,
-            receipt: term.live_receipt.clone(),
+            receipt: if complete {
+                term.live_receipt.clone()
+            } else {
+                format!(
+                    "{}  # not airtight: {missing_objects} objects missing",
+                    term.live_receipt
+                )
+            },
             nearest: near,
         });
     }

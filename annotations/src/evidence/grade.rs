@@ -13,7 +13,8 @@
 //! from the codebase for airtight candidates, and says so.
 //!
 //! Paths at the repository's root belong to the top-level folder `""`; a gold patch that only
-//! changes root files makes every root file `touched` and everything else `live`.
+//! changes root files makes every root file `touched` and everything else `live`. Without a
+//! gold patch every code file is `live`.
 
 /// How near a live file holding a term is to the code the gold patch changes.
 #[derive(
@@ -149,6 +150,10 @@ impl Touched {
             return HitGrade::NonCode;
         }
         let dir = folder(path);
+        if self.folders.is_empty() {
+            // No gold patch to measure from: every code file is as near as any other.
+            return HitGrade::Live;
+        }
         if self
             .folders
             .iter()
@@ -223,6 +228,13 @@ mod tests {
         assert_eq!(nearest, Some(HitGrade::Live));
         assert!(!HitGrade::Live.is_weak());
         assert_eq!(touched.nearest([]), None);
+        let none = Touched::from_patch("");
+        assert_eq!(
+            none.grade("ui/src/x.ts"),
+            HitGrade::Live,
+            "no gold patch, no distance"
+        );
+        assert_eq!(none.grade(".github/ci.yml"), HitGrade::NonCode);
     }
 
     #[test]

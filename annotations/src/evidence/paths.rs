@@ -184,13 +184,21 @@ pub fn classify_path(path: &str) -> PathClass {
 /// A regular file of a commit's tree.
 #[derive(Debug, Clone)]
 pub(crate) struct FileEntry {
-    /// Path from the repository root, `/`-separated (shared by the listings of every tree
-    /// above the file).
+    /// Path from the repository root, `/`-separated (shared by every commit whose listing
+    /// holds the file).
     pub(crate) path: Arc<str>,
     /// The blob's id.
     pub(crate) blob: Oid,
     /// Live or non-live.
     pub(crate) class: PathClass,
+}
+
+/// An entry of one tree as the engine keeps it: a regular file, or a folder with its tree and
+/// the path prefix of its entries (`dir/`).
+#[derive(Debug, Clone)]
+pub(crate) enum TreeEntry {
+    File(FileEntry),
+    Folder(Oid, Arc<str>),
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use super::classify::{added_text, classify_term, text_contains};
 use super::engine::{ENGINE_VERSION, Engine};
 use super::error::{CaseContext, EvidenceError};
 use super::grade::{HitGrade, Touched};
+use super::paths::FileEntry;
 use super::precedents::{Snippet, prefilter};
 use super::receipt::{live_term_receipt, term_receipt};
 use super::report::{
     EvidenceReport, PrecedentFinding, RiskDriver, Summary, TermClass, TermEvidence,
 };
-use super::paths::FileEntry;
 use super::repository::{RepoAccess, ResolvedCommit};
 use super::risk::is_unexplained;
 use super::terms::{TermKind, TermRole, extract_terms};
@@ -150,8 +150,14 @@ fn compute(
     let incomplete = !listing.missing.is_empty();
     // While the clone lacks a file, that file could hold any candidate's term: none is
     // airtight.
-    let candidates =
-        super::candidates::find(engine, &repo, &commit, files, &evidence, !incomplete)?;
+    let candidates = super::candidates::find(
+        engine,
+        &repo,
+        &commit,
+        files,
+        &evidence,
+        listing.missing.len(),
+    )?;
     let precedent_results = &sweep.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
         engine,

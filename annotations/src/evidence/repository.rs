@@ -13,20 +13,14 @@ use git2::{ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags};
 use super::blobs::BlobText;
 use super::engine::Engine;
 use super::error::{CaseContext, EvidenceError};
-use super::paths::{FileEntry, classify_path};
+use super::paths::{FileEntry, TreeEntry, classify_path};
 use super::report::MissingObject;
 
 /// Git's `FIRST_FEW_BYTES`: `git grep -I` looks this far for a NUL byte.
 const BINARY_PROBE: usize = 8000;
 
-/// An entry of one tree: a regular file, or a folder with the path prefix of its entries.
-enum TreeEntry {
-    File(FileEntry),
-    Folder(Oid, String),
-}
-
 /// A folder's regular files, and the folders below it whose tree the clone lacks.
-type Listed = (Arc<[FileEntry]>, Vec<MissingObject>);
+type Listed = (Vec<FileEntry>, Vec<MissingObject>);
 
 /// One lister's folder listings, by position in the list of folders.
 type FolderListings = Result<Vec<(usize, Listed)>, EvidenceError>;
@@ -61,13 +55,19 @@ pub(crate) struct RepoAccess {
 static HASH_CHECK_OFF: Once = Once::new();
 
 /// Starts libgit2 for reading, once per process: the first call initialises the library (its
-/// TLS backend loads the system's certificates, about 20 ms) and turns off hash verification.
+/// TLS backend loads the system's certificates, about 20 ms), turns off hash verification and
+/// libgit2's object cache.
 /// A command that will compute evidence can call it on a spare thread as it starts, so that
 /// this overlaps with opening the project; the engine calls it anyway.
 pub fn prepare() {
     // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
-    // search: a damaged object still fails to inflate. It is a process-wide libgit2 option.
-    HASH_CHECK_OFF.call_once(|| git2::opts::strict_hash_verification(false));
+    // search: a damaged object still fails to inflate. libgit2's object cache (up to 256 MiB a
+    // handle, of commits and trees) would hold every tree a listing reads, outside the engine's
+    // bound, while the engine caches listings itself. Both are process-wide libgit2 options.
+    HASH_CHECK_OFF.call_once(|| {
+        git2::opts::strict_hash_verification(false);
+        git2::opts::enable_caching(false);
+    });
 }
 
 /// Opens a repository without searching parent folders (bare clones and `.git` folders work).
@@ -162,7 +162,7 @@ impl RepoAccess {
 
     /// The commit's regular files in tree order (the order `git grep` prints), split into those
     /// the clone holds and the missing objects (files whose blob, folders whose tree is not in
-    /// the object database). Complete listings are cached per tree, so a nearby commit re-reads
+    /// the object database). Each tree's own entries are cached, so a nearby commit re-reads
     /// only the trees that changed. The root's folders are spread over the engine's threads,
     /// each with its own handle on the clone.
     pub(crate) fn list_files(
@@ -170,11 +170,8 @@ impl RepoAccess {
         commit: &ResolvedCommit,
         engine: &Engine,
     ) -> Result<CommitFiles, EvidenceError> {
-        let cached = engine.lock_cache().listing(commit.tree, "");
-        let (all, mut missing) = match cached {
-            Some(files) => (files, Vec::new()),
-            None => self.list_root(commit, engine)?,
-        };
+        let (all, mut missing) = self.list_root(commit, engine)?;
+        let all: Arc<[FileEntry]> = all.into();
         let odb = self
             .repo
             .odb()
@@ -207,53 +204,76 @@ impl RepoAccess {
         })
     }
 
+    /// A tree's own entries, from the cache or read and cached; `None` when the clone lacks
+    /// the tree.
+    fn entries(
+        &self,
+        commit: &ResolvedCommit,
+        engine: &Engine,
+        tree: Oid,
+        prefix: &str,
+    ) -> Result<Option<Arc<[TreeEntry]>>, EvidenceError> {
+        if let Some(entries) = engine.lock_cache().listing(tree, prefix) {
+            return Ok(Some(entries));
+        }
+        let Some((entries, path_bytes)) = self.tree_entries(commit, tree, prefix)? else {
+            return Ok(None);
+        };
+        let entries: Arc<[TreeEntry]> = entries.into();
+        engine
+            .lock_cache()
+            .insert_listing(tree, prefix, entries.clone(), path_bytes);
+        Ok(Some(entries))
+    }
+
     fn list_root(&self, commit: &ResolvedCommit, engine: &Engine) -> Result<Listed, EvidenceError> {
         let root = commit.tree;
-        let Some((entries, path_bytes)) = self.tree_entries(commit, root, "")? else {
+        let Some(entries) = self.entries(commit, engine, root, "")? else {
             let missing = MissingObject {
                 path: ".".to_string(),
                 id: root.to_string(),
             };
-            return Ok((Arc::from(Vec::new()), vec![missing]));
+            return Ok((Vec::new(), vec![missing]));
         };
         let folders: Vec<(Oid, &str)> = entries
             .iter()
             .filter_map(|entry| match entry {
-                TreeEntry::Folder(tree, prefix) => Some((*tree, prefix.as_str())),
+                TreeEntry::Folder(tree, prefix) => Some((*tree, &**prefix)),
                 TreeEntry::File(_) => None,
             })
             .collect();
         let mut listed = self.list_folders(commit, engine, &folders)?.into_iter();
         let mut files = Vec::new();
         let mut missing = Vec::new();
-        for entry in entries {
+        for entry in entries.iter() {
             match entry {
-                TreeEntry::File(file) => files.push(file),
+                TreeEntry::File(file) => files.push(file.clone()),
                 TreeEntry::Folder(..) => {
                     if let Some((below, lacking)) = listed.next() {
-                        files.extend_from_slice(&below);
+                        files.extend(below);
                         missing.extend(lacking);
                     }
                 }
             }
         }
-        let files: Arc<[FileEntry]> = files.into();
-        if missing.is_empty() {
-            engine
-                .lock_cache()
-                .insert_listing(root, "", files.clone(), path_bytes);
-        }
         Ok((files, missing))
     }
 
-    /// The listings of `folders`, in order, by the engine's threads.
+    /// The listings of `folders`, in order, by the engine's threads when some folder's tree
+    /// is not cached (a nearby commit's mostly are: assembling them takes no second thread).
     fn list_folders(
         &self,
         commit: &ResolvedCommit,
         engine: &Engine,
         folders: &[(Oid, &str)],
     ) -> Result<Vec<Listed>, EvidenceError> {
-        if engine.threads == 1 || folders.len() < 2 {
+        let cold = || {
+            let cache = engine.lock_cache();
+            folders
+                .iter()
+                .any(|&(tree, prefix)| !cache.has_listing(tree, prefix))
+        };
+        if engine.threads == 1 || folders.len() < 2 || !cold() {
             return folders
                 .iter()
                 .map(|&(tree, prefix)| self.list_tree(commit, engine, tree, prefix))
@@ -294,7 +314,7 @@ impl RepoAccess {
             }));
             results
         });
-        let mut listed: Vec<Listed> = vec![(Arc::from(Vec::new()), Vec::new()); folders.len()];
+        let mut listed: Vec<Listed> = vec![(Vec::new(), Vec::new()); folders.len()];
         for result in results {
             for (at, files) in result? {
                 listed[at] = files;
@@ -303,8 +323,8 @@ impl RepoAccess {
         Ok(listed)
     }
 
-    /// A folder's listing; a folder whose tree is missing lists nothing and is itself listed
-    /// as missing. Only complete listings are cached.
+    /// A folder's files; a folder whose tree is missing lists nothing and is itself listed as
+    /// missing.
     fn list_tree(
         &self,
         commit: &ResolvedCommit,
@@ -312,35 +332,36 @@ impl RepoAccess {
         tree: Oid,
         prefix: &str,
     ) -> Result<Listed, EvidenceError> {
-        if let Some(files) = engine.lock_cache().listing(tree, prefix) {
-            return Ok((files, Vec::new()));
-        }
-        let Some((entries, path_bytes)) = self.tree_entries(commit, tree, prefix)? else {
-            let missing = MissingObject {
+        let (mut files, mut missing) = (Vec::new(), Vec::new());
+        self.collect(commit, engine, tree, prefix, &mut files, &mut missing)?;
+        Ok((files, missing))
+    }
+
+    fn collect(
+        &self,
+        commit: &ResolvedCommit,
+        engine: &Engine,
+        tree: Oid,
+        prefix: &str,
+        files: &mut Vec<FileEntry>,
+        missing: &mut Vec<MissingObject>,
+    ) -> Result<(), EvidenceError> {
+        let Some(entries) = self.entries(commit, engine, tree, prefix)? else {
+            missing.push(MissingObject {
                 path: prefix.trim_end_matches('/').to_string(),
                 id: tree.to_string(),
-            };
-            return Ok((Arc::from(Vec::new()), vec![missing]));
+            });
+            return Ok(());
         };
-        let mut files = Vec::new();
-        let mut missing = Vec::new();
-        for entry in entries {
+        for entry in entries.iter() {
             match entry {
-                TreeEntry::File(file) => files.push(file),
+                TreeEntry::File(file) => files.push(file.clone()),
                 TreeEntry::Folder(below, prefix) => {
-                    let (listed, lacking) = self.list_tree(commit, engine, below, &prefix)?;
-                    files.extend_from_slice(&listed);
-                    missing.extend(lacking);
+                    self.collect(commit, engine, *below, prefix, files, missing)?;
                 }
             }
         }
-        let files: Arc<[FileEntry]> = files.into();
-        if missing.is_empty() {
-            engine
-                .lock_cache()
-                .insert_listing(tree, prefix, files.clone(), path_bytes);
-        }
-        Ok((files, missing))
+        Ok(())
     }
 
     /// One tree's regular files and folders, in order, and the bytes of the files' paths;
@@ -373,7 +394,9 @@ impl RepoAccess {
                     }));
                 }
                 Some(ObjectType::Tree) => {
-                    entries.push(TreeEntry::Folder(entry.id(), format!("{prefix}{name}/")));
+                    let below = format!("{prefix}{name}/");
+                    path_bytes += below.len();
+                    entries.push(TreeEntry::Folder(entry.id(), below.into()));
                 }
                 _ => {}
             }

@@ -204,8 +204,16 @@ mod tests {
         assert_eq!(combine([], 0.0), (0.0, 0));
         assert_eq!(combine([0.8], 0.0), (0.64, 1));
         assert_eq!(combine([0.5, 0.5], 0.0), (0.6, 2));
-        assert_eq!(combine([0.5, 0.5, 0.5, 0.9], 0.0), (0.7, 3), "only three count");
-        assert_eq!(combine([], 1.0), (0.2, 0), "every asserted value unexplained");
+        assert_eq!(
+            combine([0.5, 0.5, 0.5, 0.9], 0.0),
+            (0.7, 3),
+            "only three count"
+        );
+        assert_eq!(
+            combine([], 1.0),
+            (0.2, 0),
+            "every asserted value unexplained"
+        );
         assert_eq!(combine([0.99], 1.0), (0.992, 1));
     }
 }
