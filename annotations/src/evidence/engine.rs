@@ -23,7 +23,7 @@ impl Default for EngineBuilder {
     fn default() -> EngineBuilder {
         EngineBuilder {
             threads: 2,
-            cache_bytes: 96 << 20,
+            cache_bytes: 64 << 20,
             max_hits: 5,
             max_nearest: 3,
         }
@@ -38,7 +38,7 @@ impl EngineBuilder {
     }
 
     /// Memory bound in bytes for everything the engine caches: blob contents, per-blob scan
-    /// results, each tree's own entries (default 96 MiB; 0 disables the cache). Contents are
+    /// results, each tree's own entries (default 64 MiB; 0 disables the cache). Contents are
     /// evicted first, least recently used first. The process holds more than the bound: what
     /// one sweep has in flight, the allocator's overhead, the clone's mapped pack files. Over
     /// 418 SWE-bench Pro tasks of six repositories `verity evidence --all` peaked at 219 MB with

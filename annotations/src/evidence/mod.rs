@@ -39,7 +39,7 @@
 //! # Example
 //! ```no_run
 //! use annotations::evidence::{CaseContext, Engine, EvidenceRequest, render_text};
-//! let engine = Engine::builder().threads(2).cache_bytes(96 << 20).build();
+//! let engine = Engine::builder().threads(2).cache_bytes(64 << 20).build();
 //! let context = CaseContext::new("ansible_07e7b69c", "ansible/ansible");
 //! let request = EvidenceRequest {
 //!     base_commit: "07e7b69c0411e0e1a8c1e8e2a1b5b1c7c4d5e6f7".into(),
