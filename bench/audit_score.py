@@ -12,6 +12,9 @@ Three measures, each over the development repositories and over the held-out one
   candidates. A candidate matches when, quotes stripped, it equals the constant, contains it,
   or is a piece of four characters or more of it (the constant `telemetry_enabled: false`
   is matched by the candidate `telemetry_enabled`).
+  The witness is *reachable* when, quotes stripped, it appears on an added line of the task's
+  hidden test patch: a constant the tests never write out cannot be found in them, and the
+  reachable count is the recall any term-based engine can reach.
 - **flagged share**: ENTAILED and DETERMINED-codebase tasks showing at least one airtight
   candidate (the red ones).
 - **AUROC** of the report's `summary.risk` for the PROVEN tasks of KNOWN_AMBIGUOUS.md against
@@ -59,6 +62,17 @@ def witness(case: Path) -> str | None:
         if m:
             return m.group(1)
     return None
+
+
+def reachable(case: Path, constant: str | None) -> bool:
+    if constant is None:
+        return False
+    added = "\n".join(
+        line[1:]
+        for line in (case / "hidden_test.diff").read_text(errors="replace").splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    )
+    return unquote(constant) in added
 
 
 def unquote(text: str) -> str:
@@ -121,7 +135,7 @@ def main() -> int:
             constant = witness(case)
             top = [c["term"] for c in candidates[:3]]
             hit = constant is not None and any(matches(t, constant) for t in top)
-            s["airtight"].append((slug, constant, hit, top))
+            s["airtight"].append((slug, constant, hit, top, reachable(case, constant)))
         if verdict in ("ENTAILED", "DETERMINED-codebase"):
             s["clean"].append((slug, red))
             if risk is not None:
@@ -131,7 +145,8 @@ def main() -> int:
 
     out = {}
     for split, s in sorted(splits.items()):
-        recall = [hit for _, _, hit, _ in s["airtight"]]
+        recall = [hit for _, _, hit, _, _ in s["airtight"]]
+        reach = [r for *_, r in s["airtight"]]
         flagged = [red for _, red in s["clean"]]
         out[split] = {
             "repos": sorted(s["repos"]),
@@ -139,6 +154,7 @@ def main() -> int:
             "airtight_tasks": len(recall),
             "witness_in_top3": sum(recall),
             "witness_recall": sum(recall) / len(recall) if recall else None,
+            "witness_reachable": sum(reach),
             "clean_tasks": len(flagged),
             "clean_flagged": sum(flagged),
             "flagged_share": sum(flagged) / len(flagged) if flagged else None,
@@ -146,7 +162,7 @@ def main() -> int:
             "auroc": auroc(s["pos"], s["neg"]),
             "missed": [
                 {"case": slug, "witness": w, "top3": top}
-                for slug, w, hit, top in s["airtight"]
+                for slug, w, hit, top, _ in s["airtight"]
                 if not hit
             ],
         }
@@ -158,7 +174,8 @@ def main() -> int:
         fmt = lambda v: "n/a" if v is None else f"{v:.3f}"
         print(
             f"  witness in top-3: {r['witness_in_top3']}/{r['airtight_tasks']} "
-            f"({fmt(r['witness_recall'])})"
+            f"({fmt(r['witness_recall'])}); {r['witness_reachable']} witnesses appear on an "
+            "added line of the test patch"
         )
         print(
             f"  ENTAILED/DETERMINED flagged: {r['clean_flagged']}/{r['clean_tasks']} "
