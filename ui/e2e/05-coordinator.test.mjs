@@ -24,6 +24,12 @@ test('the coordinator sees progress, then the agreement dashboard after a second
 
     // The task Amara submitted, and the other rater assigned to it.
     const [header, ...rows] = await progressRows(browser);
+    assert.equal(header[2], 'Risk', `the task list has a Risk column: ${header.join(', ')}`);
+    // Sorting by risk asks the Rust side for the riskiest tasks first; then back to id order.
+    await (await find(browser, '[data-testid="sort-risk"]')).click();
+    await until(browser, async () => (await (await find(browser, '[data-testid="sort-risk"]')).parentElement().getAttribute('aria-sort')) === 'descending', 'the Risk header did not sort');
+    await (await find(browser, '[data-testid="sort-id"]')).click();
+    await until(browser, async () => JSON.stringify(await progressRows(browser)) === JSON.stringify([header, ...rows]), 'id order did not come back');
     const amara = header.indexOf('Amara Nwosu');
     assert.ok(amara > 0, `no column for Amara in ${header.join(', ')}`);
     const row = rows.find((r) => r[amara].startsWith('done'));

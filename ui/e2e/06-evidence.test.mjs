@@ -14,6 +14,7 @@ test('a rater reads the evidence the repository gives at the base commit, and se
     const summary = await find(browser, '[data-testid="evidence-summary"]', 60_000);
     assert.match(await summary.getText(), /The tests use \d+ terms/);
     assert.match(await summary.getText(), /verity-demo\/tinylib at [0-9a-f]{12}/);
+    assert.match(await textOf(browser, '[data-testid="evidence-risk"]'), /^Risk \d\.\d\d/);
     const terms = await browser.$$('[data-testid="terms"] tr.term-row');
     assert.ok(terms.length > 0, 'the test patch gives terms');
     await shot(browser, 'rater-evidence');
