@@ -69,31 +69,35 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
     }
 }
 
+/// Where the string literal opened by the quote at `open` closes: the next unescaped byte
+/// equal to that quote, on the same line; `None` when the line ends first.
+pub(crate) fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
+    let quote = *bytes.get(open)?;
+    let mut j = open + 1;
+    while j < bytes.len() {
+        if bytes[j] == b'\\' {
+            j += 2;
+            continue;
+        }
+        if bytes[j] == quote {
+            return Some(j);
+        }
+        j += 1;
+    }
+    None
+}
+
 /// Quoted literals on one line (any of `'`, `"`, `` ` ``), raw text between the quotes.
 pub(crate) fn line_literals(line: &str) -> Vec<&str> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        let quote = bytes[i];
-        if !matches!(quote, b'"' | b'\'' | b'`') {
+        if !matches!(bytes[i], b'"' | b'\'' | b'`') {
             i += 1;
             continue;
         }
-        let mut j = i + 1;
-        let mut end = None;
-        while j < bytes.len() {
-            if bytes[j] == b'\\' {
-                j += 2;
-                continue;
-            }
-            if bytes[j] == quote {
-                end = Some(j);
-                break;
-            }
-            j += 1;
-        }
-        match end {
+        match closing_quote(bytes, i) {
             Some(end) => {
                 out.push(&line[i + 1..end]);
                 i = end + 1;

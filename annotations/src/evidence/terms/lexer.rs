@@ -6,6 +6,7 @@
 
 use super::{Pattern, Place, Sink, TermKind, TermRole, TermSource};
 use super::{is_noise_identifier, is_noise_number};
+use crate::evidence::candidates::closing_quote;
 use crate::evidence::noise;
 use crate::patch::{LineKind, PatchLine};
 
@@ -73,20 +74,7 @@ fn tokenize<'a>(line: &'a str, block_comment: &mut bool) -> Vec<Token<'a>> {
             continue;
         }
         if bytes[i] == b'"' {
-            let mut j = i + 1;
-            let mut closed = None;
-            while j < bytes.len() {
-                if bytes[j] == b'\\' {
-                    j += 2;
-                    continue;
-                }
-                if bytes[j] == b'"' {
-                    closed = Some(j);
-                    break;
-                }
-                j += 1;
-            }
-            match closed {
+            match closing_quote(bytes, i) {
                 Some(end) => {
                     tokens.push(Token::Str(&line[i + 1..end]));
                     i = end + 1;
