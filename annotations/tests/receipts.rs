@@ -64,7 +64,7 @@ new file mode 100644
 +++ b/tests/test_export.py
 @@ -0,0 +1,3 @@
 +def test_export():
-+    assert dump('out.csv')
++    assert dump() == 'out.csv'
 +    assert name == 'shared_token'
 "
     .to_string()
@@ -365,9 +365,10 @@ fn a_clone_lacking_objects_gives_an_incomplete_report_of_the_rest() {
 new file mode 100644
 --- /dev/null
 +++ b/tests/test_y.py
-@@ -0,0 +1,3 @@
+@@ -0,0 +1,4 @@
 +def test_y():
-+    assert f('hidden_value') == 'present_value'
++    assert f() == 'present_value'
++    assert h() == 'hidden_value'
 +    assert g() == 'nowhere_value'
 ";
     let gold = "diff --git a/app/core.py b/app/core.py

@@ -523,3 +523,25 @@ fn the_coordinator_hears_of_each_raters_answer_as_it_is_saved() {
     .unwrap();
     assert!(file.answer_feed().unwrap().is_none());
 }
+
+#[test]
+fn raters_of_a_panel_made_before_risk_scores_may_store_them_once_migrated() {
+    let Some(panel) = Panel::new() else { return };
+    // The panel as an older Verity left it: no risk column, schema 4; its raters' group was
+    // granted what that schema had.
+    panel.db.sql(
+        "ALTER TABLE verity.evidence_cache DROP COLUMN risk_permille;
+         UPDATE verity.schema_version SET version = 4;",
+    );
+    drop(panel.coordinator());
+    let store_evidence = "INSERT INTO verity.evidence_cache
+             (case_revision_id, base_commit, engine_version, report, computed_at, risk_permille)
+         SELECT id, base_commit, 'evidence-test', '{}', 't', 500 FROM verity.case_revisions;
+         UPDATE verity.evidence_cache SET risk_permille = 600, report = '{\"a\": 1}';
+         SELECT risk_permille FROM verity.evidence_cache";
+    assert_eq!(
+        panel.sql_as(&panel.ana, store_evidence),
+        Ok(vec![vec![Some("600".to_string())]]),
+        "ana stores and refreshes her task's evidence with its risk"
+    );
+}

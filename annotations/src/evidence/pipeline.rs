@@ -136,6 +136,7 @@ fn compute(
             class,
             origin: term.origin,
             occurrences: term.occurrences,
+            fed: term.fed,
             in_prose,
             in_gold,
             live_paths,

@@ -68,6 +68,9 @@ pub struct TermEvidence {
     pub origin: TermOrigin,
     /// How often the test patch's added lines have it.
     pub occurrences: usize,
+    /// The tests also pass it to the code as a setup value: where they assert it too, they
+    /// check what they handed over.
+    pub fed: bool,
     /// Whether the prose contains it.
     pub in_prose: bool,
     /// Whether the gold patch's added lines contain it.

@@ -33,6 +33,8 @@ const DRIVERS: usize = 3;
 /// The candidates' part of the risk score; the unexplained share of asserted values has the
 /// rest.
 pub const CANDIDATE_WEIGHT: f64 = 0.8;
+/// What a value loses when the tests hand it to the code as well as check it.
+const ECHO_PENALTY: f64 = 0.3;
 /// The most a name the gold patch defines is worth.
 const GOLD_NAME_CAP: f64 = 0.6;
 
@@ -83,6 +85,10 @@ pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
         (_, TermSource::DataValue) => value -= 0.05,
         (TermKind::Number, _) => value -= 0.1,
         _ => {}
+    }
+    if term.fed && term.role == TermRole::Asserted {
+        value -= ECHO_PENALTY;
+        reasons.push("the tests also pass it to the code".into());
     }
     if term.role != TermRole::Asserted && term.source != TermSource::GoldDefined {
         value -= 0.2;
@@ -142,6 +148,7 @@ mod tests {
                 file_line: 40,
             },
             occurrences: 1,
+            fed: false,
             in_prose: false,
             in_gold,
             live_paths: Vec::new(),

@@ -139,6 +139,10 @@ pub(super) fn call_clue(callee: &str) -> CallClue {
         // sqlmock's `ExpectQuery`, gomock's `EXPECT`.
         || last_lower.starts_with("match")
         || last_lower.starts_with("expect")
+        // Testing Library's queries find what the page must show: `getByText("Saved")`.
+        || ["getby", "getallby", "queryby", "queryallby", "findby", "findallby"]
+            .iter()
+            .any(|query| last_lower.starts_with(query))
         || matches!(
             first,
             "assert" | "require" | "expect" | "Expect" | "Eventually" | "Consistently" | "should"
@@ -301,6 +305,8 @@ mod tests {
             "scope.matchHeader",
             "mock.ExpectQuery",
             "m.EXPECT",
+            "screen.getByText",
+            "findAllByRole",
         ] {
             assert_eq!(call_clue(callee).role, Some(TermRole::Asserted), "{callee}");
         }

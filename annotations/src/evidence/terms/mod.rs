@@ -133,6 +133,9 @@ pub struct Term {
     pub origin: TermOrigin,
     /// How many times the added lines contain it as a term.
     pub occurrences: usize,
+    /// A value (string or number) the tests also use without asserting it, as a setup value
+    /// passed to the code: where it is asserted too, the tests hand the code what they check.
+    pub fed: bool,
 }
 
 /// Extracts the terms of a test patch's added lines, in order of first occurrence.
@@ -297,6 +300,11 @@ struct Used {
     member: bool,
 }
 
+/// Whether an occurrence feeds the code a value rather than checking one.
+fn fed(kind: TermKind, role: TermRole) -> bool {
+    kind != TermKind::Identifier && role == TermRole::Other
+}
+
 /// Terms as they are found, merged by text.
 #[derive(Debug, Default)]
 pub(super) struct Sink {
@@ -320,6 +328,7 @@ impl Sink {
             Some(&at) => {
                 let term = &mut self.terms[at];
                 term.occurrences += 1;
+                term.fed |= fed(kind, role);
                 if role.strength() > term.role.strength() {
                     term.role = role;
                 }
@@ -333,6 +342,7 @@ impl Sink {
                     source,
                     origin: place.origin(),
                     occurrences: 1,
+                    fed: fed(kind, role),
                 });
             }
         }
@@ -420,6 +430,7 @@ impl Sink {
                         source: TermSource::GoldDefined,
                         origin,
                         occurrences: count,
+                        fed: false,
                     });
                 }
             }

@@ -8,6 +8,9 @@
 //!   argument of a test-naming call (`t.Run`, `describe`, `it`, `test`, `subTest`) makes it
 //!   [`TermRole::TestName`]; a file-opening or loading call (`open`, `os.ReadFile`,
 //!   `filepath.Join`, `load*`...) makes it [`TermRole::FixturePath`];
+//! - an argument of any other call whose name is lower-case (the code under test, not a value
+//!   builder such as `dict(...)`, `mock.call(...)` or a capitalised constructor): an input,
+//!   [`TermRole::Other`], even inside an assertion (`assertEqual(f("in"), "out")`);
 //! - a side of a comparison in a Python `assert` or in an `if` condition: asserted;
 //! - the value of a field or key (keyed struct fields, positional struct fields by the struct
 //!   type's field names, dict and object keys, keyword arguments, the argument names of a
@@ -307,6 +310,13 @@ pub(super) fn role_of(
                     && (!clue.first_only || same(arguments.named_child(0), grandchild))
                 {
                     note(role, false);
+                } else if clue.role.is_none()
+                    && clue.pattern == Pattern::No
+                    && feeds_code(text(callee, src))
+                {
+                    // The nearest call is the code under test: what it is given is an input,
+                    // even inside an assertion (`assertEqual(f("in"), "out")`).
+                    note(TermRole::Other, false);
                 }
             }
             continue;
@@ -405,6 +415,34 @@ pub(super) fn role_of(
         }
     }
     (found.map_or(TermRole::Other, |(role, _)| role), pattern)
+}
+
+/// Calls that build a value rather than run the code under test: what they are given is
+/// part of the value (`dict(...)`, `mock.call(...)`, `textwrap.dedent(...)`).
+const VALUE_BUILDERS: &[&str] = &[
+    "dict",
+    "list",
+    "set",
+    "tuple",
+    "frozenset",
+    "str",
+    "int",
+    "float",
+    "bytes",
+    "bool",
+    "sorted",
+    "call",
+    "dedent",
+    "ptr",
+    "any",
+];
+
+/// Whether a call runs code rather than build a value: a lower-case name (a function or method
+/// of the code; capitalised names build values: classes, Go constructors, `time.Date`,
+/// `errors.New`) that is not a value builder.
+fn feeds_code(callee: &str) -> bool {
+    let last = callee.rsplit(['.', ':']).next().unwrap_or(callee).trim();
+    last.starts_with(|c: char| c.is_ascii_lowercase()) && !VALUE_BUILDERS.contains(&last)
 }
 
 /// The argument name of a value in a `pytest.mark.parametrize("value,expected", [(...)])`

@@ -84,6 +84,29 @@ fn python_roles() {
 }
 
 #[test]
+fn what_the_code_under_test_is_given_is_an_input_even_inside_an_assertion() {
+    let terms = terms(
+        "diff --git a/test/test_y.py b/test/test_y.py\n--- /dev/null\n+++ b/test/test_y.py\n@@ -0,0 +1,5 @@\n+def test_it(self):\n+    self.assertEqual(render_size('10mb'), '10 MiB')\n+    view = make_view(text='Window title')\n+    assert view.title() == 'Window title'\n+    mock_run.assert_called_once_with('systemctl', dict(unit='nginx.service'))\n",
+    );
+    let found: Vec<(&str, TermRole, bool)> = terms
+        .iter()
+        .filter(|t| t.kind != TermKind::Identifier)
+        .map(|t| (t.term.as_str(), t.role, t.fed))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("10mb", Other, true),
+            ("10 MiB", Asserted, false),
+            ("Window title", Asserted, true),
+            ("systemctl", Asserted, false),
+            ("nginx.service", Asserted, false),
+        ],
+        "inputs to the code are setup values; a value the test hands over and checks is fed"
+    );
+}
+
+#[test]
 fn go_and_typescript_terms() {
     let go = "diff --git a/pkg/a_test.go b/pkg/a_test.go\n--- a/pkg/a_test.go\n+++ b/pkg/a_test.go\n@@ -1,0 +1,5 @@\n+func TestCSRF(t *testing.T) {\n+\tgot := config.Default().Authentication.Session.CSRF\n+\trequire.Equal(t, \"csrf-key\", got) // trailing \"comment\"\n+\tr := 'x'\n+}\n";
     assert_eq!(

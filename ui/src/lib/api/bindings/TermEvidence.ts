@@ -40,6 +40,11 @@ origin: TermOrigin,
  */
 occurrences: number, 
 /**
+ * The tests also pass it to the code as a setup value: where they assert it too, they
+ * check what they handed over.
+ */
+fed: boolean, 
+/**
  * Whether the prose contains it.
  */
 in_prose: boolean, 
