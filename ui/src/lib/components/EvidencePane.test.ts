@@ -6,7 +6,7 @@ import type { EvidenceView, GrepReport, TermEvidence } from '../api/types';
 
 function term(name: string, cls: TermEvidence['class'], live: string[], role: TermEvidence['role'] = 'asserted'): TermEvidence {
   return {
-    term: name, kind: 'string', role, source: 'literal', class: cls, origin: { file: 'tests/test_units.py', patch_line: 9, file_line: 40 }, occurrences: 1,
+    term: name, kind: 'string', role, source: 'literal', class: cls, origin: { file: 'tests/test_units.py', patch_line: 9, file_line: 40 }, occurrences: 1, fed: false,
     in_prose: cls === 'stated', in_gold: cls === 'gold-introduced', live_paths: live, test_paths: [], count: live.length,
     nearest_grade: live.length > 0 ? (name === 'KB' ? 'non-code' : 'touched') : null, weak: name === 'KB',
     hits: live.map((path) => ({ path, line: 3, text: `x = "${name}"`, path_class: 'live' })),
