@@ -13,11 +13,14 @@
 //!    ([`TermSource`]).
 //! 2. **Where each term occurs**: the prose, the gold patch's added lines, and every text file of
 //!    the base commit, split into live code and non-live paths ([`classify_path`]).
-//! 3. **A class per term** ([`TermClass`]).
-//! 4. **Airtight candidates**: asserted string literals found in neither prose nor live code,
-//!    with the nearest live strings and a word-level diff.
+//! 3. **A class per term** ([`TermClass`]), and how near its nearest live file is to the code
+//!    the gold patch changes ([`HitGrade`]); a term only far away or in tooling files is weak.
+//! 4. **Candidates**: asserted values (and names only the gold patch defines) that neither the
+//!    prose nor live code near the change has, strongest first, each with its strength and
+//!    reason and the nearest live strings with a word-level diff; the strong ones absent from
+//!    every live file are airtight.
 //! 5. **Precedents**: code snippets verified at the base commit in live paths.
-//! 6. **Summary** counts.
+//! 6. **Summary** counts and the task's **risk score**, with the candidates that drive it.
 //!
 //! Besides reports, the [`Engine`] answers interactive searches ([`Engine::grep`]) and shows a
 //! file at a commit ([`Engine::show_file`]).
