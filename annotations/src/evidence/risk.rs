@@ -10,6 +10,8 @@
 //!   fixture's value the code under test passes through, most often);
 //! - live code has it, but only far from the change or in tooling files (weak): −0.1;
 //! - it is a number: −0.1; a value from a data file: −0.05;
+//! - the tests hand it to the code as well as check it (`fed`: they check what they gave):
+//!   −0.3;
 //! - the tests use it without asserting it (a setup value, a fixture path): −0.2;
 //! - a name the gold patch defines is worth 0.6 at most: new names mostly follow the codebase's
 //!   naming, so they rank with the values but are never airtight on their own.
@@ -42,14 +44,20 @@ const GOLD_NAME_CAP: f64 = 0.6;
 pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
     let mut value: f64 = 0.5;
     let mut reasons: Vec<String> = Vec::new();
-    let what = match (term.kind, term.source) {
-        (_, TermSource::GoldDefined) => {
+    let asserted = term.role == TermRole::Asserted;
+    let what = match (term.kind, term.source, asserted) {
+        (_, TermSource::GoldDefined, _) => {
             "a name the solver must guess: the tests use it, the gold patch defines it, the prose never names it"
         }
-        (_, TermSource::PatternRun) => "a literal part of a pattern the tests match",
-        (_, TermSource::DataValue) => "a value of a data or expected-output file the tests read",
-        (TermKind::Number, _) => "an asserted number",
-        _ => "an asserted string",
+        (_, TermSource::PatternRun, _) => "a literal part of a pattern the tests match",
+        (_, TermSource::DataValue, true) => {
+            "a value of a data or expected-output file the tests read"
+        }
+        (_, TermSource::DataValue, false) => "a value of a data file",
+        (TermKind::Number, _, true) => "an asserted number",
+        (TermKind::Number, _, false) => "a number",
+        (_, _, true) => "an asserted string",
+        (_, _, false) => "a string",
     };
     reasons.push(what.to_string());
     match term.class {
@@ -86,11 +94,11 @@ pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
         (TermKind::Number, _) => value -= 0.1,
         _ => {}
     }
-    if term.fed && term.role == TermRole::Asserted {
+    if term.fed && asserted {
         value -= ECHO_PENALTY;
         reasons.push("the tests also pass it to the code".into());
     }
-    if term.role != TermRole::Asserted && term.source != TermSource::GoldDefined {
+    if !asserted && term.source != TermSource::GoldDefined {
         value -= 0.2;
         reasons.push("the tests use it without asserting it".into());
     }
