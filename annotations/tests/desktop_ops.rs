@@ -257,3 +257,27 @@ fn progress_pages_follow_the_case_list() {
     assert!(!expected.is_empty());
     assert_eq!(summary(&theirs.items), summary(&expected));
 }
+
+#[test]
+fn the_task_list_sorted_by_risk_sees_evidence_computed_in_the_same_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let now = datetime!(2026-01-02 03:04:05 UTC);
+    let mut project = ops::open_empty_demo_project(dir.path(), now).unwrap();
+    let by_risk = ops::ProgressQuery {
+        limit: 1000,
+        order: ops::CaseOrder::Risk,
+        ..ops::ProgressQuery::default()
+    };
+    let before = ops::progress_page(&project, &by_risk).unwrap();
+    assert!(before.items.iter().all(|c| c.risk.is_none()));
+    let last = before.items.last().unwrap().instance_id.clone();
+    let engine = annotations::evidence::Engine::default();
+    let view = ops::case_evidence(&mut project, &engine, &last, false, now).unwrap();
+    let after = ops::progress_page(&project, &by_risk).unwrap();
+    assert_eq!(
+        after.items[0].instance_id, last,
+        "the only task with a risk comes first"
+    );
+    assert_eq!(after.items[0].risk, Some(view.report.summary.risk));
+    assert!(after.items[1..].iter().all(|c| c.risk.is_none()));
+}

@@ -23,6 +23,24 @@ fn project(dir: &Path) -> ops::Project {
     .unwrap()
 }
 
+/// A project with the SWE-bench fixture's tasks, each assigned to both ana and bo.
+fn ana_and_bo_on_every_case(dir: &Path) -> ops::Project {
+    let mut p = project(dir);
+    let now = OffsetDateTime::UNIX_EPOCH;
+    ops::import_paths(
+        &mut p,
+        &[fixture("swebench.jsonl")],
+        now,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    ops::add_rater(&mut p, "ana", now).unwrap();
+    ops::add_rater(&mut p, "bo", now).unwrap();
+    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, now).unwrap();
+    p
+}
+
 #[test]
 fn a_cancelled_import_stores_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,19 +148,8 @@ fn progress_is_reported_per_path() {
 #[test]
 fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = ana_and_bo_on_every_case(dir.path());
     let now = OffsetDateTime::UNIX_EPOCH;
-    ops::import_paths(
-        &mut p,
-        &[fixture("swebench.jsonl")],
-        now,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
-    ops::add_rater(&mut p, "ana", now).unwrap();
-    ops::add_rater(&mut p, "bo", now).unwrap();
-    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, now).unwrap();
     let secret = "a very distinctive justification that only ana wrote";
     let req = AnswerRequest {
         rater: "ana".into(),
@@ -231,19 +238,8 @@ fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
 #[test]
 fn a_revision_counts_in_the_ensemble_and_exports_and_agreement_keeps_the_first_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = ana_and_bo_on_every_case(dir.path());
     let now = OffsetDateTime::UNIX_EPOCH;
-    ops::import_paths(
-        &mut p,
-        &[fixture("swebench.jsonl")],
-        now,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
-    ops::add_rater(&mut p, "ana", now).unwrap();
-    ops::add_rater(&mut p, "bo", now).unwrap();
-    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, now).unwrap();
     let notes = "x".repeat(120);
     let request = |rater: &str, underspecified: i64, reason: Option<&str>| AnswerRequest {
         rater: rater.into(),

@@ -635,13 +635,14 @@ fn tune_malloc() {}
 
 /// libgit2 maps pack files in windows of 1 GiB, up to 8 GiB in all, and every page the
 /// evidence engine reads stays resident while mapped: `evidence --all` over Ansible's 500 MB
-/// pack peaked at 330 MB. Windows of 16 MiB, 64 MiB mapped at most, keep the pages that count
+/// pack peaked at 330 MB. Windows of 8 MiB, 32 MiB mapped at most, keep the pages that count
 /// near the engine's own cache bound; libgit2 unmaps the least recently used window first.
+/// Run by `annotations::evidence::prepare` as libgit2 starts, so that commands which never
+/// read a repository do not start it.
 #[allow(unsafe_code)]
 fn bound_pack_windows() {
-    // SAFETY: these only set libgit2's global window options; they run first in `main`, before
-    // any thread that could be reading a repository exists. An option refused keeps its
-    // default.
+    // SAFETY: these only set libgit2's global window options; `prepare` runs them once, before
+    // it lets any repository be opened. An option refused keeps its default.
     unsafe {
         let _ = git2::opts::set_mwindow_size(8 << 20);
         let _ = git2::opts::set_mwindow_mapped_limit(32 << 20);
@@ -650,7 +651,7 @@ fn bound_pack_windows() {
 
 fn main() -> ExitCode {
     tune_malloc();
-    bound_pack_windows();
+    annotations::evidence::on_start(bound_pack_windows);
     let cli = Cli::parse();
     init_logging(cli.verbose);
     if matches!(

@@ -88,6 +88,6 @@ pub use report::{
     AirtightCandidate, ChangeOp, EvidenceReport, Hit, MissingObject, NearString, PrecedentFinding,
     PrecedentLocation, RiskDriver, Summary, TermClass, TermEvidence, WordChange, render_text,
 };
-pub use repository::{has_commit, held_commits, prepare};
+pub use repository::{has_commit, held_commits, on_start, prepare};
 pub use risk::AIRTIGHT;
 pub use terms::{Term, TermKind, TermOrigin, TermRole, TermSource, extract_terms};

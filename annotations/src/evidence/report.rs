@@ -297,16 +297,6 @@ const MISSING_SHOWN: usize = 10;
 /// all-files one.
 const LIVE_RECEIPT_SHOWN: usize = 10;
 
-fn role_name(role: TermRole) -> &'static str {
-    match role {
-        TermRole::Asserted => "asserted",
-        TermRole::TestName => "test-name",
-        TermRole::Import => "import",
-        TermRole::FixturePath => "fixture-path",
-        TermRole::Other => "other",
-    }
-}
-
 /// The report as plain text for the terminal: summary first, then candidates, precedents and
 /// one line per term, each with its receipt.
 pub fn render_text(report: &EvidenceReport) -> String {
@@ -429,7 +419,7 @@ pub fn render_text(report: &EvidenceReport) -> String {
                 out,
                 "  [{}{weak}] {} {} {:?}: {} live, {} other files, {} lines;{}{}",
                 term.class.as_str(),
-                role_name(term.role),
+                term.role.as_str(),
                 match term.kind {
                     TermKind::String => "string",
                     TermKind::Number => "number",

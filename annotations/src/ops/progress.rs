@@ -30,8 +30,15 @@ pub(super) struct ListingCache(Mutex<Kept>);
 struct Kept {
     catalog: Option<Arc<Catalog>>,
     progress: Option<KeptProgress>,
-    disagreements: Option<(ChangeStamp, Arc<Vec<Disagreement>>)>,
+    disagreements: KeptSlot<Vec<Disagreement>>,
+    risks: KeptSlot<Risks>,
 }
+
+/// Each case's evidence risk score, by case row id.
+type Risks = HashMap<i64, f64>;
+
+/// A value kept while the project is unchanged, with the stamp it was worked out at.
+type KeptSlot<T> = Option<(ChangeStamp, Arc<T>)>;
 
 #[derive(Debug)]
 struct KeptProgress {
@@ -344,7 +351,7 @@ pub(super) fn assignments_of(
 fn case_list_item(
     row: &CaseRow,
     assignments: Vec<AssignmentStatus>,
-    risks: &HashMap<i64, f64>,
+    risks: &Risks,
 ) -> CaseListItem {
     CaseListItem {
         instance_id: row.instance_id.clone(),
@@ -358,20 +365,24 @@ fn case_list_item(
     }
 }
 
-/// Each case's evidence risk score, for its latest revision and this engine.
-fn case_risks(project: &Project) -> Result<HashMap<i64, f64>> {
-    Ok(project
-        .store
-        .case_risks(ENGINE_VERSION)?
-        .into_iter()
-        .collect())
+/// Each case's evidence risk score, for its latest revision and this engine: read once per
+/// change of the project, not for every page.
+fn case_risks(project: &Project) -> Result<Arc<Risks>> {
+    kept_while_unchanged(
+        project,
+        |k| &mut k.risks,
+        || {
+            Ok(project
+                .store
+                .case_risks(ENGINE_VERSION)?
+                .into_iter()
+                .collect())
+        },
+    )
 }
 
 /// The cases a query keeps, in its order, before paging, and their risk scores.
-fn matching_cases(
-    project: &Project,
-    query: &ProgressQuery,
-) -> Result<(Vec<CaseRow>, HashMap<i64, f64>)> {
+fn matching_cases(project: &Project, query: &ProgressQuery) -> Result<(Vec<CaseRow>, Arc<Risks>)> {
     let risks = case_risks(project)?;
     let mut cases = filtered_cases(project, query)?;
     if query.order == CaseOrder::Risk {
@@ -498,18 +509,31 @@ pub struct DisagreementPage {
     pub items: Vec<Disagreement>,
 }
 
-/// Every disagreement, kept while nothing in the project changes: working them out reads
-/// every submitted answer.
-fn all_disagreements(project: &Project) -> Result<Arc<Vec<Disagreement>>> {
+/// What `work` gives, kept in `slot` while nothing in the project changes (a store that cannot
+/// tell, a server, works it out each time).
+fn kept_while_unchanged<T>(
+    project: &Project,
+    slot: fn(&mut Kept) -> &mut KeptSlot<T>,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<Arc<T>> {
     let stamp = project.store.change_stamp()?;
-    if let (Some(stamp), Some((kept_stamp, kept))) = (stamp, &project.listing.kept().disagreements)
+    if let (Some(stamp), Some((kept_stamp, kept))) = (stamp, &*slot(&mut project.listing.kept()))
         && *kept_stamp == stamp
     {
         return Ok(Arc::clone(kept));
     }
-    let all = Arc::new(list_disagreements(project)?);
-    project.listing.kept().disagreements = stamp.map(|stamp| (stamp, Arc::clone(&all)));
-    Ok(all)
+    let value = Arc::new(work()?);
+    *slot(&mut project.listing.kept()) = stamp.map(|stamp| (stamp, Arc::clone(&value)));
+    Ok(value)
+}
+
+/// Every disagreement: working them out reads every submitted answer.
+fn all_disagreements(project: &Project) -> Result<Arc<Vec<Disagreement>>> {
+    kept_while_unchanged(
+        project,
+        |k| &mut k.disagreements,
+        || list_disagreements(project),
+    )
 }
 
 fn count(n: usize) -> u32 {

@@ -87,6 +87,17 @@ impl TermRole {
             TermRole::Import => 0,
         }
     }
+
+    /// The role's name as it appears in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TermRole::Asserted => "asserted",
+            TermRole::TestName => "test-name",
+            TermRole::Import => "import",
+            TermRole::FixturePath => "fixture-path",
+            TermRole::Other => "other",
+        }
+    }
 }
 
 /// How a term was taken from the patch.
