@@ -649,6 +649,29 @@ fn bound_pack_windows() {
     }
 }
 
+/// Starts libgit2 for the commands that only read clones, before any other thread exists.
+///
+/// As it starts, libgit2 loads the system's TLS certificate authorities into the context it
+/// would use for https: about 30 ms, more than the whole evidence of a small repository. These
+/// commands never open a connection, so libgit2 starts with `SSL_CERT_FILE` pointing at an
+/// empty file, and the variable is put back as it was: the PostgreSQL client reads it for its
+/// own TLS roots.
+#[allow(unsafe_code)]
+fn start_git_offline() {
+    let prior = std::env::var_os("SSL_CERT_FILE");
+    // SAFETY: `main` calls this before it starts any thread, so nothing reads the environment
+    // while it changes.
+    unsafe { std::env::set_var("SSL_CERT_FILE", "/dev/null") };
+    annotations::evidence::prepare();
+    // SAFETY: as above; libgit2's start has returned and started no thread.
+    unsafe {
+        match prior {
+            Some(value) => std::env::set_var("SSL_CERT_FILE", value),
+            None => std::env::remove_var("SSL_CERT_FILE"),
+        }
+    }
+}
+
 fn main() -> ExitCode {
     tune_malloc();
     annotations::evidence::on_start(bound_pack_windows);
@@ -661,8 +684,7 @@ fn main() -> ExitCode {
             | Command::Show { .. }
             | Command::Precedent { .. }
     ) {
-        // libgit2's start overlaps with opening the project.
-        std::thread::spawn(annotations::evidence::prepare);
+        start_git_offline();
     }
     match run(cli) {
         Ok(code) => code,

@@ -66,9 +66,8 @@ pub fn on_start(hook: fn()) {
 
 /// Starts libgit2 for reading, once per process: the first call runs the [`on_start`] hook,
 /// initialises the library (its TLS backend loads the system's certificates, about 20 ms),
-/// and turns off hash verification and libgit2's object cache. A command that will compute
-/// evidence can call it on a spare thread as it starts, so that this overlaps with opening the
-/// project; the engine calls it anyway.
+/// and turns off hash verification and libgit2's object cache. A program can call it as it
+/// starts (`verity` does, with the certificates left out); the engine calls it anyway.
 pub fn prepare() {
     // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
     // search: a damaged object still fails to inflate. libgit2's object cache (up to 256 MiB a
