@@ -69,10 +69,21 @@ fn compute(
     context: &CaseContext,
     request: &EvidenceRequest,
 ) -> Result<EvidenceReport, EvidenceError> {
+    // `verity -vv` logs when each phase ends, in milliseconds from the start.
+    let clock = std::time::Instant::now();
+    let lap = |phase: &str| {
+        tracing::debug!(
+            phase,
+            elapsed_ms = clock.elapsed().as_secs_f64() * 1e3,
+            "evidence phase done"
+        )
+    };
     let repo = RepoAccess::open(repo_path, context)?;
+    lap("open");
     let commit = repo.resolve_commit(&request.base_commit)?;
     let listing = repo.list_files(&commit, engine)?;
     let files = &listing.files;
+    lap("list");
     // A test file's content at the base commit, through the engine's cache (the sweep reads it
     // again); a missing or binary blob leaves the file to be parsed from its hunks alone.
     let base_file = |path: &str| -> Option<String> {
@@ -99,12 +110,14 @@ fn compute(
         done.store(true, Ordering::Relaxed);
         terms
     });
+    lap("terms");
     let gold = added_text(&request.gold_patch);
     let touched = Touched::from_patch(&request.gold_patch);
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
     patterns.extend(request.precedents.iter().map(|s| prefilter(&s.snippet)));
     let sweep = super::sweep::run_patterns(engine, &repo, &commit, files, &patterns)?;
+    lap("sweep");
 
     let mut evidence = Vec::with_capacity(terms.len());
     for (term, found) in terms.into_iter().zip(&sweep.patterns) {
@@ -159,6 +172,7 @@ fn compute(
         &evidence,
         listing.missing.len(),
     )?;
+    lap("candidates");
     let precedent_results = &sweep.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
         engine,
@@ -207,6 +221,7 @@ fn compute(
             TermClass::TestOnly => summary.test_only += 1,
         }
     }
+    lap("summary");
     summary.precedents_found = precedents.iter().filter(|p| p.found).count();
     summary.precedents_missing = precedents.len() - summary.precedents_found;
 
