@@ -10,7 +10,7 @@ use std::process::Command;
 
 use annotations::evidence::{
     CaseContext, ChangeOp, Engine, EvidenceError, EvidenceRequest, GrepQuery, Snippet, TermClass,
-    TermKind, extract_terms, has_commit, held_commits, parse_codebase_ambiguity,
+    TermKind, TermRole, extract_terms, has_commit, held_commits, parse_codebase_ambiguity,
 };
 use util::git;
 
@@ -363,6 +363,56 @@ fn names_the_gold_patch_defines_are_terms() {
         terms(&request),
         [("default_retries".to_string(), TermClass::GoldIntroduced)],
         "a name the prose gives is not one the solver must guess"
+    );
+}
+
+#[test]
+fn a_fixture_only_the_gold_patch_brings_is_a_candidate_ranked_as_an_input() {
+    let (dir, base, _) = build_repo();
+    let test_patch = "diff --git a/test/units/net/test_util.py b/test/units/net/test_util.py
+--- a/test/units/net/test_util.py
++++ b/test/units/net/test_util.py
+@@ -2,0 +3,4 @@ HELPER = 'fixture_only_value'
++def test_limits_from_file():
++    limits = load_limits('fixtures/retry_limits.yml')
++    other = load_limits('fixtures/backoff.yml')
++    assert limits.retries == 'at most ten'
+"
+    .to_string();
+    let gold_patch = "diff --git a/test/units/net/fixtures/retry_limits.yml b/test/units/net/fixtures/retry_limits.yml
+new file mode 100644
+--- /dev/null
++++ b/test/units/net/fixtures/retry_limits.yml
+@@ -0,0 +1 @@
++retries: 10
+"
+    .to_string();
+    let request = EvidenceRequest {
+        test_patch,
+        gold_patch,
+        ..request(&base)
+    };
+    let report = Engine::default()
+        .compute_evidence(dir.path(), &context(), &request)
+        .unwrap();
+    let term = |text: &str| report.terms.iter().find(|t| t.term == text).unwrap();
+    let created = term("fixtures/retry_limits.yml");
+    assert_eq!(created.role, TermRole::FixturePath);
+    assert!(created.in_gold, "the gold patch creates the file");
+    assert_eq!(created.class, TermClass::GoldIntroduced);
+    assert!(!term("fixtures/backoff.yml").in_gold);
+    let names: Vec<&str> = report.candidates.iter().map(|c| c.term.as_str()).collect();
+    assert_eq!(
+        names,
+        ["at most ten", "fixtures/retry_limits.yml"],
+        "the asserted value first; a fixture the gold patch does not bring is no candidate"
+    );
+    let fixture = &report.candidates[1];
+    assert!(!fixture.airtight);
+    assert!(
+        fixture.reason.contains("a path the tests hand to the code"),
+        "{}",
+        fixture.reason
     );
 }
 

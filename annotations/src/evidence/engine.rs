@@ -8,7 +8,7 @@ use super::blobs::{self, CacheStats};
 /// Version of the evidence engine; the store keys its evidence cache on it, so a change to
 /// term extraction, classification, path rules or what the near-string search covers must bump
 /// it.
-pub const ENGINE_VERSION: &str = "evidence-3";
+pub const ENGINE_VERSION: &str = "evidence-4";
 
 /// Options of an [`Engine`]; build one with [`Engine::builder`].
 #[derive(Debug, Clone)]

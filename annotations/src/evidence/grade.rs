@@ -117,31 +117,57 @@ fn nested(inner: &str, outer: &str) -> bool {
         && inner.as_bytes()[outer.len()] == b'/'
 }
 
-/// The folders a gold patch changes files in, each once.
+/// The folders a gold patch changes files in, each once, and the files it creates.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Touched {
     folders: Vec<String>,
+    created: Vec<String>,
 }
 
 impl Touched {
     /// The folders of the files a gold patch changes: the paths of its `--- a/` and `+++ b/`
-    /// lines, so both sides of a rename count.
+    /// lines, so both sides of a rename count. A `+++ b/` path after `--- /dev/null` is a file
+    /// it creates, and so is the new name of a file it renames (`rename to`).
     pub(crate) fn from_patch(gold_patch: &str) -> Touched {
-        let mut folders: Vec<String> = Vec::new();
+        let mut touched = Touched::default();
+        let mut new_file = false;
         for line in gold_patch.lines() {
-            let Some(path) = line
-                .strip_prefix("--- a/")
-                .or_else(|| line.strip_prefix("+++ b/"))
-            else {
+            let (path, created) = if let Some(path) = line.strip_prefix("--- a/") {
+                (path, false)
+            } else if let Some(path) = line.strip_prefix("+++ b/") {
+                (path, new_file)
+            } else if let Some(path) = line.strip_prefix("rename to ") {
+                (path, true)
+            } else {
+                new_file = line.starts_with("--- /dev/null");
                 continue;
             };
             let path = path.split('\t').next().unwrap_or(path).trim_end();
+            if created {
+                touched.created.push(path.to_string());
+            }
             let dir = folder(path).to_string();
-            if !folders.contains(&dir) {
-                folders.push(dir);
+            if !touched.folders.contains(&dir) {
+                touched.folders.push(dir);
             }
         }
-        Touched { folders }
+        touched
+    }
+
+    /// Whether `reference`, a path as a test names it (`./testdata/auth/negative.yml`), is a
+    /// file the gold patch creates: a created path equals it or ends with it, whole folders
+    /// matched. A reference without a folder or an extension names no particular file.
+    pub(crate) fn creates(&self, reference: &str) -> bool {
+        let reference = reference.trim_start_matches("./");
+        if !reference.contains('/') && !reference.contains('.') {
+            return false;
+        }
+        self.created.iter().any(|path| {
+            path == reference
+                || path
+                    .strip_suffix(reference)
+                    .is_some_and(|head| head.ends_with('/'))
+        })
     }
 
     /// The grade of a live file.
@@ -178,6 +204,31 @@ mod tests {
     use super::*;
 
     const GOLD: &str = "diff --git a/internal/server/authz/engine.go b/internal/server/authz/engine.go\n--- a/internal/server/authz/engine.go\n+++ b/internal/server/authz/engine.go\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-a\n+b\n";
+
+    #[test]
+    fn a_fixture_the_gold_patch_creates_is_known_by_its_tail() {
+        let gold = "diff --git a/internal/config/testdata/auth/negative.yml b/internal/config/testdata/auth/negative.yml\nnew file mode 100644\n--- /dev/null\n+++ b/internal/config/testdata/auth/negative.yml\n@@ -0,0 +1 @@\n+ttl: -1\n";
+        let renamed = "diff --git a/fixtures/old.json b/fixtures/renamed.json\nsimilarity index 100%\nrename from fixtures/old.json\nrename to fixtures/renamed.json\n";
+        let touched = Touched::from_patch(&format!("{GOLD}{gold}{renamed}"));
+        assert!(touched.creates("./testdata/auth/negative.yml"));
+        assert!(
+            touched.creates("fixtures/renamed.json"),
+            "a rename's new name"
+        );
+        assert!(!touched.creates("fixtures/old.json"));
+        assert!(touched.creates("internal/config/testdata/auth/negative.yml"));
+        assert!(!touched.creates("./auth/negative.yml.bak"));
+        assert!(!touched.creates("th/negative.yml"), "whole folders only");
+        assert!(
+            !touched.creates("main.go"),
+            "the gold patch changes main.go but does not create it"
+        );
+        assert_eq!(
+            touched.grade("internal/config/config.go"),
+            HitGrade::Touched,
+            "a created file's folder is touched"
+        );
+    }
 
     #[test]
     fn hits_are_graded_by_distance_from_the_changed_folders() {

@@ -11,7 +11,8 @@
 //! - live code has it, but only far from the change or in tooling files (weak): −0.1;
 //! - it is a number: −0.1; a value from a data file: −0.05;
 //! - the tests hand it to the code as well as check it (`fed`: they check what they gave):
-//!   −0.3;
+//!   −0.3; so does a fixture path (only one the gold patch creates or names is a candidate):
+//!   it is handed to the code, and the file's content is what the tests exercise;
 //! - the tests use it without asserting it (a setup value, a fixture path): −0.2;
 //! - a name the gold patch defines is worth 0.6 at most: new names mostly follow the codebase's
 //!   naming, so they rank with the values but are never airtight on their own.
@@ -97,6 +98,9 @@ pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
     if term.fed && asserted {
         value -= ECHO_PENALTY;
         reasons.push("the tests also pass it to the code".into());
+    } else if term.role == TermRole::FixturePath {
+        value -= ECHO_PENALTY;
+        reasons.push("a path the tests hand to the code, of a file the gold patch brings".into());
     }
     if !asserted && term.source != TermSource::GoldDefined {
         value -= 0.2;
