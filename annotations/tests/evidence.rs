@@ -410,7 +410,9 @@ new file mode 100644
     let fixture = &report.candidates[1];
     assert!(!fixture.airtight);
     assert!(
-        fixture.reason.contains("a path the tests hand to the code"),
+        fixture
+            .reason
+            .contains("a file path the tests hand to the code"),
         "{}",
         fixture.reason
     );

@@ -100,7 +100,7 @@ pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
         reasons.push("the tests also pass it to the code".into());
     } else if term.role == TermRole::FixturePath {
         value -= ECHO_PENALTY;
-        reasons.push("a path the tests hand to the code, of a file the gold patch brings".into());
+        reasons.push("a file path the tests hand to the code".into());
     }
     if !asserted && term.source != TermSource::GoldDefined {
         value -= 0.2;
