@@ -72,9 +72,10 @@ pub(crate) fn strength(term: &TermEvidence) -> (f64, String) {
         }
         _ if !term.test_paths.is_empty() => {
             value -= 0.25;
+            let files = term.test_paths.len();
+            let noun = if files == 1 { "file" } else { "files" };
             reasons.push(format!(
-                "the base commit's tests already have it ({} files)",
-                term.test_paths.len()
+                "the base commit's tests already have it ({files} {noun})"
             ));
         }
         _ => reasons.push("only the test patch has it".into()),
