@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the core library and the `verity` CLI need to build and test on Debian:
 # a C compiler and cmake (SQLite, libgit2 and zlib-ng are compiled from source by their crates),
-# pkg-config, OpenSSL's headers (libgit2's https transport, for `verity repo clone`) and git.
+# pkg-config, OpenSSL's headers (libgit2's https transport, for `verity repo clone`) and git;
+# the tests make a TLS certificate with the openssl command and serve git over https with python3.
 # Idempotent: apt skips what is installed.
 set -euo pipefail
 
-need=(build-essential pkg-config libssl-dev cmake git python3)
+need=(build-essential pkg-config libssl-dev openssl cmake git python3)
 missing=()
 for pkg in "${need[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -29,15 +29,26 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::sync::{Once, OnceLock};
 use std::time::Instant;
 
 use git2::{
-    AutotagOption, Direction, ErrorClass, ErrorCode, FetchOptions, RemoteCallbacks, Repository,
-    RepositoryOpenFlags,
+    AutotagOption, Direction, ErrorClass, ErrorCode, FetchOptions, Remote, RemoteCallbacks,
+    Repository, RepositoryOpenFlags,
 };
 
 /// The file in a clone's git folder that marks it unfinished.
 pub const PARTIAL_MARKER: &str = "verity-clone-partial";
+
+static CONNECTING: Once = Once::new();
+static CONNECT_HOOK: OnceLock<fn()> = OnceLock::new();
+
+/// Registers a function run once, before the process's first connection to a remote: a program
+/// that started libgit2 without the TLS certificate authorities (the `verity` binary does, for
+/// the commands that seldom connect) loads them there. A second registration is ignored.
+pub fn on_first_connection(hook: fn()) {
+    let _ = CONNECT_HOOK.set(hook);
+}
 
 /// Where a commit fetched by id is kept, so that it stays reachable.
 const COMMIT_REFS: &str = "refs/verity/commits/";
@@ -119,6 +130,16 @@ pub enum CloneError {
         /// The URL given.
         url: String,
         /// libgit2's explanation (connection refused, name not resolved).
+        message: String,
+    },
+    /// The server's TLS certificate is not vouched for by an authority this machine trusts.
+    #[error(
+        "the server of {url} presented a TLS certificate this machine does not trust ({message}); if the server is right, name the authority that signed it with SSL_CERT_FILE"
+    )]
+    Untrusted {
+        /// The URL given.
+        url: String,
+        /// libgit2's explanation.
         message: String,
     },
     /// The transfer broke off after it had started.
@@ -347,10 +368,7 @@ impl BareClone {
     /// The remote's default branch (`refs/heads/main`), or `None` for an empty repository.
     fn default_branch(&self) -> Result<Option<String>, CloneError> {
         let started = Instant::now();
-        let mut remote = self
-            .repo
-            .remote_anonymous(&self.url)
-            .map_err(|e| self.classify(e, &Transfer::default()))?;
+        let mut remote = self.remote()?;
         remote
             .connect(Direction::Fetch)
             .map_err(|e| self.classify(e, &Transfer::default()))?;
@@ -398,10 +416,7 @@ impl BareClone {
                 .remote_callbacks(callbacks)
                 .download_tags(AutotagOption::None)
                 .update_fetchhead(false);
-            let mut remote = self
-                .repo
-                .remote_anonymous(&self.url)
-                .map_err(|e| self.classify(e, &Transfer::default()))?;
+            let mut remote = self.remote()?;
             remote.fetch(refspecs, Some(&mut options), None)
         };
         tracing::info!(
@@ -423,6 +438,19 @@ impl BareClone {
         Ok(last.received_bytes)
     }
 
+    /// The remote at the clone's URL, ready to connect: the [`on_first_connection`] hook has
+    /// run.
+    fn remote(&self) -> Result<Remote<'_>, CloneError> {
+        CONNECTING.call_once(|| {
+            if let Some(hook) = CONNECT_HOOK.get() {
+                hook();
+            }
+        });
+        self.repo
+            .remote_anonymous(&self.url)
+            .map_err(|e| self.classify(e, &Transfer::default()))
+    }
+
     fn git_error(&self, err: git2::Error) -> CloneError {
         CloneError::Git {
             path: self.path.clone(),
@@ -440,6 +468,9 @@ impl BareClone {
         let lower = message.to_ascii_lowercase();
         if lower.contains("unsupported url protocol") || lower.contains("invalid url") {
             return CloneError::NotAGitUrl { url };
+        }
+        if err.code() == ErrorCode::Certificate || lower.contains("certificate") {
+            return CloneError::Untrusted { url, message };
         }
         let started = so_far.received_bytes > 0 || so_far.total_objects > 0;
         if !started {

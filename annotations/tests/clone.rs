@@ -147,6 +147,68 @@ impl Drop for Server {
     }
 }
 
+/// The server's repositories over https on 127.0.0.1 (`git http-backend` behind Python's TLS
+/// server, `tests/fixtures/git_https.py`), with a certificate made for the test that is its own
+/// authority: trusted only where `SSL_CERT_FILE` names it. Killed when dropped.
+struct HttpsFront {
+    child: Child,
+    port: u16,
+    /// The certificate, to trust.
+    cert: PathBuf,
+}
+
+impl HttpsFront {
+    fn start(server: &Server) -> HttpsFront {
+        let dir = server.dir.path();
+        let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+        let made = Command::new("openssl")
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            ])
+            .args([
+                "-subj",
+                "/CN=127.0.0.1",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1",
+            ])
+            .arg("-keyout")
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let port = free_port();
+        let child = Command::new("python3")
+            .arg(util::fixture("git_https.py"))
+            .arg(dir.join("served"))
+            .arg(&cert)
+            .arg(&key)
+            .arg(port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 starts");
+        wait_for(port);
+        HttpsFront { child, port, cert }
+    }
+
+    fn url(&self) -> String {
+        format!("https://127.0.0.1:{}/acme/calc.git", self.port)
+    }
+}
+
+impl Drop for HttpsFront {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -565,6 +627,65 @@ fn evidence_on_a_missing_base_commit_names_the_command_and_fetch_missing_fetches
         "{err}"
     );
     let report = h.json(&["evidence", "acme__calc-2", "--fetch-missing", "--json"]);
+    assert_eq!(report["base_commit"], later.as_str());
+    assert_eq!(h.json(&["repo", "list", "--json"])[0]["held"], 2);
+}
+
+#[test]
+fn evidence_fetches_a_missing_commit_over_https_with_the_authorities_it_loads_only_then() {
+    let server = Server::start();
+    let https = HttpsFront::start(&server);
+    let h = util::Harness::new();
+    let tasks = h.write("tasks.jsonl", row("acme__calc-1", &server.main[1]));
+    h.ok(&["import", &tasks]);
+    let clone = h.path("calc.git");
+    git(
+        h.path("").as_path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &server.url(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    git(&clone, &["remote", "set-url", "origin", &https.url()]);
+    let later = server.add_hidden_commit("later");
+    let more = h.write("more.jsonl", row("acme__calc-2", &later));
+    h.ok(&["import", &more]);
+    h.ok(&["repo", "add", REPO, clone.to_str().unwrap()]);
+    // `verity evidence` starts libgit2 without any authority and loads them before it
+    // connects: the system's, or those SSL_CERT_FILE names.
+    let evidence = |trusted: Option<&Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_verity"));
+        cmd.args(["evidence", "acme__calc-2", "--fetch-missing", "--json"])
+            .env("VERITY_PROJECT", h.project())
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if let Some(cert) = trusted {
+            cmd.env("SSL_CERT_FILE", cert);
+        }
+        cmd.output().unwrap()
+    };
+
+    let refused = evidence(None);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success()
+            && err.contains(&format!(
+                "the server of {} presented a TLS certificate this machine does not trust (",
+                https.url()
+            ))
+            && err.contains("name the authority that signed it with SSL_CERT_FILE"),
+        "the system's authorities do not vouch for the test's server: {err}"
+    );
+    let fetched = evidence(Some(&https.cert));
+    assert!(
+        fetched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&fetched.stdout).unwrap();
     assert_eq!(report["base_commit"], later.as_str());
     assert_eq!(h.json(&["repo", "list", "--json"])[0]["held"], 2);
 }

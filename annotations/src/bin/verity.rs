@@ -5,6 +5,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 
 use annotations::ops::{self, AnswerRequest, Engine, Project, QuestionnaireChoice};
@@ -649,16 +650,22 @@ fn bound_pack_windows() {
     }
 }
 
-/// Starts libgit2 for the commands that only read clones, before any other thread exists.
+/// Where the system's TLS certificate authorities are, as found when `verity` started.
+static TRUST_STORE: OnceLock<openssl_probe::ProbeResult> = OnceLock::new();
+
+/// Starts libgit2 for the commands that read clones, before any other thread exists, without
+/// the TLS certificate authorities.
 ///
-/// As it starts, libgit2 loads the system's TLS certificate authorities into the context it
-/// would use for https: about 30 ms, more than the whole evidence of a small repository. These
-/// commands never open a connection, so libgit2 starts with `SSL_CERT_FILE` pointing at an
-/// empty file, and the variable is put back as it was: the PostgreSQL client reads it for its
-/// own TLS roots.
+/// As it starts, libgit2 loads the system's certificate authorities into the context it would
+/// use for https: about 30 ms, more than the whole evidence of a small repository. These
+/// commands connect only to fetch a missing base commit (`evidence --fetch-missing`), so
+/// libgit2 starts with `SSL_CERT_FILE` pointing at an empty file, the variable is put back as
+/// it was (the PostgreSQL client reads it for its own TLS roots), and [`load_trust_store`]
+/// loads the authorities before a first connection.
 #[allow(unsafe_code)]
 fn start_git_offline() {
     let prior = std::env::var_os("SSL_CERT_FILE");
+    let _ = TRUST_STORE.set(openssl_probe::probe());
     // SAFETY: `main` calls this before it starts any thread, so nothing reads the environment
     // while it changes.
     unsafe { std::env::set_var("SSL_CERT_FILE", "/dev/null") };
@@ -669,6 +676,37 @@ fn start_git_offline() {
             Some(value) => std::env::set_var("SSL_CERT_FILE", value),
             None => std::env::remove_var("SSL_CERT_FILE"),
         }
+    }
+    annotations::clone::on_first_connection(load_trust_store);
+}
+
+/// Loads the certificate authorities that [`start_git_offline`] left out.
+#[allow(unsafe_code)]
+fn load_trust_store() {
+    let Some(found) = TRUST_STORE.get() else {
+        return;
+    };
+    let loaded = (|| -> Result<(), git2::Error> {
+        // SAFETY: libgit2 reads these locations only as it opens a TLS connection; the clone
+        // module runs this once, before its first connection, and holds every other
+        // connection back until it returns.
+        unsafe {
+            if let Some(file) = &found.cert_file {
+                git2::opts::set_ssl_cert_file(file)?;
+            }
+            if let Some(dir) = &found.cert_dir {
+                git2::opts::set_ssl_cert_dir(dir)?;
+            }
+        }
+        Ok(())
+    })();
+    if let Err(err) = loaded {
+        tracing::warn!(
+            "the TLS certificate authorities ({:?}, {:?}) did not load: {}",
+            found.cert_file,
+            found.cert_dir,
+            err.message()
+        );
     }
 }
 

@@ -143,6 +143,7 @@ impl From<CloneError> for Error {
             CloneError::NotAGitUrl { .. } => ErrorCode::BadInput,
             CloneError::NotFound { .. } => ErrorCode::NotFound,
             CloneError::Unreachable { .. }
+            | CloneError::Untrusted { .. }
             | CloneError::Interrupted { .. }
             | CloneError::CommitRefused { .. }
             | CloneError::Git { .. } => ErrorCode::CloneFailed,
