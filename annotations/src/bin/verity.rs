@@ -614,17 +614,17 @@ enum ExportFormat {
     OpenaiEnsembled,
 }
 
-/// Tunes glibc's malloc for the evidence engine, whose cache reads and evicts blobs of every
-/// size: with its default, a freed large block raises the threshold above which blocks are
-/// mapped on their own, so later large blobs come from the heaps and what the cache evicts
-/// stays resident as fragments. Over 418 SWE-bench Pro tasks this kept the peak at 1.7 times
+/// Tunes glibc's malloc for `evidence --all`, whose cache reads and evicts blobs of every size
+/// over thousands of commits: with its default, a freed large block raises the threshold above
+/// which blocks are mapped on their own, so later large blobs come from the heaps and what the
+/// cache evicts stays resident as fragments. Over 418 SWE-bench Pro tasks this kept the peak at 1.7 times
 /// the cache's bound. A fixed threshold returns every large block to the system when freed,
 /// and two arenas are enough for the engine's two threads.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn tune_malloc() {
-    // SAFETY: `mallopt` only sets allocator parameters; it runs first in `main`, before any
-    // other thread exists. A parameter it refuses leaves the default in place.
+    // SAFETY: `mallopt` only sets allocator parameters; `main` runs it before any other
+    // thread exists. A parameter it refuses leaves the default in place.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
         libc::mallopt(libc::M_ARENA_MAX, 2);
@@ -638,8 +638,8 @@ fn tune_malloc() {}
 /// evidence engine reads stays resident while mapped: `evidence --all` over Ansible's 500 MB
 /// pack peaked at 330 MB. Windows of 8 MiB, 32 MiB mapped at most, keep the pages that count
 /// near the engine's own cache bound; libgit2 unmaps the least recently used window first.
-/// Run by `annotations::evidence::prepare` as libgit2 starts, so that commands which never
-/// read a repository do not start it.
+/// Registered for `evidence --all` and run by `annotations::evidence::prepare` as libgit2
+/// starts.
 #[allow(unsafe_code)]
 fn bound_pack_windows() {
     // SAFETY: these only set libgit2's global window options; `prepare` runs them once, before
@@ -711,9 +711,13 @@ fn load_trust_store() {
 }
 
 fn main() -> ExitCode {
-    tune_malloc();
-    annotations::evidence::on_start(bound_pack_windows);
     let cli = Cli::parse();
+    // Reading commit after commit, `evidence --all` holds its memory bound at some cost in
+    // speed (a fifth of a single task's time on flipt and NodeBB); one task needs no bound.
+    if matches!(cli.command, Command::Evidence { all: true, .. }) {
+        tune_malloc();
+        annotations::evidence::on_start(bound_pack_windows);
+    }
     init_logging(cli.verbose);
     if matches!(
         cli.command,
