@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 mod util;
-use util::{Harness, fixture, full_answer, shared_data};
+use util::{Harness, fixture, full_answer, git, shared_data};
 
 #[test]
 fn import_detects_every_format_and_merges_folder_with_dataset_row() {
@@ -655,6 +655,63 @@ fn run_on(project: &Path, args: &[&str]) -> Output {
         .env("VERITY_PROJECT", project)
         .output()
         .unwrap()
+}
+
+#[test]
+fn precedent_and_grep_name_what_an_incomplete_clone_could_not_search() {
+    let (_dir, project) = demo();
+    let repos: Value =
+        serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
+    let clone = PathBuf::from(repos[0]["path"].as_str().unwrap());
+    let cases: Value =
+        serde_json::from_slice(&run_on(&project, &["cases", "--json"]).stdout).unwrap();
+    let base = cases
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["instance_id"] == "demo__tinylib-3")
+        .unwrap()["base_commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let blob = git(
+        &clone,
+        &["rev-parse", &format!("{base}:tinylib/constants.py")],
+    );
+    let blob = blob.trim();
+    std::fs::remove_file(clone.join("objects").join(&blob[..2]).join(&blob[2..])).unwrap();
+    let lacks = format!(
+        "not searched: the clone lacks 1 file or folder (a partial clone):\n  tinylib/constants.py ({blob})\n"
+    );
+
+    let precedent = run_on(
+        &project,
+        &["precedent", "demo__tinylib-3", "DEFAULT_DELIMITER = \",\""],
+    );
+    let text = String::from_utf8_lossy(&precedent.stdout);
+    assert!(
+        text.starts_with("not found in live code: DEFAULT_DELIMITER = \",\"")
+            && text.ends_with(&lacks),
+        "{text}"
+    );
+    assert_eq!(precedent.status.code(), Some(1));
+    let json = run_on(
+        &project,
+        &[
+            "precedent",
+            "demo__tinylib-3",
+            "DEFAULT_DELIMITER = \",\"",
+            "--json",
+        ],
+    );
+    let found: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(found[0]["found"], false);
+    assert_eq!(
+        String::from_utf8_lossy(&json.stderr),
+        "verity: not searched: the clone lacks 1 file or folder (a partial clone); without --json they are listed\n"
+    );
+    let grep = run_on(&project, &["grep", "demo__tinylib-3", "import"]);
+    assert!(String::from_utf8_lossy(&grep.stdout).ends_with(&lacks));
 }
 
 #[test]

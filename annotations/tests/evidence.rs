@@ -498,9 +498,11 @@ fn precedents_match_across_lines_whatever_the_indentation_in_live_paths_only() {
             way: None,
         },
     ];
-    let findings = engine
+    let checked = engine
         .verify_precedents(dir.path(), &context(), &base, &snippets)
         .unwrap();
+    assert!(checked.missing_objects.is_empty());
+    let findings = checked.findings;
     assert!(findings[0].found);
     assert_eq!(findings[0].locations[0].path, "lib/net/util.py");
     assert_eq!(findings[0].locations[0].line, 1);

@@ -312,7 +312,8 @@ fn every_receipt_prints_exactly_what_it_claims() {
     // Precedents, in the report and checked alone.
     let findings = engine
         .verify_precedents(root, &context(), &commit, &snippets)
-        .unwrap();
+        .unwrap()
+        .findings;
     assert_eq!(report.precedents, findings);
     let places: Vec<Vec<(String, usize)>> = findings
         .iter()
@@ -450,6 +451,15 @@ new file mode 100644
     let found = engine.grep(root, &context(), &commit, &query).unwrap();
     assert_eq!(found.missing_objects, report.missing_objects);
     assert_eq!(found.files.len(), 2, "app/core.py and tests/test_x.py");
+    let snippets = [Snippet {
+        snippet: "HIDDEN = 'hidden_value'".into(),
+        ..Snippet::default()
+    }];
+    let checked = engine
+        .verify_precedents(root, &context(), &commit, &snippets)
+        .unwrap();
+    assert!(!checked.findings[0].found, "its file is missing");
+    assert_eq!(checked.missing_objects, report.missing_objects);
     let err = engine
         .show_file(root, &context(), &commit, "app/big.py")
         .unwrap_err();

@@ -1462,16 +1462,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if report.truncated { " (cut short)" } else { "" },
                     report.receipt
                 )?;
-                if !report.missing_objects.is_empty() {
-                    writeln!(
-                        out,
-                        "not searched: the clone lacks {} files or folders (a partial clone):",
-                        report.missing_objects.len()
-                    )?;
-                    for missing in &report.missing_objects {
-                        writeln!(out, "  {} ({})", missing.path, missing.id)?;
-                    }
-                }
+                write_not_searched(&mut out, &report.missing_objects)?;
                 if report.matches == 0 {
                     return Ok(ExitCode::from(1));
                 }
@@ -1495,9 +1486,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     ..Default::default()
                 })
                 .collect();
-            let findings = ops::check_precedents(&p, &Engine::default(), &case_id, &snippets)?;
+            let check = ops::check_precedents(&p, &Engine::default(), &case_id, &snippets)?;
+            let findings = check.findings;
             if json {
                 print_json(&findings)?;
+                if !check.missing_objects.is_empty() {
+                    eprintln!(
+                        "verity: not searched: {}; without --json they are listed",
+                        lacking(check.missing_objects.len())
+                    );
+                }
             } else {
                 for f in &findings {
                     let first = f.snippet.lines().next().unwrap_or_default();
@@ -1524,6 +1522,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                     writeln!(out, "  receipt: {}", f.receipt)?;
                 }
+                write_not_searched(&mut out, &check.missing_objects)?;
                 if findings.iter().any(|f| !f.found) {
                     return Ok(ExitCode::from(1));
                 }
@@ -1895,6 +1894,31 @@ fn write_commits(out: &mut impl Write, commits: &ops::CommitsReport) -> Result<(
 }
 
 /// On a terminal, asks whether to fetch the missing base commit the error names.
+/// "the clone lacks N files or folders (a partial clone)".
+fn lacking(count: usize) -> String {
+    let noun = if count == 1 {
+        "file or folder"
+    } else {
+        "files or folders"
+    };
+    format!("the clone lacks {count} {noun} (a partial clone)")
+}
+
+/// The files and folders an incomplete clone lacks at the commit searched, when it lacks any.
+fn write_not_searched(
+    out: &mut impl Write,
+    missing: &[annotations::evidence::MissingObject],
+) -> std::io::Result<()> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "not searched: {}:", lacking(missing.len()))?;
+    for object in missing {
+        writeln!(out, "  {} ({})", object.path, object.id)?;
+    }
+    Ok(())
+}
+
 fn ask_to_fetch(err: &ops::Error) -> Result<bool> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return Ok(false);

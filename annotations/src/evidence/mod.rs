@@ -85,8 +85,9 @@ pub use pipeline::EvidenceRequest;
 pub use precedents::{AmbiguityPrecedent, CodebaseAmbiguity, Snippet, parse_codebase_ambiguity};
 pub use receipt::shell_quote;
 pub use report::{
-    AirtightCandidate, ChangeOp, EvidenceReport, Hit, MissingObject, NearString, PrecedentFinding,
-    PrecedentLocation, RiskDriver, Summary, TermClass, TermEvidence, WordChange, render_text,
+    AirtightCandidate, ChangeOp, EvidenceReport, Hit, MissingObject, NearString, PrecedentCheck,
+    PrecedentFinding, PrecedentLocation, RiskDriver, Summary, TermClass, TermEvidence, WordChange,
+    render_text,
 };
 pub use repository::{has_commit, held_commits, on_start, prepare};
 pub use risk::AIRTIGHT;

@@ -13,9 +13,7 @@ use super::grade::{HitGrade, Touched};
 use super::paths::FileEntry;
 use super::precedents::{Snippet, prefilter};
 use super::receipt::{live_term_receipt, term_receipt};
-use super::report::{
-    EvidenceReport, PrecedentFinding, RiskDriver, Summary, TermClass, TermEvidence,
-};
+use super::report::{EvidenceReport, PrecedentCheck, RiskDriver, Summary, TermClass, TermEvidence};
 use super::repository::{RepoAccess, ResolvedCommit};
 use super::risk::is_unexplained;
 use super::terms::{TermKind, TermRole, extract_terms};
@@ -46,20 +44,32 @@ impl Engine {
         compute(self, repo_path, context, request)
     }
 
-    /// Verifies code snippets at `commit` in live paths.
+    /// Verifies code snippets at `commit` in live paths, and lists what the clone lacks of it.
     pub fn verify_precedents(
         &self,
         repo_path: &Path,
         context: &CaseContext,
         commit: &str,
         snippets: &[Snippet],
-    ) -> Result<Vec<PrecedentFinding>, EvidenceError> {
+    ) -> Result<PrecedentCheck, EvidenceError> {
         let repo = RepoAccess::open(repo_path, context)?;
         let commit = repo.resolve_commit(commit)?;
-        let files = repo.list_files(&commit, self)?.files;
+        let listing = repo.list_files(&commit, self)?;
+        let files = &listing.files;
         let patterns: Vec<String> = snippets.iter().map(|s| prefilter(&s.snippet)).collect();
-        let sweep = super::sweep::run_patterns(self, &repo, &commit, &files, &patterns)?;
-        super::precedents::findings_from(self, &repo, &commit, snippets, &sweep.patterns, &files)
+        let sweep = super::sweep::run_patterns(self, &repo, &commit, files, &patterns)?;
+        let findings = super::precedents::findings_from(
+            self,
+            &repo,
+            &commit,
+            snippets,
+            &sweep.patterns,
+            files,
+        )?;
+        Ok(PrecedentCheck {
+            findings,
+            missing_objects: listing.missing,
+        })
     }
 }
 

@@ -212,6 +212,17 @@ pub struct PrecedentFinding {
     pub receipt: String,
 }
 
+/// Snippets checked at a commit outside a report (`verity precedent`), and what the clone lacks
+/// of that commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrecedentCheck {
+    /// One finding per snippet, in the order given.
+    pub findings: Vec<PrecedentFinding>,
+    /// Files and folders of the commit whose objects the clone lacks: a snippet not found
+    /// could be in them.
+    pub missing_objects: Vec<MissingObject>,
+}
+
 /// A candidate that drives a task's risk score.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]

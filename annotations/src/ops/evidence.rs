@@ -469,13 +469,14 @@ pub fn evidence_all(
     Ok(report)
 }
 
-/// Verifies code snippets a rater typed at the case's base commit, in live paths.
+/// Verifies code snippets a rater typed at the case's base commit, in live paths, and lists
+/// what the clone lacks of that commit.
 pub fn check_precedents(
     project: &Project,
     engine: &Engine,
     case: &str,
     snippets: &[Snippet],
-) -> Result<Vec<evidence::PrecedentFinding>> {
+) -> Result<evidence::PrecedentCheck> {
     project.require_actor()?;
     let t = target(project, case)?;
     Ok(engine.verify_precedents(
