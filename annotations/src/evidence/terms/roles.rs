@@ -437,12 +437,34 @@ const VALUE_BUILDERS: &[&str] = &[
     "any",
 ];
 
-/// Whether a call runs code rather than build a value: a lower-case name (a function or method
-/// of the code; capitalised names build values: classes, Go constructors, `time.Date`,
-/// `errors.New`) that is not a value builder.
+/// Methods that test a value against what they are given: inside an assertion, that is an
+/// expected value (`assert err.startswith("warning: slow")`, `assert.ok(out.includes("done"))`).
+const PREDICATES: &[&str] = &[
+    "startswith",
+    "endswith",
+    "startsWith",
+    "endsWith",
+    "includes",
+    "contains",
+    "__contains__",
+    "find",
+    "rfind",
+    "index",
+    "indexOf",
+    "lastIndexOf",
+    "count",
+    "has",
+    "hasattr",
+];
+
+/// Whether a call runs code rather than build or test a value: a lower-case name (a function
+/// or method of the code; capitalised names build values: classes, Go constructors,
+/// `time.Date`, `errors.New`) that is neither a value builder nor a predicate.
 fn feeds_code(callee: &str) -> bool {
     let last = callee.rsplit(['.', ':']).next().unwrap_or(callee).trim();
-    last.starts_with(|c: char| c.is_ascii_lowercase()) && !VALUE_BUILDERS.contains(&last)
+    last.starts_with(|c: char| c.is_ascii_lowercase())
+        && !VALUE_BUILDERS.contains(&last)
+        && !PREDICATES.contains(&last)
 }
 
 /// The argument name of a value in a `pytest.mark.parametrize("value,expected", [(...)])`

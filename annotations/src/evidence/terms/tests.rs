@@ -107,6 +107,34 @@ fn what_the_code_under_test_is_given_is_an_input_even_inside_an_assertion() {
 }
 
 #[test]
+fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
+    let python = terms(
+        "diff --git a/test/test_y.py b/test/test_y.py\n--- /dev/null\n+++ b/test/test_y.py\n@@ -0,0 +1,4 @@\n+def test_it(capsys):\n+    run_job('job-7')\n+    assert capsys.readouterr().err.startswith('warning: slow')\n+    assert load('cfg.ini').endswith('[main]')\n",
+    );
+    let javascript = terms(
+        "diff --git a/test/y.test.js b/test/y.test.js\n--- /dev/null\n+++ b/test/y.test.js\n@@ -0,0 +1,3 @@\n+it('runs', () => {\n+  assert.ok(render('page-1').includes('rendered in full'));\n+});\n",
+    );
+    let found: Vec<(&str, TermRole)> = python
+        .iter()
+        .chain(&javascript)
+        .filter(|t| t.kind != TermKind::Identifier)
+        .map(|t| (t.term.as_str(), t.role))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("job-7", Other),
+            ("warning: slow", Asserted),
+            ("cfg.ini", FixturePath),
+            ("[main]", Asserted),
+            ("runs", TestName),
+            ("page-1", Other),
+            ("rendered in full", Asserted),
+        ]
+    );
+}
+
+#[test]
 fn go_and_typescript_terms() {
     let go = "diff --git a/pkg/a_test.go b/pkg/a_test.go\n--- a/pkg/a_test.go\n+++ b/pkg/a_test.go\n@@ -1,0 +1,5 @@\n+func TestCSRF(t *testing.T) {\n+\tgot := config.Default().Authentication.Session.CSRF\n+\trequire.Equal(t, \"csrf-key\", got) // trailing \"comment\"\n+\tr := 'x'\n+}\n";
     assert_eq!(
