@@ -362,7 +362,13 @@ pub(super) fn role_of(
                     {
                         pattern = Pattern::Regex;
                     }
-                    if let Some(role) = facts.key_role(key) {
+                    // A Python keyword argument `name=`, `title=` or `description=` is data
+                    // (`Model.objects.create(name="widget")`); of the test-name keys, only
+                    // parametrize's `ids=` names tests there.
+                    let role = facts.key_role(key).filter(|role| {
+                        kind != "keyword_argument" || *role != TermRole::TestName || key == "ids"
+                    });
+                    if let Some(role) = role {
                         note(role, true);
                     }
                 } else if kind == "keyed_element"

@@ -109,7 +109,7 @@ fn what_the_code_under_test_is_given_is_an_input_even_inside_an_assertion() {
 #[test]
 fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
     let python = terms(
-        "diff --git a/test/test_y.py b/test/test_y.py\n--- /dev/null\n+++ b/test/test_y.py\n@@ -0,0 +1,4 @@\n+def test_it(capsys):\n+    run_job('job-7')\n+    assert capsys.readouterr().err.startswith('warning: slow')\n+    assert load('cfg.ini').endswith('[main]')\n",
+        "diff --git a/test/test_y.py b/test/test_y.py\n--- /dev/null\n+++ b/test/test_y.py\n@@ -0,0 +1,4 @@\n+def test_it(capsys):\n+    run_job('job-7', name='nightly build')\n+    assert capsys.readouterr().err.startswith('warning: slow')\n+    assert load('cfg.ini').endswith('[main]')\n",
     );
     let javascript = terms(
         "diff --git a/test/y.test.js b/test/y.test.js\n--- /dev/null\n+++ b/test/y.test.js\n@@ -0,0 +1,3 @@\n+it('runs', () => {\n+  assert.ok(render('page-1').includes('rendered in full'));\n+});\n",
@@ -124,6 +124,7 @@ fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
         found,
         vec![
             ("job-7", Other),
+            ("nightly build", Other),
             ("warning: slow", Asserted),
             ("cfg.ini", FixturePath),
             ("[main]", Asserted),
