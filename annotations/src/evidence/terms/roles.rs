@@ -140,6 +140,11 @@ pub(super) struct FileFacts {
     /// Variables given as expected values (`expected: golang112ScanResult`): their
     /// declarations hold expected values too.
     expected_vars: HashSet<String>,
+    /// Python variables handed straight to an assertion method
+    /// (`msg = "..."; self.assertRaisesMessage(ValueError, msg)`): a literal set to one is
+    /// what the assertion checks. Go and JavaScript name their expected values (`want`,
+    /// `expected`) and hand the value under test to the same calls.
+    checked_vars: HashSet<String>,
 }
 
 fn struct_fields(struct_type: Node<'_>, src: &str) -> Vec<String> {
@@ -174,6 +179,7 @@ impl FileFacts {
             structs: HashMap::new(),
             asserted_fields: HashSet::new(),
             expected_vars: HashSet::new(),
+            checked_vars: HashSet::new(),
         };
         let mut assertions = Vec::new();
         walk(tree, |node, _| {
@@ -215,6 +221,14 @@ impl FileFacts {
                         && call_clue(text(callee, src)).role == Some(TermRole::Asserted)
                     {
                         assertions.push(arguments);
+                        if node.kind() == "call" {
+                            let mut cursor = arguments.walk();
+                            for argument in arguments.named_children(&mut cursor) {
+                                if argument.kind() == "identifier" {
+                                    facts.checked_vars.insert(text(argument, src).to_string());
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -414,6 +428,11 @@ pub(super) fn role_of(
                     let name = name.rsplit(['.', ',']).next().unwrap_or(name).trim();
                     if let Some(role) = facts.variable_role(name) {
                         note(role, true);
+                    } else if facts.checked_vars.contains(name)
+                        && same(parent.child_by_field_name("right"), child)
+                        && child.kind() == "string"
+                    {
+                        note(TermRole::Asserted, true);
                     }
                 }
             }

@@ -136,6 +136,27 @@ fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
 }
 
 #[test]
+fn a_python_literal_set_to_a_variable_an_assertion_checks_is_asserted() {
+    let terms = terms(
+        "diff --git a/tests/test_v.py b/tests/test_v.py\n--- /dev/null\n+++ b/tests/test_v.py\n@@ -0,0 +1,7 @@\n+class T:\n+    def test_it(self):\n+        msg = \"Field 'id' expected a number but got 'abc'.\"\n+        with self.assertRaisesMessage(ValueError, msg):\n+            Model.objects.get(id='abc')\n+        response = self.client.get('/admin/login/')\n+        self.assertContains(response, 'Log in to continue')\n",
+    );
+    let found: Vec<(&str, TermRole)> = terms
+        .iter()
+        .filter(|t| t.kind != TermKind::Identifier)
+        .map(|t| (t.term.as_str(), t.role))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("Field 'id' expected a number but got 'abc'.", Asserted),
+            ("/admin/login/", Other),
+            ("Log in to continue", Asserted),
+        ],
+        "the value under test is computed from inputs; only a literal set to the variable is checked"
+    );
+}
+
+#[test]
 fn go_and_typescript_terms() {
     let go = "diff --git a/pkg/a_test.go b/pkg/a_test.go\n--- a/pkg/a_test.go\n+++ b/pkg/a_test.go\n@@ -1,0 +1,5 @@\n+func TestCSRF(t *testing.T) {\n+\tgot := config.Default().Authentication.Session.CSRF\n+\trequire.Equal(t, \"csrf-key\", got) // trailing \"comment\"\n+\tr := 'x'\n+}\n";
     assert_eq!(
