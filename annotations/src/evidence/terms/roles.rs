@@ -140,7 +140,7 @@ pub(super) struct FileFacts {
     /// Variables given as expected values (`expected: golang112ScanResult`): their
     /// declarations hold expected values too.
     expected_vars: HashSet<String>,
-    /// Python variables handed straight to an assertion method
+    /// Python variables handed straight to an assertion method or compared in an `assert`
     /// (`msg = "..."; self.assertRaisesMessage(ValueError, msg)`): a literal set to one is
     /// what the assertion checks. Go and JavaScript name their expected values (`want`,
     /// `expected`) and hand the value under test to the same calls.
@@ -210,7 +210,21 @@ impl FileFacts {
                         facts.expected_vars.insert(text(value, src).to_string());
                     }
                 }
-                "assert_statement" => assertions.push(node),
+                "assert_statement" => {
+                    assertions.push(node);
+                    // `assert msg in caplog.text`: a variable compared in an assertion.
+                    let mut cursor = node.walk();
+                    for check in node.named_children(&mut cursor) {
+                        if check.kind() == "comparison_operator" {
+                            let mut inner = check.walk();
+                            for operand in check.named_children(&mut inner) {
+                                if operand.kind() == "identifier" {
+                                    facts.checked_vars.insert(text(operand, src).to_string());
+                                }
+                            }
+                        }
+                    }
+                }
                 "if_statement" if is_check(node, src) => {
                     if let Some(condition) = node.child_by_field_name("condition") {
                         assertions.push(condition);

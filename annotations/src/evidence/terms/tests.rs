@@ -138,7 +138,7 @@ fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
 #[test]
 fn a_python_literal_set_to_a_variable_an_assertion_checks_is_asserted() {
     let terms = terms(
-        "diff --git a/tests/test_v.py b/tests/test_v.py\n--- /dev/null\n+++ b/tests/test_v.py\n@@ -0,0 +1,7 @@\n+class T:\n+    def test_it(self):\n+        msg = \"Field 'id' expected a number but got 'abc'.\"\n+        with self.assertRaisesMessage(ValueError, msg):\n+            Model.objects.get(id='abc')\n+        response = self.client.get('/admin/login/')\n+        self.assertContains(response, 'Log in to continue')\n",
+        "diff --git a/tests/test_v.py b/tests/test_v.py\n--- /dev/null\n+++ b/tests/test_v.py\n@@ -0,0 +1,9 @@\n+class T:\n+    def test_it(self):\n+        msg = \"Field 'id' expected a number but got 'abc'.\"\n+        with self.assertRaisesMessage(ValueError, msg):\n+            Model.objects.get(id='abc')\n+        response = self.client.get('/admin/login/')\n+        self.assertContains(response, 'Log in to continue')\n+        warning = 'deprecated: use --new'\n+        assert warning in run_cli('--old')\n",
     );
     let found: Vec<(&str, TermRole)> = terms
         .iter()
@@ -151,6 +151,8 @@ fn a_python_literal_set_to_a_variable_an_assertion_checks_is_asserted() {
             ("Field 'id' expected a number but got 'abc'.", Asserted),
             ("/admin/login/", Other),
             ("Log in to continue", Asserted),
+            ("deprecated: use --new", Asserted),
+            ("--old", Other),
         ],
         "the value under test is computed from inputs; only a literal set to the variable is checked"
     );
