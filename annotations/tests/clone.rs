@@ -596,9 +596,10 @@ fn the_cli_clones_into_the_cache_named_by_verity_repo_cache_and_prints_json() {
     assert_eq!(listed[0]["held"], 1);
 }
 
-#[test]
-fn evidence_on_a_missing_base_commit_names_the_command_and_fetch_missing_fetches_it() {
-    let server = Server::start();
+/// A project with tasks `acme__calc-1` (at a commit of `main`) and `acme__calc-2` (at a
+/// commit pushed after cloning), and a registered bare clone of the server that lacks the
+/// second's base commit; returns the harness, the clone's path and that commit.
+fn clone_lacking_a_base_commit(server: &Server) -> (util::Harness, PathBuf, String) {
     let h = util::Harness::new();
     let tasks = h.write("tasks.jsonl", row("acme__calc-1", &server.main[1]));
     h.ok(&["import", &tasks]);
@@ -617,6 +618,13 @@ fn evidence_on_a_missing_base_commit_names_the_command_and_fetch_missing_fetches
     let more = h.write("more.jsonl", row("acme__calc-2", &later));
     h.ok(&["import", &more]);
     h.ok(&["repo", "add", REPO, clone.to_str().unwrap()]);
+    (h, clone, later)
+}
+
+#[test]
+fn evidence_on_a_missing_base_commit_names_the_command_and_fetch_missing_fetches_it() {
+    let server = Server::start();
+    let (h, _, later) = clone_lacking_a_base_commit(&server);
 
     let err = h.fails(&["evidence", "acme__calc-2"]);
     assert!(
@@ -635,25 +643,8 @@ fn evidence_on_a_missing_base_commit_names_the_command_and_fetch_missing_fetches
 fn evidence_fetches_a_missing_commit_over_https_with_the_authorities_it_loads_only_then() {
     let server = Server::start();
     let https = HttpsFront::start(&server);
-    let h = util::Harness::new();
-    let tasks = h.write("tasks.jsonl", row("acme__calc-1", &server.main[1]));
-    h.ok(&["import", &tasks]);
-    let clone = h.path("calc.git");
-    git(
-        h.path("").as_path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &server.url(),
-            clone.to_str().unwrap(),
-        ],
-    );
+    let (h, clone, later) = clone_lacking_a_base_commit(&server);
     git(&clone, &["remote", "set-url", "origin", &https.url()]);
-    let later = server.add_hidden_commit("later");
-    let more = h.write("more.jsonl", row("acme__calc-2", &later));
-    h.ok(&["import", &more]);
-    h.ok(&["repo", "add", REPO, clone.to_str().unwrap()]);
     // `verity evidence` starts libgit2 without any authority and loads them before it
     // connects: the system's, or those SSL_CERT_FILE names.
     let evidence = |trusted: Option<&Path>| {

@@ -106,6 +106,15 @@ fn what_the_code_under_test_is_given_is_an_input_even_inside_an_assertion() {
     );
 }
 
+/// The roles of the strings and numbers among `terms`.
+fn value_roles(terms: &[Term]) -> Vec<(&str, TermRole)> {
+    terms
+        .iter()
+        .filter(|t| t.kind != TermKind::Identifier)
+        .map(|t| (t.term.as_str(), t.role))
+        .collect()
+}
+
 #[test]
 fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
     let python = terms(
@@ -114,12 +123,8 @@ fn what_a_predicate_is_given_inside_an_assertion_is_expected() {
     let javascript = terms(
         "diff --git a/test/y.test.js b/test/y.test.js\n--- /dev/null\n+++ b/test/y.test.js\n@@ -0,0 +1,3 @@\n+it('runs', () => {\n+  assert.ok(render('page-1').includes('rendered in full'));\n+});\n",
     );
-    let found: Vec<(&str, TermRole)> = python
-        .iter()
-        .chain(&javascript)
-        .filter(|t| t.kind != TermKind::Identifier)
-        .map(|t| (t.term.as_str(), t.role))
-        .collect();
+    let mut found = value_roles(&python);
+    found.extend(value_roles(&javascript));
     assert_eq!(
         found,
         vec![
@@ -140,11 +145,7 @@ fn a_python_literal_set_to_a_variable_an_assertion_checks_is_asserted() {
     let terms = terms(
         "diff --git a/tests/test_v.py b/tests/test_v.py\n--- /dev/null\n+++ b/tests/test_v.py\n@@ -0,0 +1,9 @@\n+class T:\n+    def test_it(self):\n+        msg = \"Field 'id' expected a number but got 'abc'.\"\n+        with self.assertRaisesMessage(ValueError, msg):\n+            Model.objects.get(id='abc')\n+        response = self.client.get('/admin/login/')\n+        self.assertContains(response, 'Log in to continue')\n+        warning = 'deprecated: use --new'\n+        assert warning in run_cli('--old')\n",
     );
-    let found: Vec<(&str, TermRole)> = terms
-        .iter()
-        .filter(|t| t.kind != TermKind::Identifier)
-        .map(|t| (t.term.as_str(), t.role))
-        .collect();
+    let found = value_roles(&terms);
     assert_eq!(
         found,
         vec![
