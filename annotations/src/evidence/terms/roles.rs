@@ -216,12 +216,7 @@ impl FileFacts {
                     let mut cursor = node.walk();
                     for check in node.named_children(&mut cursor) {
                         if check.kind() == "comparison_operator" {
-                            let mut inner = check.walk();
-                            for operand in check.named_children(&mut inner) {
-                                if operand.kind() == "identifier" {
-                                    facts.checked_vars.insert(text(operand, src).to_string());
-                                }
-                            }
+                            facts.check_identifiers(check, src);
                         }
                     }
                 }
@@ -236,12 +231,7 @@ impl FileFacts {
                     {
                         assertions.push(arguments);
                         if node.kind() == "call" {
-                            let mut cursor = arguments.walk();
-                            for argument in arguments.named_children(&mut cursor) {
-                                if argument.kind() == "identifier" {
-                                    facts.checked_vars.insert(text(argument, src).to_string());
-                                }
-                            }
+                            facts.check_identifiers(arguments, src);
                         }
                     }
                 }
@@ -269,6 +259,16 @@ impl FileFacts {
             }
         }
         facts
+    }
+
+    /// Records the identifiers among `node`'s children as variables an assertion checks.
+    fn check_identifiers(&mut self, node: Node<'_>, src: &str) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "identifier" {
+                self.checked_vars.insert(text(child, src).to_string());
+            }
+        }
     }
 
     /// The role a variable's name gives the value it is declared or set to: asserted for an
