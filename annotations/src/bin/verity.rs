@@ -617,9 +617,9 @@ enum ExportFormat {
 /// Tunes glibc's malloc for `evidence --all`, whose cache reads and evicts blobs of every size
 /// over thousands of commits: with its default, a freed large block raises the threshold above
 /// which blocks are mapped on their own, so later large blobs come from the heaps and what the
-/// cache evicts stays resident as fragments. Over 418 SWE-bench Pro tasks this kept the peak at 1.7 times
-/// the cache's bound. A fixed threshold returns every large block to the system when freed,
-/// and two arenas are enough for the engine's two threads.
+/// cache evicts stays resident as fragments. Over 418 SWE-bench Pro tasks this kept the peak
+/// at 1.7 times the cache's bound. A fixed threshold returns every large block to the system
+/// when freed, and two arenas are enough for the engine's two threads.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn tune_malloc() {
