@@ -300,6 +300,23 @@ fn every_receipt_prints_exactly_what_it_claims() {
             found.receipt
         );
     }
+    // A live search cut short still excludes every non-live file that matches, those after
+    // the cut included.
+    let cut = GrepQuery {
+        pattern: "rows".into(),
+        context_lines: 0,
+        live_only: true,
+        max_matches: 1,
+        ..GrepQuery::default()
+    };
+    let found = engine.grep(root, &context(), &commit, &cut).unwrap();
+    assert!(found.truncated);
+    let printed = grep_lines(root, &found.receipt, &commit, &paths);
+    assert!(
+        !printed.is_empty() && printed.iter().all(|(path, ..)| !path.starts_with("tests/")),
+        "{printed:?} from {}",
+        found.receipt
+    );
     let everywhere = GrepQuery {
         live_only: false,
         ..queries[0].clone()

@@ -241,16 +241,21 @@ pub(crate) fn search(
     let mut excluded = Vec::new();
     let limit = query.max_matches.max(1);
     for entry in listing.files.iter() {
+        let shown = entry.class.is_live() || !query.live_only;
+        if report.truncated && shown {
+            // Cut short: only the non-live files the receipt must exclude are still read.
+            continue;
+        }
         let bytes = match repo.blob_text(engine, &resolved.id, entry.blob)? {
             BlobText::Binary { .. } => {
-                if entry.class.is_live() || !query.live_only {
+                if shown {
                     report.binary_files_skipped += 1;
                 }
                 continue;
             }
             BlobText::Text(bytes) => bytes,
         };
-        if query.live_only && !entry.class.is_live() {
+        if !shown {
             let (mut lines, mut matches) = (Vec::new(), 0);
             let mut sink = Collector {
                 lines: &mut lines,
@@ -281,7 +286,9 @@ pub(crate) fn search(
         }
         if report.matches >= limit {
             report.truncated = true;
-            break;
+            if !query.live_only {
+                break;
+            }
         }
     }
     report.receipt = grep_receipt(query, &resolved.id, &excluded);
