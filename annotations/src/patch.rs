@@ -235,18 +235,7 @@ pub fn parse_patch(text: &str) -> Result<PatchView, PatchError> {
             }
             Scanned::Header { line, .. } => line,
         };
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            let (old_path, new_path) = split_git_paths(rest);
-            files.push(FileDiff {
-                old_path: Some(old_path),
-                new_path: Some(new_path),
-                status: FileStatus::Modified,
-                binary: false,
-                hunks: Vec::new(),
-                added: 0,
-                removed: 0,
-            });
-        } else if line.starts_with("\\ ") {
+        if line.starts_with("\\ ") {
             // "\ No newline at end of file" right after a hunk that has just been filled.
             if let Some(hunk) = current_hunk(&mut files) {
                 hunk.lines.push(DiffLine {
@@ -257,44 +246,8 @@ pub fn parse_patch(text: &str) -> Result<PatchView, PatchError> {
                     highlights: Vec::new(),
                 });
             }
-        } else if let Some(rest) = line.strip_prefix("--- ") {
-            let file = file_for_header(&mut files);
-            let path = header_path(rest, "a/");
-            if path.is_none() {
-                file.status = FileStatus::Added;
-            }
-            file.old_path = path;
-        } else if let Some(rest) = line.strip_prefix("+++ ") {
-            let file = file_for_header(&mut files);
-            let path = header_path(rest, "b/");
-            if path.is_none() {
-                file.status = FileStatus::Deleted;
-            }
-            file.new_path = path;
-        } else if line.starts_with("new file mode") {
-            if let Some(file) = files.last_mut() {
-                file.status = FileStatus::Added;
-                file.old_path = None;
-            }
-        } else if line.starts_with("deleted file mode") {
-            if let Some(file) = files.last_mut() {
-                file.status = FileStatus::Deleted;
-                file.new_path = None;
-            }
-        } else if let Some(path) = line.strip_prefix("rename from ") {
-            if let Some(file) = files.last_mut() {
-                file.status = FileStatus::Renamed;
-                file.old_path = Some(path.to_string());
-            }
-        } else if let Some(path) = line.strip_prefix("rename to ") {
-            if let Some(file) = files.last_mut() {
-                file.status = FileStatus::Renamed;
-                file.new_path = Some(path.to_string());
-            }
-        } else if (line.starts_with("Binary files ") || line == "GIT binary patch")
-            && let Some(file) = files.last_mut()
-        {
-            file.binary = true;
+        } else {
+            read_header(&mut files, line);
         }
     }
 
@@ -318,6 +271,80 @@ pub fn parse_patch(text: &str) -> Result<PatchView, PatchError> {
         view.removed += file.removed;
     }
     Ok(view)
+}
+
+/// Reads a line outside hunks into the file list: a `diff --git` line starts a file; `---`,
+/// `+++`, mode, rename and binary lines give its paths and status.
+fn read_header(files: &mut Vec<FileDiff>, line: &str) {
+    if let Some(rest) = line.strip_prefix("diff --git ") {
+        let (old_path, new_path) = split_git_paths(rest);
+        files.push(FileDiff {
+            old_path: Some(old_path),
+            new_path: Some(new_path),
+            status: FileStatus::Modified,
+            binary: false,
+            hunks: Vec::new(),
+            added: 0,
+            removed: 0,
+        });
+    } else if let Some(rest) = line.strip_prefix("--- ") {
+        let file = file_for_header(files);
+        let path = header_path(rest, "a/");
+        if path.is_none() {
+            file.status = FileStatus::Added;
+        }
+        file.old_path = path;
+    } else if let Some(rest) = line.strip_prefix("+++ ") {
+        let file = file_for_header(files);
+        let path = header_path(rest, "b/");
+        if path.is_none() {
+            file.status = FileStatus::Deleted;
+        }
+        file.new_path = path;
+    } else if line.starts_with("new file mode") {
+        if let Some(file) = files.last_mut() {
+            file.status = FileStatus::Added;
+            file.old_path = None;
+        }
+    } else if line.starts_with("deleted file mode") {
+        if let Some(file) = files.last_mut() {
+            file.status = FileStatus::Deleted;
+            file.new_path = None;
+        }
+    } else if let Some(path) = line.strip_prefix("rename from ") {
+        if let Some(file) = files.last_mut() {
+            file.status = FileStatus::Renamed;
+            file.old_path = Some(path.to_string());
+        }
+    } else if let Some(path) = line.strip_prefix("rename to ") {
+        if let Some(file) = files.last_mut() {
+            file.status = FileStatus::Renamed;
+            file.new_path = Some(path.to_string());
+        }
+    } else if (line.starts_with("Binary files ") || line == "GIT binary patch")
+        && let Some(file) = files.last_mut()
+    {
+        file.binary = true;
+    }
+}
+
+/// The files a unified diff changes, with their paths and status but without their lines (a
+/// file's hunks carry only their headers). Lighter than [`parse_patch`], which also numbers
+/// every line and computes word highlights; a malformed hunk is skipped, not refused.
+pub(crate) fn changed_files(text: &str) -> Vec<FileDiff> {
+    let mut files: Vec<FileDiff> = Vec::new();
+    for scanned in DiffScanner::new(text) {
+        match scanned {
+            Scanned::Header { line, .. } => read_header(&mut files, line),
+            Scanned::HunkStart { hunk, .. } => {
+                if let Some(file) = files.last_mut() {
+                    file.hunks.push(hunk);
+                }
+            }
+            Scanned::Line { .. } | Scanned::Cut { .. } | Scanned::BadHunkHeader { .. } => {}
+        }
+    }
+    files
 }
 
 fn current_hunk(files: &mut [FileDiff]) -> Option<&mut Hunk> {

@@ -16,6 +16,8 @@
 //! changes root files makes every root file `touched` and everything else `live`. Without a
 //! gold patch every code file is `live`.
 
+use crate::patch::FileStatus;
+
 /// How near a live file holding a term is to the code the gold patch changes.
 #[derive(
     Debug,
@@ -125,30 +127,21 @@ pub(crate) struct Touched {
 }
 
 impl Touched {
-    /// The folders of the files a gold patch changes: the paths of its `--- a/` and `+++ b/`
-    /// lines, so both sides of a rename count. A `+++ b/` path after `--- /dev/null` is a file
-    /// it creates, and so is the new name of a file it renames (`rename to`).
+    /// The folders of the files a gold patch changes, both sides of a rename counted, and the
+    /// files it creates: new files and the new names of renamed ones.
     pub(crate) fn from_patch(gold_patch: &str) -> Touched {
         let mut touched = Touched::default();
-        let mut new_file = false;
-        for line in gold_patch.lines() {
-            let (path, created) = if let Some(path) = line.strip_prefix("--- a/") {
-                (path, false)
-            } else if let Some(path) = line.strip_prefix("+++ b/") {
-                (path, new_file)
-            } else if let Some(path) = line.strip_prefix("rename to ") {
-                (path, true)
-            } else {
-                new_file = line.starts_with("--- /dev/null");
-                continue;
-            };
-            let path = path.split('\t').next().unwrap_or(path).trim_end();
-            if created {
-                touched.created.push(path.to_string());
+        for file in crate::patch::changed_files(gold_patch) {
+            if matches!(file.status, FileStatus::Added | FileStatus::Renamed)
+                && let Some(path) = &file.new_path
+            {
+                touched.created.push(path.clone());
             }
-            let dir = folder(path).to_string();
-            if !touched.folders.contains(&dir) {
-                touched.folders.push(dir);
+            for path in [&file.old_path, &file.new_path].into_iter().flatten() {
+                let dir = folder(path).to_string();
+                if !touched.folders.contains(&dir) {
+                    touched.folders.push(dir);
+                }
             }
         }
         touched
@@ -186,7 +179,10 @@ impl Touched {
             .any(|t| t == dir || nested(dir, t) || nested(t, dir))
         {
             HitGrade::Touched
-        } else if self.folders.iter().any(|t| top(t) == top(dir)) {
+        } else if self.folders.iter().all(|t| t.is_empty())
+            || self.folders.iter().any(|t| top(t) == top(dir))
+        {
+            // A change only at the root is as near to every folder as to any other.
             HitGrade::Live
         } else {
             HitGrade::Far
@@ -208,14 +204,24 @@ mod tests {
     #[test]
     fn a_fixture_the_gold_patch_creates_is_known_by_its_tail() {
         let gold = "diff --git a/internal/config/testdata/auth/negative.yml b/internal/config/testdata/auth/negative.yml\nnew file mode 100644\n--- /dev/null\n+++ b/internal/config/testdata/auth/negative.yml\n@@ -0,0 +1 @@\n+ttl: -1\n";
-        let renamed = "diff --git a/fixtures/old.json b/fixtures/renamed.json\nsimilarity index 100%\nrename from fixtures/old.json\nrename to fixtures/renamed.json\n";
-        let touched = Touched::from_patch(&format!("{GOLD}{gold}{renamed}"));
+        let renamed = "diff --git a/data/old.json b/fixtures/renamed.json\nsimilarity index 100%\nrename from data/old.json\nrename to fixtures/renamed.json\n";
+        let binary = "diff --git a/img/logo.png b/img/logo.png\nnew file mode 100644\nindex 0000000..e69de29\nBinary files /dev/null and b/img/logo.png differ\n";
+        let touched = Touched::from_patch(&format!("{GOLD}{gold}{renamed}{binary}"));
+        assert!(
+            touched.creates("img/logo.png"),
+            "a binary file, without hunks"
+        );
+        assert_eq!(
+            touched.grade("data/loader.py"),
+            HitGrade::Touched,
+            "a pure rename's old folder counts"
+        );
         assert!(touched.creates("./testdata/auth/negative.yml"));
         assert!(
             touched.creates("fixtures/renamed.json"),
             "a rename's new name"
         );
-        assert!(!touched.creates("fixtures/old.json"));
+        assert!(!touched.creates("data/old.json"));
         assert!(touched.creates("internal/config/testdata/auth/negative.yml"));
         assert!(!touched.creates("./auth/negative.yml.bak"));
         assert!(!touched.creates("th/negative.yml"), "whole folders only");
@@ -227,6 +233,22 @@ mod tests {
             touched.grade("internal/config/config.go"),
             HitGrade::Touched,
             "a created file's folder is touched"
+        );
+    }
+
+    #[test]
+    fn a_change_at_the_root_is_near_every_folder_and_hunk_lines_are_not_headers() {
+        let gold = "diff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,2 +1,2 @@\n--- a/fake/path.go\n+++ b/fake/path.go\n";
+        let touched = Touched::from_patch(gold);
+        assert_eq!(touched.grade("cmd.go"), HitGrade::Touched);
+        assert_eq!(
+            touched.grade("internal/config/config.go"),
+            HitGrade::Live,
+            "a root-only change leaves other folders live, not far"
+        );
+        assert!(
+            !touched.creates("fake/path.go"),
+            "removed and added lines that look like headers are not files"
         );
     }
 
