@@ -419,7 +419,7 @@ new file mode 100644
 }
 
 #[test]
-fn airtight_candidate_shows_the_live_convention_it_departs_from() {
+fn a_candidate_shows_the_live_convention_it_departs_from() {
     let (dir, base, _) = build_repo();
     let engine = Engine::default();
     let report = engine
@@ -430,7 +430,7 @@ fn airtight_candidate_shows_the_live_convention_it_departs_from() {
         .candidates
         .iter()
         .find(|c| c.term == asserted)
-        .expect("the asserted warning is an airtight candidate");
+        .expect("the asserted warning is a candidate");
     assert!(
         !report.candidates.iter().any(|c| c.term == "warnings"),
         "a string live code has is no candidate"
@@ -462,10 +462,23 @@ fn airtight_candidate_shows_the_live_convention_it_departs_from() {
             .any(|c| c.op == ChangeOp::Insert && c.text.contains("non-config"))
     );
     assert!(git_grep_paths(dir.path(), asserted, &base, true).is_empty());
-    assert_eq!(report.summary.candidates, report.candidates.len());
+    let names: Vec<&str> = report.candidates.iter().map(|c| c.term.as_str()).collect();
     assert_eq!(
-        report.summary.airtight_candidates,
-        report.candidates.iter().filter(|c| c.airtight).count()
+        names,
+        [
+            "eccli_command",
+            "connection_for",
+            asserted,
+            "fixture_only_value"
+        ],
+        "the gold patch's names first; the base's fixture value last"
+    );
+    assert_eq!(
+        (
+            report.summary.candidates,
+            report.summary.airtight_candidates
+        ),
+        (4, 0)
     );
     assert!(
         report
@@ -474,7 +487,12 @@ fn airtight_candidate_shows_the_live_convention_it_departs_from() {
             .all(|w| w[0].strength >= w[1].strength),
         "strongest first"
     );
-    assert!(!candidate.reason.is_empty());
+    assert!(!candidate.airtight, "0.5 is below the airtight strength");
+    assert_eq!(candidate.strength, 0.5);
+    assert_eq!(
+        candidate.reason,
+        "an asserted string; only the test patch has it; no live file has it"
+    );
 }
 
 #[test]

@@ -25,7 +25,7 @@ use super::paths::FileEntry;
 use super::receipt::line_receipt;
 use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
 use super::repository::{RepoAccess, ResolvedCommit};
-use super::risk::{is_airtight, strength};
+use super::risk::{absent_near_change, is_airtight, strength};
 use super::sweep::{Scanned, Scanner, Search, index_blobs};
 use super::terms::{TermKind, TermRole, TermSource};
 
@@ -409,7 +409,7 @@ fn is_candidate(term: &TermEvidence) -> bool {
         (_, TermRole::Other | TermRole::FixturePath) => term.in_gold,
         (_, TermRole::Import | TermRole::TestName) => false,
     };
-    wanted && !term.in_prose && (term.live_paths.is_empty() || term.weak)
+    wanted && absent_near_change(term)
 }
 
 #[cfg(test)]

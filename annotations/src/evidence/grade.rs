@@ -85,7 +85,7 @@ const TOOLING_DIRS: &[&str] = &["ci", "packaging", "deploy", "release", "build",
 /// project file (`Makefile`, `Dockerfile*`, `docker-compose*`, `go.mod`, `setup.cfg`,
 /// `tox.ini`, licences...). Data files in source folders (messages, schemas, defaults) are not
 /// tooling: code reads them.
-pub fn is_tooling_path(path: &str) -> bool {
+pub(crate) fn is_tooling_path(path: &str) -> bool {
     let mut parts = path.split('/').peekable();
     while let Some(part) = parts.next() {
         if part.starts_with('.') {

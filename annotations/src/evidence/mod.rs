@@ -78,7 +78,7 @@ pub use blobs::CacheStats;
 pub use classify::classify_term;
 pub use engine::{ENGINE_VERSION, Engine, EngineBuilder};
 pub use error::{CaseContext, EvidenceError};
-pub use grade::{HitGrade, is_tooling_path};
+pub use grade::HitGrade;
 pub use grep::{GrepFile, GrepLine, GrepQuery, GrepReport, ShownFile};
 pub use paths::{PathClass, classify_path};
 pub use pipeline::EvidenceRequest;
@@ -90,5 +90,4 @@ pub use report::{
     render_text,
 };
 pub use repository::{has_commit, held_commits, on_start, prepare};
-pub use risk::AIRTIGHT;
 pub use terms::{Term, TermKind, TermOrigin, TermRole, TermSource, extract_terms};

@@ -15,8 +15,8 @@ use super::precedents::{Snippet, prefilter};
 use super::receipt::{live_term_receipt, term_receipt};
 use super::report::{EvidenceReport, PrecedentCheck, RiskDriver, Summary, TermClass, TermEvidence};
 use super::repository::{RepoAccess, ResolvedCommit};
-use super::risk::is_unexplained;
-use super::terms::{TermKind, TermRole, extract_terms};
+use super::risk::{is_asserted_value, is_unexplained};
+use super::terms::{TermRole, extract_terms};
 
 /// What one task's evidence is computed from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -196,10 +196,7 @@ fn compute(
         files,
     )?;
 
-    let asserted = evidence
-        .iter()
-        .filter(|t| t.role == TermRole::Asserted && t.kind != TermKind::Identifier)
-        .count();
+    let asserted = evidence.iter().filter(|t| is_asserted_value(t)).count();
     let unexplained = evidence.iter().filter(|t| is_unexplained(t)).count();
     let share = if asserted == 0 {
         0.0

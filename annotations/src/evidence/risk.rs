@@ -30,12 +30,12 @@ use super::report::{TermClass, TermEvidence};
 use super::terms::{TermKind, TermRole, TermSource};
 
 /// The strength from which an asserted candidate with no live file is airtight.
-pub const AIRTIGHT: f64 = 0.7;
+pub(crate) const AIRTIGHT: f64 = 0.7;
 /// Candidates that make up the risk score.
 const DRIVERS: usize = 3;
 /// The candidates' part of the risk score; the unexplained share of asserted values has the
 /// rest.
-pub const CANDIDATE_WEIGHT: f64 = 0.8;
+pub(crate) const CANDIDATE_WEIGHT: f64 = 0.8;
 /// What a value loses when the tests hand it to the code as well as check it.
 const ECHO_PENALTY: f64 = 0.3;
 /// The most a name the gold patch defines is worth.
@@ -120,13 +120,19 @@ pub(crate) fn is_airtight(term: &TermEvidence, strength: f64, complete: bool) ->
         && term.live_paths.is_empty()
 }
 
-/// Whether an asserted value (a string or number) is unexplained: the prose does not state
-/// it and no live file near the change has it.
+/// Whether the term is an asserted value: a string or number the tests check.
+pub(crate) fn is_asserted_value(term: &TermEvidence) -> bool {
+    term.role == TermRole::Asserted && term.kind != TermKind::Identifier
+}
+
+/// Whether the prose does not state the term and no live file near the change has it.
+pub(crate) fn absent_near_change(term: &TermEvidence) -> bool {
+    !term.in_prose && (term.live_paths.is_empty() || term.weak)
+}
+
+/// Whether an asserted value is unexplained: absent near the change.
 pub(crate) fn is_unexplained(term: &TermEvidence) -> bool {
-    term.role == TermRole::Asserted
-        && term.kind != TermKind::Identifier
-        && !term.in_prose
-        && (term.live_paths.is_empty() || term.weak)
+    is_asserted_value(term) && absent_near_change(term)
 }
 
 /// The risk score from the candidates' strengths, strongest first, and the unexplained share
