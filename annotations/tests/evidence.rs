@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use annotations::evidence::{
-    CaseContext, ChangeOp, Engine, EvidenceError, EvidenceRequest, GrepQuery, Snippet, TermClass,
-    TermKind, TermRole, extract_terms, has_commit, held_commits, parse_codebase_ambiguity,
+    CaseContext, ChangeOp, Engine, EvidenceError, EvidenceRequest, GrepQuery, HitGrade, Snippet,
+    TermClass, TermKind, TermRole, extract_terms, has_commit, held_commits,
+    parse_codebase_ambiguity,
 };
 use util::git;
 
@@ -294,6 +295,16 @@ fn terms_are_classified_by_precedence() {
     assert_eq!(ten.count, 3, "three modules declare retries 10");
     assert_eq!(ten.hits.len(), 3);
     assert_eq!(ten.hits[0].line, 2);
+    let grade = |term: &str| {
+        let t = report.terms.iter().find(|t| t.term == term).unwrap();
+        (t.nearest_grade, t.weak)
+    };
+    assert_eq!(
+        grade("get_connection"),
+        (Some(HitGrade::Touched), false),
+        "the nearest of lib/net/util.py (touched) and scripts/run.sh (far)"
+    );
+    assert_eq!(grade("fixture_only_value"), (None, false), "no live file");
     assert_eq!(report.summary.terms, report.terms.len());
     assert_eq!(
         report.summary.stated,

@@ -188,11 +188,6 @@ impl Touched {
             HitGrade::Far
         }
     }
-
-    /// The nearest grade among a term's live files; `None` when it has none.
-    pub(crate) fn nearest<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> Option<HitGrade> {
-        live.into_iter().map(|p| self.grade(p)).min()
-    }
 }
 
 #[cfg(test)]
@@ -294,13 +289,13 @@ mod tests {
     #[test]
     fn a_term_is_weak_when_its_nearest_live_file_is_far_or_not_code() {
         let touched = Touched::from_patch(GOLD);
-        let nearest = touched.nearest([".goreleaser.darwin.yml", "ui/src/x.ts"]);
-        assert_eq!(nearest, Some(HitGrade::Far));
-        assert!(nearest.is_some_and(HitGrade::is_weak));
-        let nearest = touched.nearest([".goreleaser.darwin.yml", "internal/info/flipt.go"]);
-        assert_eq!(nearest, Some(HitGrade::Live));
+        let nearest = |paths: &[&str]| paths.iter().map(|p| touched.grade(p)).min();
+        let far = nearest(&[".goreleaser.darwin.yml", "ui/src/x.ts"]);
+        assert_eq!(far, Some(HitGrade::Far));
+        assert!(far.is_some_and(HitGrade::is_weak));
+        let live = nearest(&[".goreleaser.darwin.yml", "internal/info/flipt.go"]);
+        assert_eq!(live, Some(HitGrade::Live));
         assert!(!HitGrade::Live.is_weak());
-        assert_eq!(touched.nearest([]), None);
         let none = Touched::from_patch("");
         assert_eq!(
             none.grade("ui/src/x.ts"),

@@ -130,12 +130,17 @@ fn compute(
     lap("sweep");
 
     let mut evidence = Vec::with_capacity(terms.len());
+    // A file's grade depends on its path alone: each is graded once, however many terms hit it.
+    let mut grades: Vec<Option<HitGrade>> = vec![None; files.len()];
     for (term, found) in terms.into_iter().zip(&sweep.patterns) {
         let (mut live_paths, mut test_paths) = (Vec::new(), Vec::new());
+        let mut nearest_grade: Option<HitGrade> = None;
         for &index in &found.files {
             let entry = &files[index];
             if entry.class.is_live() {
                 live_paths.push(String::from(&*entry.path));
+                let grade = *grades[index].get_or_insert_with(|| touched.grade(&entry.path));
+                nearest_grade = Some(nearest_grade.map_or(grade, |near| near.min(grade)));
             } else {
                 test_paths.push(String::from(&*entry.path));
             }
@@ -151,7 +156,6 @@ fn compute(
             in_gold,
             !test_paths.is_empty(),
         );
-        let nearest_grade = touched.nearest(live_paths.iter().map(String::as_str));
         evidence.push(TermEvidence {
             receipt: term_receipt(&term.term, &commit.id),
             live_receipt: live_term_receipt(&term.term, &commit.id, &test_paths),
