@@ -29,7 +29,6 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::{Once, OnceLock};
 use std::time::Instant;
 
 use git2::{
@@ -39,16 +38,6 @@ use git2::{
 
 /// The file in a clone's git folder that marks it unfinished.
 pub const PARTIAL_MARKER: &str = "verity-clone-partial";
-
-static CONNECTING: Once = Once::new();
-static CONNECT_HOOK: OnceLock<fn()> = OnceLock::new();
-
-/// Registers a function run once, before the process's first connection to a remote: a program
-/// that started libgit2 without the TLS certificate authorities (the `verity` binary does, for
-/// the commands that seldom connect) loads them there. A second registration is ignored.
-pub fn on_first_connection(hook: fn()) {
-    let _ = CONNECT_HOOK.set(hook);
-}
 
 /// Where a commit fetched by id is kept, so that it stays reachable.
 const COMMIT_REFS: &str = "refs/verity/commits/";
@@ -438,14 +427,8 @@ impl BareClone {
         Ok(last.received_bytes)
     }
 
-    /// The remote at the clone's URL, ready to connect: the [`on_first_connection`] hook has
-    /// run.
+    /// The remote at the clone's URL.
     fn remote(&self) -> Result<Remote<'_>, CloneError> {
-        CONNECTING.call_once(|| {
-            if let Some(hook) = CONNECT_HOOK.get() {
-                hook();
-            }
-        });
         self.repo
             .remote_anonymous(&self.url)
             .map_err(|e| self.classify(e, &Transfer::default()))

@@ -5,7 +5,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 
 use annotations::ops::{self, AnswerRequest, Engine, Project, QuestionnaireChoice};
@@ -638,58 +637,54 @@ fn tune_malloc() {}
 /// evidence engine reads stays resident while mapped: `evidence --all` over Ansible's 500 MB
 /// pack peaked at 330 MB. Windows of 8 MiB, 32 MiB mapped at most, keep the pages that count
 /// near the engine's own cache bound; libgit2 unmaps the least recently used window first.
-/// Registered for `evidence --all` and run by `annotations::evidence::prepare` as libgit2
-/// starts.
+/// Set for `evidence --all` only, by [`start_git_offline`] before libgit2 starts.
 #[allow(unsafe_code)]
 fn bound_pack_windows() {
-    // SAFETY: these only set libgit2's global window options; `prepare` runs them once, before
-    // it lets any repository be opened. An option refused keeps its default.
+    // SAFETY: these only set libgit2's global window options; `start_git_offline` runs them
+    // once, before any repository is opened. An option refused keeps its default.
     unsafe {
         let _ = git2::opts::set_mwindow_size(8 << 20);
         let _ = git2::opts::set_mwindow_mapped_limit(32 << 20);
     }
 }
 
-/// Where the system's TLS certificate authorities are, as found when `verity` started.
-static TRUST_STORE: OnceLock<openssl_probe::ProbeResult> = OnceLock::new();
-
 /// Starts libgit2 for the commands that read clones, before any other thread exists, without
-/// the TLS certificate authorities.
+/// the TLS certificate authorities; `bound` bounds its pack windows first.
 ///
 /// As it starts, libgit2 loads the system's certificate authorities into the context it would
 /// use for https: about 30 ms, more than the whole evidence of a small repository. These
-/// commands connect only to fetch a missing base commit (`evidence --fetch-missing`), so
-/// libgit2 starts with `SSL_CERT_FILE` pointing at an empty file, the variable is put back as
-/// it was (the PostgreSQL client reads it for its own TLS roots), and [`load_trust_store`]
-/// loads the authorities before a first connection.
+/// commands connect only to fetch a missing base commit, after [`load_trust_store`]. libgit2
+/// starts with `SSL_CERT_FILE` pointing at an empty file; then that variable and
+/// `SSL_CERT_DIR` (which git2 sets as it starts) are put back as they were, since the
+/// PostgreSQL client reads them for its own TLS roots.
 #[allow(unsafe_code)]
-fn start_git_offline() {
-    let prior = std::env::var_os("SSL_CERT_FILE");
-    let _ = TRUST_STORE.set(openssl_probe::probe());
+fn start_git_offline(bound: bool) {
+    let prior = ["SSL_CERT_FILE", "SSL_CERT_DIR"].map(|name| (name, std::env::var_os(name)));
     // SAFETY: `main` calls this before it starts any thread, so nothing reads the environment
     // while it changes.
     unsafe { std::env::set_var("SSL_CERT_FILE", "/dev/null") };
+    if bound {
+        bound_pack_windows();
+    }
     annotations::evidence::prepare();
-    // SAFETY: as above; libgit2's start has returned and started no thread.
-    unsafe {
-        match prior {
-            Some(value) => std::env::set_var("SSL_CERT_FILE", value),
-            None => std::env::remove_var("SSL_CERT_FILE"),
+    for (name, value) in prior {
+        // SAFETY: as above; libgit2's start has returned and started no thread.
+        unsafe {
+            match value {
+                Some(value) => std::env::set_var(name, value),
+                None => std::env::remove_var(name),
+            }
         }
     }
-    annotations::clone::on_first_connection(load_trust_store);
 }
 
-/// Loads the certificate authorities that [`start_git_offline`] left out.
+/// Loads the certificate authorities that [`start_git_offline`] left out, before a fetch.
 #[allow(unsafe_code)]
 fn load_trust_store() {
-    let Some(found) = TRUST_STORE.get() else {
-        return;
-    };
+    let found = openssl_probe::probe();
     let loaded = (|| -> Result<(), git2::Error> {
-        // SAFETY: libgit2 reads these locations only as it opens a TLS connection; the clone
-        // module runs this once, before its first connection, and holds every other
-        // connection back until it returns.
+        // SAFETY: libgit2 reads these locations only as it opens a TLS connection, and this
+        // runs on the command's one thread before its fetch opens any.
         unsafe {
             if let Some(file) = &found.cert_file {
                 git2::opts::set_ssl_cert_file(file)?;
@@ -714,9 +709,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Reading commit after commit, `evidence --all` holds its memory bound at some cost in
     // speed (a fifth of a single task's time on flipt and NodeBB); one task needs no bound.
-    if matches!(cli.command, Command::Evidence { all: true, .. }) {
+    let bound = matches!(cli.command, Command::Evidence { all: true, .. });
+    if bound {
         tune_malloc();
-        annotations::evidence::on_start(bound_pack_windows);
     }
     init_logging(cli.verbose);
     if matches!(
@@ -726,7 +721,7 @@ fn main() -> ExitCode {
             | Command::Show { .. }
             | Command::Precedent { .. }
     ) {
-        start_git_offline();
+        start_git_offline(bound);
     }
     match run(cli) {
         Ok(code) => code,
@@ -1406,6 +1401,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                                 err.to_string().trim_end_matches('.')
                             );
                         }
+                        load_trust_store();
                         with_transfer_bar(|progress, cancel| {
                             ops::fetch_missing_commits(&mut p, &repo, None, progress, cancel)
                         })?;

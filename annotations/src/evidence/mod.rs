@@ -89,5 +89,5 @@ pub use report::{
     PrecedentFinding, PrecedentLocation, RiskDriver, Summary, TermClass, TermEvidence, WordChange,
     render_text,
 };
-pub use repository::{has_commit, held_commits, on_start, prepare};
+pub use repository::{has_commit, held_commits, prepare};
 pub use terms::{Term, TermKind, TermOrigin, TermRole, TermSource, extract_terms};

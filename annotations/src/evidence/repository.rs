@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, Once};
 
 use git2::{ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags};
 
@@ -53,19 +53,7 @@ pub(crate) struct RepoAccess {
 }
 
 static STARTED: Once = Once::new();
-static START_HOOK: OnceLock<fn()> = OnceLock::new();
-
-/// Registers a function that [`prepare`] runs first, once, before any repository is opened: a
-/// program sets libgit2's process-wide options there (the `verity` binary bounds how much of a
-/// pack file is mapped, which needs `unsafe`, kept out of this library). Registering costs
-/// nothing: libgit2 starts only when evidence first needs it. A second registration is
-/// ignored.
-pub fn on_start(hook: fn()) {
-    let _ = START_HOOK.set(hook);
-}
-
-/// Starts libgit2 for reading, once per process: the first call runs the [`on_start`] hook,
-/// initialises the library (its TLS backend loads the system's certificates, about 20 ms),
+/// Starts libgit2 for reading, once per process: the first call initialises the library (its TLS backend loads the system's certificates, about 20 ms),
 /// and turns off hash verification and libgit2's object cache. A program can call it as it
 /// starts (`verity` does, with the certificates left out); the engine calls it anyway.
 pub fn prepare() {
@@ -74,9 +62,6 @@ pub fn prepare() {
     // handle, of commits and trees) would hold every tree a listing reads, outside the engine's
     // bound, while the engine caches listings itself. Both are process-wide libgit2 options.
     STARTED.call_once(|| {
-        if let Some(hook) = START_HOOK.get() {
-            hook();
-        }
         git2::opts::strict_hash_verification(false);
         git2::opts::enable_caching(false);
     });
