@@ -705,10 +705,10 @@ fn precedent_and_grep_name_what_an_incomplete_clone_could_not_search() {
         ],
     );
     let found: Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(found[0]["found"], false);
+    assert_eq!(found["findings"][0]["found"], false);
     assert_eq!(
-        String::from_utf8_lossy(&json.stderr),
-        "verity: not searched: the clone lacks 1 file or folder (a partial clone); without --json they are listed\n"
+        found["missing_objects"],
+        json!([{"path": "tinylib/constants.py", "id": blob}])
     );
     let grep = run_on(&project, &["grep", "demo__tinylib-3", "import"]);
     assert!(String::from_utf8_lossy(&grep.stdout).ends_with(&lacks));
@@ -868,8 +868,12 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
         ],
     );
     let found: Value = serde_json::from_slice(&found.stdout).unwrap();
-    assert_eq!(found[0]["found"], true);
-    assert_eq!(found[0]["locations"][0]["path"], "tinylib/__init__.py");
+    assert_eq!(found["findings"][0]["found"], true);
+    assert_eq!(
+        found["findings"][0]["locations"][0]["path"],
+        "tinylib/__init__.py"
+    );
+    assert_eq!(found["missing_objects"], json!([]));
     let absent = run_on(
         &project,
         &["precedent", "demo__tinylib-3", "def nowhere_at_all():"],

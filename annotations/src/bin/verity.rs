@@ -1483,17 +1483,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 })
                 .collect();
             let check = ops::check_precedents(&p, &Engine::default(), &case_id, &snippets)?;
-            let findings = check.findings;
             if json {
-                print_json(&findings)?;
-                if !check.missing_objects.is_empty() {
-                    eprintln!(
-                        "verity: not searched: {}; without --json they are listed",
-                        lacking(check.missing_objects.len())
-                    );
-                }
+                print_json(&check)?;
             } else {
-                for f in &findings {
+                let findings = &check.findings;
+                for f in findings {
                     let first = f.snippet.lines().next().unwrap_or_default();
                     if f.found {
                         let places: Vec<String> = f
@@ -1889,17 +1883,6 @@ fn write_commits(out: &mut impl Write, commits: &ops::CommitsReport) -> Result<(
     Ok(())
 }
 
-/// On a terminal, asks whether to fetch the missing base commit the error names.
-/// "the clone lacks N files or folders (a partial clone)".
-fn lacking(count: usize) -> String {
-    let noun = if count == 1 {
-        "file or folder"
-    } else {
-        "files or folders"
-    };
-    format!("the clone lacks {count} {noun} (a partial clone)")
-}
-
 /// The files and folders an incomplete clone lacks at the commit searched, when it lacks any.
 fn write_not_searched(
     out: &mut impl Write,
@@ -1908,13 +1891,23 @@ fn write_not_searched(
     if missing.is_empty() {
         return Ok(());
     }
-    writeln!(out, "not searched: {}:", lacking(missing.len()))?;
+    let noun = if missing.len() == 1 {
+        "file or folder"
+    } else {
+        "files or folders"
+    };
+    writeln!(
+        out,
+        "not searched: the clone lacks {} {noun} (a partial clone):",
+        missing.len()
+    )?;
     for object in missing {
         writeln!(out, "  {} ({})", object.path, object.id)?;
     }
     Ok(())
 }
 
+/// On a terminal, asks whether to fetch the missing base commit the error names.
 fn ask_to_fetch(err: &ops::Error) -> Result<bool> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return Ok(false);

@@ -214,7 +214,7 @@ pub struct PrecedentFinding {
 
 /// Snippets checked at a commit outside a report (`verity precedent`), and what the clone lacks
 /// of that commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PrecedentCheck {
     /// One finding per snippet, in the order given.
     pub findings: Vec<PrecedentFinding>,
