@@ -21,6 +21,7 @@ Three measures, each over the development repositories and over the held-out one
   the ENTAILED and DETERMINED-codebase ones (ties count a half).
 """
 
+import argparse
 import json
 import re
 import sys
@@ -98,16 +99,20 @@ def auroc(positives: list[float], negatives: list[float]) -> float | None:
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 2:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    audit, reports_path = Path(args[0]), Path(args[1])
-    dev = DEV_DEFAULT
-    if "--dev" in sys.argv:
-        dev = tuple(sys.argv[sys.argv.index("--dev") + 1].split(","))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("audit", type=Path, help="the determinacy-audit folder")
+    parser.add_argument("reports", type=Path, help="verity evidence --json reports, one a line")
+    parser.add_argument(
+        "--dev",
+        default=",".join(DEV_DEFAULT),
+        help="owners of the development repositories, comma-separated",
+    )
+    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    options = parser.parse_args()
+    audit, reports_path = options.audit, options.reports
+    dev = tuple(options.dev.split(","))
     reports = {}
-    for n, line in enumerate(reports_path.read_text().splitlines(), 1):
+    for line in reports_path.read_text().splitlines():
         if line.strip():
             report = json.loads(line)
             reports[report["case_id"]] = report
@@ -166,7 +171,7 @@ def main() -> int:
                 if not hit
             ],
         }
-    if "--json" in sys.argv:
+    if options.json:
         print(json.dumps(out, indent=1))
         return 0
     for split, r in out.items():
