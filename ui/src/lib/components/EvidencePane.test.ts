@@ -86,14 +86,15 @@ describe('EvidencePane', () => {
         ...evidence.report,
         candidates: evidence.report.candidates.map((c) => ({ ...c, airtight: false })),
         summary: { ...evidence.report.summary, airtight_candidates: 0, incomplete: true },
-        missing_objects: [{ path: 'assets/big.bin', id: 'f'.repeat(40) }],
+        missing_objects: Array.from({ length: 12 }, (_, i) => ({ path: `assets/big${i}.bin`, id: 'f'.repeat(40) })),
       },
     };
     mockIPC((cmd) => (cmd === 'case_evidence' ? partial : null));
     const { getByTestId } = render(EvidencePane, { instanceId: 'demo__tinylib-3' });
-    await waitFor(() => expect(getByTestId('evidence-incomplete').textContent).toContain('lacks 1 object'));
-    expect(getByTestId('evidence-incomplete').textContent).toContain('assets/big.bin');
-    expect(getByTestId('candidate').classList.contains('airtight')).toBe(false);
+    await waitFor(() => expect(getByTestId('evidence-incomplete').textContent).toContain('lacks 12 objects'));
+    const banner = getByTestId('evidence-incomplete');
+    expect([...banner.querySelectorAll('li code')].map((c) => c.textContent)).toEqual(Array.from({ length: 10 }, (_, i) => `assets/big${i}.bin`));
+    expect(banner.textContent).toContain('and 2 more');
   });
 
   it('says why when there is no evidence', async () => {

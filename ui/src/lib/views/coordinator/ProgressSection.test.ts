@@ -21,12 +21,11 @@ const cases: CaseListItem[] = [
   item('o__r-10', [{ rater: 'Amara', status: 'submitted', active_ms: 180000 }], 0.875),
 ];
 
-/** The Rust side's `progress_page` over `list` (already in natural order), riskiest first on request. */
+/** The Rust side's `progress_page` over `list`, in the order given (the Rust side sorts). */
 function pages(list: CaseListItem[]) {
   return (args: Record<string, unknown>): ProgressPage => {
     const q = args.query as ProgressQuery;
     const matching = list.filter((c) => c.instance_id.includes(q.search.trim()) && (q.status === null || c.assignments.some((a) => a.status === q.status)));
-    if (q.order === 'risk') matching.sort((a, b) => (b.risk ?? -1) - (a.risk ?? -1));
     return { total: matching.length, offset: q.offset, items: matching.slice(q.offset, q.offset + q.limit) };
   };
 }
@@ -55,7 +54,12 @@ describe('ProgressSection', () => {
   });
 
   it('sorts the tasks by risk on the Rust side when the Risk header is clicked', async () => {
-    const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters });
+    const byRisk = pages([cases[1], cases[0]]);
+    const byId = pages(cases);
+    const calls = mockBackend({
+      progress_page: (args: Record<string, unknown>) => ((args.query as ProgressQuery).order === 'risk' ? byRisk : byId)(args),
+      list_raters: () => raters,
+    });
     const { findByTestId, getByTestId } = render(ProgressSection, { active: true });
     const table = await findByTestId('case-progress');
     await waitFor(() => expect(tableRows(table)).toHaveLength(3));
@@ -63,6 +67,11 @@ describe('ProgressSection', () => {
     await waitFor(() => expect(tableRows(table).map((r) => r[0])).toEqual(['Task', 'o__r-10', 'o__r-2']));
     expect((calls.filter((c) => c.cmd === 'progress_page').at(-1)!.args.query as ProgressQuery).order).toBe('risk');
     expect(getByTestId('sort-risk').parentElement!.getAttribute('aria-sort')).toBe('descending');
+    const risks = [...table.querySelectorAll('[data-testid="task-risk"]')];
+    expect(risks.map((cell) => [cell.textContent, cell.classList.contains('high')])).toEqual([
+      ['0.88', true],
+      ['–', false],
+    ]);
     await fireEvent.click(getByTestId('sort-id'));
     await waitFor(() => expect(tableRows(table).map((r) => r[0])).toEqual(['Task', 'o__r-2', 'o__r-10']));
   });
