@@ -175,6 +175,12 @@ CREATE INDEX case_revisions_listing
     r#"
 ALTER TABLE evidence_cache ADD COLUMN risk_permille INTEGER;
 "#,
+    // 8: the risks read through an index: the column sits after the report in the row, so
+    // reading it from the table walks each report's overflow pages.
+    r#"
+CREATE INDEX evidence_cache_risks
+    ON evidence_cache (engine_version, case_revision_id, base_commit, risk_permille);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

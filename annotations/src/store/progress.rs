@@ -192,6 +192,14 @@ mod tests {
     }
 
     #[test]
+    fn risks_are_read_through_their_index_not_the_reports() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::create(&dir.path().join("p.verity")).expect("a project");
+        let steps = plan(&store, &crate::store::repos::case_risks_sql("'evidence-4'"));
+        assert_searches(&steps, &[("e", "COVERING INDEX evidence_cache_risks")]);
+    }
+
+    #[test]
     fn a_pages_progress_is_read_through_the_case_indexes() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let store = Store::create(&dir.path().join("p.verity")).expect("a project");
