@@ -129,10 +129,7 @@ pub(super) fn call_clue(callee: &str) -> CallClue {
     } else if GLOB_CALLS.contains(&last) || compact == "filepath.Match" || compact == "path.Match" {
         clue.pattern = Pattern::Glob;
     }
-    if matches!(
-        compact.as_str(),
-        "require" | "import" | "__import__" | "importlib.import_module"
-    ) {
+    if matches!(compact.as_str(), "require" | "import" | "__import__") || last == "import_module" {
         clue.role = Some(TermRole::Import);
     } else if last_lower.starts_with("assert")
         // Mocks' expectations are assertions too: gock's `MatchHeader`, nock's `matchHeader`,

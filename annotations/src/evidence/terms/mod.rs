@@ -162,17 +162,22 @@ pub fn extract_terms(
     base_file: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<Term> {
     let lines = patch_lines(test_patch);
-    let files = by_file(&lines);
+    let files: Vec<(&str, &[PatchLine<'_>], Option<FileKind>)> = by_file(&lines)
+        .into_iter()
+        .map(|(file, file_lines)| {
+            let kind = file_kind(file)
+                .or_else(|| data::is_shell_script(file, file_lines).then_some(FileKind::Shell));
+            (file, file_lines, kind)
+        })
+        .collect();
     let code_text = code_text(&files);
     let mut parsers = syntax::Parsers::default();
     let mut sink = Sink::default();
-    for (file, file_lines) in &files {
+    for &(file, file_lines, kind) in &files {
         if !file_lines.iter().any(|l| l.kind == LineKind::Added) {
             continue;
         }
-        match file_kind(file)
-            .or_else(|| data::is_shell_script(file, file_lines).then_some(FileKind::Shell))
-        {
+        match kind {
             Some(FileKind::Syntax(grammar)) => {
                 let side = newside::NewSide::build(file_lines, base_file(file).as_deref());
                 syntax::file_terms(&mut parsers, grammar, &side, file, &mut sink);
@@ -180,8 +185,9 @@ pub fn extract_terms(
             Some(FileKind::Lexer(lang)) => lexer::file_terms(lang, file, file_lines, &mut sink),
             Some(FileKind::Shell) => data::shell_terms(file, file_lines, &mut sink),
             Some(FileKind::Data(format)) => {
+                // A path names the file only if it ends with the file's name.
                 let base_name = file.rsplit('/').next().unwrap_or(file);
-                let read = code_text.contains(file) || code_text.contains(base_name);
+                let read = code_text.contains(base_name);
                 data::data_terms(format, read, file, file_lines, &mut sink);
             }
             None => {}
@@ -214,7 +220,7 @@ fn file_kind(path: &str) -> Option<FileKind> {
 }
 
 /// The patch's lines grouped by file, files in patch order.
-fn by_file<'a>(lines: &'a [PatchLine<'a>]) -> Vec<(&'a str, &'a [PatchLine<'a>])> {
+pub(super) fn by_file<'a>(lines: &'a [PatchLine<'a>]) -> Vec<(&'a str, &'a [PatchLine<'a>])> {
     let mut out: Vec<(&str, &[PatchLine<'_>])> = Vec::new();
     let mut start = 0;
     for at in 1..=lines.len() {
@@ -228,10 +234,10 @@ fn by_file<'a>(lines: &'a [PatchLine<'a>]) -> Vec<(&'a str, &'a [PatchLine<'a>])
 
 /// The added lines of the patch's code and shell files: what tells whether the tests read a
 /// data file.
-fn code_text(files: &[(&str, &[PatchLine<'_>])]) -> String {
+fn code_text(files: &[(&str, &[PatchLine<'_>], Option<FileKind>)]) -> String {
     let mut text = String::new();
-    for (file, lines) in files {
-        if matches!(file_kind(file), Some(FileKind::Data(_)) | None) {
+    for (_, lines, kind) in files {
+        if matches!(kind, Some(FileKind::Data(_)) | None) {
             continue;
         }
         for line in lines.iter().filter(|l| l.kind == LineKind::Added) {

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Language, Node, Parser, Tree};
 
+use super::clues::call_clue;
 use super::newside::NewSide;
 use super::roles::{FileFacts, enclosing_role, line_role, role_of};
 use super::{Pattern, Place, Sink, TermKind, TermRole, TermSource};
@@ -380,10 +381,7 @@ fn binds_module(node: Node<'_>, src: &str) -> bool {
     node.child_by_field_name("value")
         .or_else(|| node.child_by_field_name("right"))
         .and_then(call_parts)
-        .is_some_and(|(callee, _)| {
-            matches!(text(callee, src), "require" | "import" | "__import__")
-                || text(callee, src).ends_with("import_module")
-        })
+        .is_some_and(|(callee, _)| call_clue(text(callee, src)).role == Some(TermRole::Import))
 }
 
 /// The names the gold patch defines on its added lines (functions, methods, types, classes,
@@ -393,15 +391,7 @@ fn binds_module(node: Node<'_>, src: &str) -> bool {
 pub(super) fn gold_definitions(parsers: &mut Parsers, gold_patch: &str) -> HashMap<String, bool> {
     let lines = patch_lines(gold_patch);
     let mut names: HashMap<String, bool> = HashMap::new();
-    let mut start = 0;
-    while start < lines.len() {
-        let file = lines[start].file;
-        let end = lines[start..]
-            .iter()
-            .position(|l| l.file != file)
-            .map_or(lines.len(), |n| start + n);
-        let file_lines = &lines[start..end];
-        start = end;
+    for (file, file_lines) in super::by_file(&lines) {
         let Some(grammar) = grammar_of(file) else {
             continue;
         };

@@ -450,6 +450,28 @@ fn shell_matchers_give_literal_runs() {
 /// flipt-io_b22f5f02: a workflow's list of suites; a YAML fixture the test loads; JSON
 /// test data; keys are never terms.
 #[test]
+fn a_data_file_an_extensionless_test_script_names_is_read() {
+    let mut text = patch(
+        "test/fixtures/flags.json",
+        "@@ -0,0 +1,3 @@",
+        &["+{", "+  \"namespace\": \"production\"", "+}"],
+    );
+    text.push_str(&patch(
+        "test/check_flags",
+        "@@ -0,0 +1,2 @@",
+        &["+#!/bin/sh", "+verity-flags --load fixtures/flags.json"],
+    ));
+    let Some(production) = terms(&text).into_iter().find(|t| t.term == "production") else {
+        panic!("the data file's value is a term");
+    };
+    assert_eq!(
+        (production.role, production.source),
+        (Asserted, DataValue),
+        "the shell script reads the file, so its values are what the test checks"
+    );
+}
+
+#[test]
 fn yaml_and_json_values() {
     let mut text = patch(
         ".github/workflows/integration-test.yml",
