@@ -7,8 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-mod util;
-use util::{Harness, fixture, full_answer, git, shared_data};
+use crate::util::{Harness, fixture, full_answer, git, shared_data};
 
 #[test]
 fn import_detects_every_format_and_merges_folder_with_dataset_row() {

@@ -2,8 +2,6 @@
 //! loopback serving a repository built here: no test reaches the internet.
 #![allow(clippy::unwrap_used)]
 
-mod util;
-
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -15,7 +13,8 @@ use annotations::ops::{
     self, CloneProgress, CloneRequest, ErrorCode, Project, QuestionnaireChoice,
 };
 use time::OffsetDateTime;
-use util::git;
+
+use crate::util::{self, git};
 
 const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const REPO: &str = "acme/calc";

@@ -2,8 +2,6 @@
 //! temporary folders and against `git grep` itself.
 #![allow(clippy::unwrap_used)]
 
-mod util;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,7 +11,8 @@ use annotations::evidence::{
     TermClass, TermKind, TermRole, extract_terms, has_commit, held_commits,
     parse_codebase_ambiguity,
 };
-use util::git;
+
+use crate::util::git;
 
 const SHOW_WARNING: &str = "'Only show commands are supported when using check mode, not '";
 

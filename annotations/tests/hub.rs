@@ -3,12 +3,6 @@
 //! failure of the network and the data said in one sentence with nothing imported.
 #![allow(clippy::unwrap_used)]
 
-#[path = "util/hub_server.rs"]
-mod hub_server;
-#[path = "util/parquet_file.rs"]
-mod parquet_file;
-mod util;
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -19,7 +13,8 @@ use annotations::ops::{self, FetchProgress, FetchRequest, QuestionnaireChoice};
 use hub_server::{Dataset, Fault, HubServer, sha256_hex};
 use serde_json::Value;
 use time::OffsetDateTime;
-use util::{Harness, fixture};
+
+use crate::util::{self, Harness, fixture, hub_server, parquet_file};
 
 const COMMIT: &str = "c0ffee0000000000000000000000000000000001";
 const DATASET: &str = "acme/swe-tasks";

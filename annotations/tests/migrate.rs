@@ -11,9 +11,10 @@ use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project, Quest
 use annotations::store::ProjectStore;
 use annotations::store::transfer::{Cell, TABLES};
 
-mod server;
 use serde_json::json;
 use time::OffsetDateTime;
+
+use crate::server;
 
 const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 

@@ -4,12 +4,11 @@
 //! Verity before these fixes.
 #![allow(clippy::unwrap_used)]
 
-mod util;
-
 use std::process::Command;
 
 use serde_json::{Value, json};
-use util::Harness;
+
+use crate::util::Harness;
 
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-mod util;
-use util::{Harness, fixture, shared_data};
+use crate::util::{Harness, fixture, shared_data};
 
 /// CSV text parsed into header-keyed rows (notes hold newlines: never split by lines).
 fn csv_rows(text: &str) -> Vec<BTreeMap<String, String>> {

@@ -2,8 +2,6 @@
 //! against the panel, and their pace, through the use cases the CLI and the app call.
 #![allow(clippy::unwrap_used)]
 
-mod util;
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -11,6 +9,8 @@ use std::sync::atomic::AtomicBool;
 use annotations::ops::{self, Actor, AnswerRequest, Project, QuestionnaireChoice};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
+
+use crate::util;
 
 const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const TASKS: usize = 40;

@@ -3,8 +3,6 @@
 //! backs: the files listed, the lines shown, the places a snippet was found.
 #![allow(clippy::unwrap_used)]
 
-mod util;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -12,7 +10,8 @@ use std::process::Command;
 use annotations::evidence::{
     CaseContext, Engine, EvidenceRequest, GrepQuery, PrecedentFinding, Snippet,
 };
-use util::git;
+
+use crate::util::git;
 
 const ODD: &str = "app/it's \"odd\" dir/we ird.py";
 const ODD_TEST: &str = "tests/it's \"data\"/case one.py";

@@ -15,7 +15,7 @@ use annotations::ops::{
 use serde_json::json;
 use time::OffsetDateTime;
 
-mod server;
+use crate::server;
 
 const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const ONE: &str = "acme__calc-101";

@@ -14,7 +14,7 @@ use annotations::store::{
 };
 use serde_json::{Map, Value, json};
 
-mod server;
+use crate::server;
 
 const T0: &str = "2026-01-01T00:00:00Z";
 const T1: &str = "2026-01-01T00:01:00Z";

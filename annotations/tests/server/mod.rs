@@ -1,8 +1,7 @@
 //! A fresh database on the test server for each test that asks for one: the server the test
 //! command starts (`scripts/postgres.sh`), named by `VERITY_TEST_POSTGRES_URL`. Without it,
 //! [`Database::fresh`] gives `None` and the test runs on SQLite alone.
-// Each test binary uses a different subset of these helpers.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use annotations::store::postgres::{Environment, ServerConfig};
 

@@ -1,7 +1,9 @@
-//! The harness the CLI test binaries share (ripgrep's `tests/util.rs`): a temporary project
-//! and the real `verity` binary.
-// Each test binary uses a different subset of these helpers.
-#![allow(dead_code, clippy::unwrap_used)]
+//! The harness the CLI tests share (ripgrep's `tests/util.rs`): a temporary project and the
+//! real `verity` binary; `hub_server` and `parquet_file` also serve `examples/hub_serve.rs`.
+#![allow(clippy::unwrap_used)]
+
+pub mod hub_server;
+pub mod parquet_file;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
