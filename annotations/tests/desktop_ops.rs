@@ -280,4 +280,20 @@ fn the_task_list_sorted_by_risk_sees_evidence_computed_in_the_same_session() {
     );
     assert_eq!(after.items[0].risk, Some(view.report.summary.risk));
     assert!(after.items[1..].iter().all(|c| c.risk.is_none()));
+
+    // In id order a page reads only its own tasks' scores.
+    let by_id = |offset| ops::ProgressQuery {
+        offset,
+        limit: 1,
+        ..ops::ProgressQuery::default()
+    };
+    let total = ops::progress_page(&project, &by_id(0)).unwrap().total;
+    let risks: Vec<_> = (0..total)
+        .map(|offset| {
+            let page = ops::progress_page(&project, &by_id(offset)).unwrap();
+            (page.items[0].instance_id.clone(), page.items[0].risk)
+        })
+        .filter(|(_, risk)| risk.is_some())
+        .collect();
+    assert_eq!(risks, [(last, Some(view.report.summary.risk))]);
 }

@@ -379,22 +379,36 @@ fn suite(store: &mut dyn ProjectStore) {
         store.repository("acme/calc").unwrap().unwrap().path,
         "/clones/calc-2"
     );
-    assert!(store.case_risks("evidence-2").unwrap().is_empty());
+    assert!(store.case_risks("evidence-2", None).unwrap().is_empty());
     store.put_evidence(&key, "{}", 0.4567, T1).unwrap();
     assert_eq!(store.cached_evidence(&key).unwrap().unwrap().report, "{}");
     assert_eq!(
-        store.case_risks("evidence-2").unwrap(),
+        store.case_risks("evidence-2", None).unwrap(),
         [(two.case_id, 0.457)],
         "the risk of the case's latest revision, in thousandths"
     );
-    assert!(store.case_risks("evidence-1").unwrap().is_empty());
+    assert_eq!(
+        store
+            .case_risks("evidence-2", Some(&[ten.case_id, two.case_id]))
+            .unwrap(),
+        [(two.case_id, 0.457)],
+        "a page's risks"
+    );
+    assert!(
+        store
+            .case_risks("evidence-2", Some(&[ten.case_id]))
+            .unwrap()
+            .is_empty(),
+        "only the page's cases"
+    );
+    assert!(store.case_risks("evidence-1", None).unwrap().is_empty());
     let other = EvidenceKey {
         base_commit: "b",
         ..key
     };
     store.put_evidence(&other, "{}", 0.9, T1).unwrap();
     assert_eq!(
-        store.case_risks("evidence-2").unwrap(),
+        store.case_risks("evidence-2", None).unwrap(),
         [(two.case_id, 0.457)],
         "a report at another commit than the revision's is not its risk"
     );

@@ -374,27 +374,32 @@ fn case_risks(project: &Project) -> Result<Arc<Risks>> {
         || {
             Ok(project
                 .store
-                .case_risks(ENGINE_VERSION)?
+                .case_risks(ENGINE_VERSION, None)?
                 .into_iter()
                 .collect())
         },
     )
 }
 
-/// The cases a query keeps, in its order, before paging, and their risk scores.
-fn matching_cases(project: &Project, query: &ProgressQuery) -> Result<(Vec<CaseRow>, Arc<Risks>)> {
-    let risks = case_risks(project)?;
+/// The cases a query keeps, in its order, before paging. In risk order it reads every case's
+/// risk score, and returns them.
+fn matching_cases(
+    project: &Project,
+    query: &ProgressQuery,
+) -> Result<(Vec<CaseRow>, Option<Arc<Risks>>)> {
     let mut cases = filtered_cases(project, query)?;
-    if query.order == CaseOrder::Risk {
-        // Stable: ties keep natural id order, and tasks without a score go last.
-        cases.sort_by(|a, b| {
-            let (a, b) = (risks.get(&a.case_id), risks.get(&b.case_id));
-            b.is_some()
-                .cmp(&a.is_some())
-                .then_with(|| b.unwrap_or(&0.0).total_cmp(a.unwrap_or(&0.0)))
-        });
+    if query.order != CaseOrder::Risk {
+        return Ok((cases, None));
     }
-    Ok((cases, risks))
+    let risks = case_risks(project)?;
+    // Stable: ties keep natural id order, and tasks without a score go last.
+    cases.sort_by(|a, b| {
+        let (a, b) = (risks.get(&a.case_id), risks.get(&b.case_id));
+        b.is_some()
+            .cmp(&a.is_some())
+            .then_with(|| b.unwrap_or(&0.0).total_cmp(a.unwrap_or(&0.0)))
+    });
+    Ok((cases, Some(risks)))
 }
 
 /// The cases a query keeps, in natural id order.
@@ -432,6 +437,18 @@ pub fn progress_page(project: &Project, query: &ProgressQuery) -> Result<Progres
         .take(query.limit as usize)
         .collect();
     let ids: Vec<i64> = page.iter().map(|row| row.case_id).collect();
+    // In another order only the page's scores are read: a server project keeps nothing
+    // between pages.
+    let risks = match risks {
+        Some(all) => all,
+        None => Arc::new(
+            project
+                .store
+                .case_risks(ENGINE_VERSION, Some(&ids))?
+                .into_iter()
+                .collect(),
+        ),
+    };
     let mut assignments = assignments_of(
         project,
         project.store.pair_progress(PairScope::Cases(&ids))?,
@@ -453,6 +470,10 @@ pub fn progress_page(project: &Project, query: &ProgressQuery) -> Result<Progres
 /// order: the progress per task in one list (`verity cases`).
 pub(super) fn all_progress(project: &Project, query: &ProgressQuery) -> Result<Vec<CaseListItem>> {
     let (cases, risks) = matching_cases(project, query)?;
+    let risks = match risks {
+        Some(all) => all,
+        None => case_risks(project)?,
+    };
     let mut pairs = Vec::new();
     for r in project.store.list_raters()? {
         pairs.extend(project.store.pair_progress(PairScope::Rater(r.id))?);

@@ -143,6 +143,7 @@ impl ProgressStore for super::Store {
 mod tests {
     use super::*;
     use crate::store::Store;
+    use crate::store::repos::case_risks_sql;
 
     /// The plan SQLite chooses for `sql`, one detail line per step.
     fn plan(store: &Store, sql: &str) -> Vec<String> {
@@ -195,8 +196,25 @@ mod tests {
     fn risks_are_read_through_their_index_not_the_reports() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let store = Store::create(&dir.path().join("p.verity")).expect("a project");
-        let steps = plan(&store, &crate::store::repos::case_risks_sql("'evidence-4'"));
+        let steps = plan(&store, &case_risks_sql("'evidence-4'", None));
         assert_searches(&steps, &[("e", "COVERING INDEX evidence_cache_risks")]);
+    }
+
+    #[test]
+    fn a_pages_risks_are_read_from_its_cases_revisions() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::create(&dir.path().join("p.verity")).expect("a project");
+        let steps = plan(
+            &store,
+            &case_risks_sql("'evidence-4'", Some("IN (1, 2, 3)")),
+        );
+        assert_searches(
+            &steps,
+            &[
+                ("r", "(case_id=?)"),
+                ("e", "COVERING INDEX evidence_cache_risks"),
+            ],
+        );
     }
 
     #[test]

@@ -63,9 +63,13 @@ pub trait RepoStore {
     ) -> Result<(), StoreError>;
 
     /// The risk score of each case whose latest revision has a report, at that revision's base
-    /// commit, from this engine version: `(case row id, risk)`. Reports cached before risk
-    /// scores were stored have none.
-    fn case_risks(&self, engine_version: &str) -> Result<Vec<(i64, f64)>, StoreError>;
+    /// commit, from this engine version: `(case row id, risk)`; of every case, or of `cases`
+    /// only (a page). Reports cached before risk scores were stored have none.
+    fn case_risks(
+        &self,
+        engine_version: &str,
+        cases: Option<&[i64]>,
+    ) -> Result<Vec<(i64, f64)>, StoreError>;
 }
 
 /// A risk score as stored: thousandths, which is the precision the engine rounds it to.
@@ -74,13 +78,22 @@ pub(crate) fn risk_permille(risk: f64) -> i64 {
 }
 
 /// The listing query of [`RepoStore::case_risks`], the same on both backends but for the
-/// parameter's mark.
-pub(crate) fn case_risks_sql(mark: &str) -> String {
+/// engine version's parameter mark and `cases`, the condition on `r.case_id` that limits it to
+/// some cases, in the backend's dialect. Every case's risks are read from the risks' index; a
+/// page's from its cases' revisions first (SQLite takes `CROSS JOIN` as that order, PostgreSQL
+/// as an inner join).
+pub(crate) fn case_risks_sql(mark: &str, cases: Option<&str>) -> String {
+    let (tables, cases) = match cases {
+        None => ("evidence_cache e, case_revisions r", String::new()),
+        Some(c) => (
+            "case_revisions r CROSS JOIN evidence_cache e",
+            format!(" AND r.case_id {c}"),
+        ),
+    };
     format!(
-        "SELECT r.case_id, e.risk_permille FROM evidence_cache e
-         JOIN case_revisions r ON r.id = e.case_revision_id
-         WHERE e.engine_version = {mark} AND e.risk_permille IS NOT NULL
-           AND e.base_commit = r.base_commit
+        "SELECT r.case_id, e.risk_permille FROM {tables}
+         WHERE r.id = e.case_revision_id AND e.engine_version = {mark}
+           AND e.risk_permille IS NOT NULL AND e.base_commit = r.base_commit{cases}
            AND r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = r.case_id)"
     )
 }
@@ -187,10 +200,19 @@ impl RepoStore for Store {
         Ok(())
     }
 
-    fn case_risks(&self, engine_version: &str) -> Result<Vec<(i64, f64)>, StoreError> {
+    fn case_risks(
+        &self,
+        engine_version: &str,
+        cases: Option<&[i64]>,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        // Ids are numbers from the project itself, so they are written into the text.
+        let cases = cases.map(|ids| {
+            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+            format!("IN ({})", ids.join(","))
+        });
         let mut stmt = self
             .conn
-            .prepare(&case_risks_sql("?1"))
+            .prepare(&case_risks_sql("?1", cases.as_deref()))
             .map_err(|e| self.sql(e))?;
         let rows = stmt
             .query_map([engine_version], |row| {

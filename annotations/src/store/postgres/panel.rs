@@ -701,9 +701,22 @@ impl RepoStore for PgStore {
         })
     }
 
-    fn case_risks(&self, engine_version: &str) -> Result<Vec<(i64, f64)>, StoreError> {
+    fn case_risks(
+        &self,
+        engine_version: &str,
+        cases: Option<&[i64]>,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
         self.run(async |c: &mut Client| {
-            let rows = c.query(&case_risks_sql("$1"), &[&engine_version]).await?;
+            let rows = match cases {
+                None => {
+                    c.query(&case_risks_sql("$1", None), &[&engine_version])
+                        .await?
+                }
+                Some(ids) => {
+                    let sql = case_risks_sql("$1", Some("= ANY($2)"));
+                    c.query(&sql, &[&engine_version, &ids]).await?
+                }
+            };
             rows.iter()
                 .map(|r| -> Result<_, tokio_postgres::Error> {
                     Ok((r.try_get(0)?, r.try_get::<_, i64>(1)? as f64 / 1000.0))
