@@ -263,12 +263,9 @@ fn fixture_key(name: &str) -> bool {
 pub(super) fn fixture_like(text: &str) -> bool {
     !text.contains(char::is_whitespace)
         && text.split('/').count() > 1
-        && text.split('/').any(|part| {
-            matches!(
-                part,
-                "testdata" | "test_data" | "fixtures" | "fixture" | "__fixtures__" | "golden"
-            )
-        })
+        && text
+            .split('/')
+            .any(|part| super::data::DATA_DIRS.contains(&part))
 }
 
 /// The key of a `key: value`, `"key": value`, `key = value` or `key := value` line, and

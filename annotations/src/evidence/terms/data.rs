@@ -34,7 +34,8 @@ pub(super) enum DataFormat {
     Lines,
 }
 
-const DATA_DIRS: &[&str] = &[
+/// Folders whose files are test data.
+pub(super) const DATA_DIRS: &[&str] = &[
     "testdata",
     "test_data",
     "fixtures",
@@ -44,11 +45,13 @@ const DATA_DIRS: &[&str] = &[
     "goldens",
 ];
 
-fn file_name(path: &str) -> &str {
+/// The last part of a patch path.
+pub(super) fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn extension(path: &str) -> Option<&str> {
+/// What follows the last `.` of the file's name, if it has one.
+pub(super) fn extension(path: &str) -> Option<&str> {
     file_name(path).rsplit_once('.').map(|(_, ext)| ext)
 }
 

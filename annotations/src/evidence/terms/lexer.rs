@@ -18,8 +18,7 @@ pub(super) enum Lang {
 }
 
 pub(super) fn lang_of(path: &str) -> Option<Lang> {
-    let ext = path.rsplit_once('.')?.1;
-    Some(match ext {
+    Some(match super::data::extension(path)? {
         "java" | "kt" | "kts" | "scala" => Lang::Java,
         "rs" => Lang::Rust,
         "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Lang::C,

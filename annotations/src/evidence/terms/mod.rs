@@ -186,8 +186,7 @@ pub fn extract_terms(
             Some(FileKind::Shell) => data::shell_terms(file, file_lines, &mut sink),
             Some(FileKind::Data(format)) => {
                 // A path names the file only if it ends with the file's name.
-                let base_name = file.rsplit('/').next().unwrap_or(file);
-                let read = code_text.contains(base_name);
+                let read = code_text.contains(data::file_name(file));
                 data::data_terms(format, read, file, file_lines, &mut sink);
             }
             None => {}

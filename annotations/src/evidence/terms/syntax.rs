@@ -27,8 +27,7 @@ pub(super) enum Grammar {
 }
 
 pub(super) fn grammar_of(path: &str) -> Option<Grammar> {
-    let ext = path.rsplit('/').next()?.rsplit_once('.')?.1;
-    Some(match ext {
+    Some(match super::data::extension(path)? {
         "py" | "pyi" => Grammar::Python,
         "go" => Grammar::Go,
         "js" | "jsx" | "mjs" | "cjs" => Grammar::JavaScript,
