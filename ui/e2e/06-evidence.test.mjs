@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { find, openDemoAs, shot, startApp, textOf, until } from './harness.mjs';
+import { find, openDemoAs, openDemoAsCoordinator, shot, signOut, startApp, textOf, until } from './harness.mjs';
 
 test('a rater reads the evidence the repository gives at the base commit, and searches it', async () => {
   const browser = await startApp();
@@ -9,6 +9,7 @@ test('a rater reads the evidence the repository gives at the base commit, and se
     // A demo task: its repository is registered with the demo project.
     await (await find(browser, '//button[@data-testid="queue-item"][contains(., "demo__tinylib-")]')).click();
     await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')).startsWith('demo__tinylib-'), 'no demo task opened');
+    const task = await textOf(browser, '[data-testid="task-id"]');
     const tab = await find(browser, '//button[@role="tab"][starts-with(., "Evidence")]');
     await tab.click();
     const summary = await find(browser, '[data-testid="evidence-summary"]', 60_000);
@@ -31,6 +32,20 @@ test('a rater reads the evidence the repository gives at the base commit, and se
     await browser.keys(['Enter']);
     await until(browser, async () => /\d+ matching lines? in \d+ files?/.test(await textOf(browser, '[data-testid="grep-summary"]')), 'the search gave no summary');
     assert.match(await textOf(browser, '[data-testid="grep-summary"]'), /git grep/);
+
+    // The coordinator's task list, in id order, shows the task's risk from that report, and
+    // no other task's (none has evidence yet).
+    const risk = (await textOf(browser, '[data-testid="evidence-risk"]')).match(/^Risk (\d\.\d\d)/)[1];
+    await signOut(browser);
+    await openDemoAsCoordinator(browser);
+    await find(browser, '[data-testid="task-risk"]');
+    const risks = await browser.execute(() =>
+      [...document.querySelectorAll('[data-testid="case-progress"] [role="row"]')]
+        .map((row) => [...row.querySelectorAll('[role="cell"]')].map((c) => c.textContent.trim()))
+        .filter((cells) => cells.length > 2 && cells[2] !== '–')
+        .map((cells) => [cells[0], cells[2]]),
+    );
+    assert.deepEqual(risks, [[task, risk]]);
   } finally {
     await browser.deleteSession();
   }
