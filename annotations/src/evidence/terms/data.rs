@@ -17,7 +17,9 @@
 //! file name), since the tests read it; else they are setup ([`TermRole::Other`]). All data
 //! terms have [`TermSource::DataValue`].
 
-use super::{Pattern, Place, Sink, TermKind, TermRole, TermSource, is_noise_number};
+use super::{
+    Pattern, Place, Sink, TermKind, TermRole, TermSource, extension, file_name, is_noise_number,
+};
 use crate::patch::{LineKind, PatchLine};
 
 /// How a data file's added lines are read.
@@ -44,16 +46,6 @@ pub(super) const DATA_DIRS: &[&str] = &[
     "golden",
     "goldens",
 ];
-
-/// The last part of a patch path.
-pub(super) fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-/// What follows the last `.` of the file's name, if it has one.
-pub(super) fn extension(path: &str) -> Option<&str> {
-    file_name(path).rsplit_once('.').map(|(_, ext)| ext)
-}
 
 pub(super) fn is_shell(path: &str) -> bool {
     matches!(extension(path), Some("sh" | "bash" | "bats"))

@@ -18,7 +18,7 @@ pub(super) enum Lang {
 }
 
 pub(super) fn lang_of(path: &str) -> Option<Lang> {
-    Some(match super::data::extension(path)? {
+    Some(match super::extension(path)? {
         "java" | "kt" | "kts" | "scala" => Lang::Java,
         "rs" => Lang::Rust,
         "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Lang::C,

@@ -186,7 +186,7 @@ pub fn extract_terms(
             Some(FileKind::Shell) => data::shell_terms(file, file_lines, &mut sink),
             Some(FileKind::Data(format)) => {
                 // A path names the file only if it ends with the file's name.
-                let read = code_text.contains(data::file_name(file));
+                let read = code_text.contains(file_name(file));
                 data::data_terms(format, read, file, file_lines, &mut sink);
             }
             None => {}
@@ -216,6 +216,16 @@ fn file_kind(path: &str) -> Option<FileKind> {
         return Some(FileKind::Shell);
     }
     data::data_format(path).map(FileKind::Data)
+}
+
+/// The last part of a patch path.
+pub(super) fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// What follows the last `.` of the file's name, if it has one.
+pub(super) fn extension(path: &str) -> Option<&str> {
+    file_name(path).rsplit_once('.').map(|(_, ext)| ext)
 }
 
 /// The patch's lines grouped by file, files in patch order.

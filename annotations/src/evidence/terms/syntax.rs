@@ -27,7 +27,7 @@ pub(super) enum Grammar {
 }
 
 pub(super) fn grammar_of(path: &str) -> Option<Grammar> {
-    Some(match super::data::extension(path)? {
+    Some(match super::extension(path)? {
         "py" | "pyi" => Grammar::Python,
         "go" => Grammar::Go,
         "js" | "jsx" | "mjs" | "cjs" => Grammar::JavaScript,
