@@ -652,7 +652,7 @@ fn bound_pack_windows() {
 /// the TLS certificate authorities; `bound` bounds its pack windows first.
 ///
 /// As it starts, libgit2 loads the system's certificate authorities into the context it would
-/// use for https: about 30 ms, more than the whole evidence of a small repository. These
+/// use for https: about 18 ms, more than the whole evidence of a small repository. These
 /// commands connect only to fetch a missing base commit, after [`load_trust_store`]. libgit2
 /// starts with `SSL_CERT_FILE` pointing at an empty file; then that variable and
 /// `SSL_CERT_DIR` (which git2 sets as it starts) are put back as they were, since the

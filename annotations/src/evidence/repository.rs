@@ -53,9 +53,10 @@ pub(crate) struct RepoAccess {
 }
 
 static STARTED: Once = Once::new();
-/// Starts libgit2 for reading, once per process: the first call initialises the library (its TLS backend loads the system's certificates, about 20 ms),
-/// and turns off hash verification and libgit2's object cache. A program can call it as it
-/// starts (`verity` does, with the certificates left out); the engine calls it anyway.
+/// Starts libgit2 for reading, once per process: the first call initialises the library (its
+/// TLS backend loads the system's certificate authorities, about 18 ms) and turns off hash
+/// verification and libgit2's object cache. A program can call it as it starts (`verity` does,
+/// with the authorities left out); the engine calls it anyway.
 pub fn prepare() {
     // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
     // search: a damaged object still fails to inflate. libgit2's object cache (up to 256 MiB a
