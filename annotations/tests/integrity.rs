@@ -263,15 +263,34 @@ fn answers_saved_at_once_by_processes_take_one_revision_on_a_server() {
 }
 
 #[test]
-fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles() {
+fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles_in_a_file() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("p.verity");
-    let mut p = ops::init_project(
-        &path,
+    let p = ops::init_project(
+        &dir.path().join("p.verity"),
         &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
         T0,
     )
     .unwrap();
+    diverge_and_settle(p, dir.path());
+}
+
+#[test]
+fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles_on_a_server() {
+    let Some(db) = server::Database::fresh() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = ops::init_project(
+        Path::new(&db.url()),
+        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+        T0,
+    )
+    .unwrap();
+    diverge_and_settle(p, dir.path());
+}
+
+/// Ana's answer revised in two copies of her package, merged into `p`, listed, settled.
+fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
     ops::import_paths(
         &mut p,
         &[fixture("swebench.jsonl")],
@@ -286,9 +305,9 @@ fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles()
     ops::submit_answer(&mut p, &request("ana", TASKS[0], 1), T0).unwrap();
     p.act_as(Actor::Coordinator).unwrap();
     // One package, copied to two machines; each revises the answer its own way.
-    let first = dir.path().join("ana-laptop.verity");
+    let first = dir.join("ana-laptop.verity");
     ops::package_for_rater(&p, "ana", &first, Overwrite::Refuse, T0).unwrap();
-    let second = dir.path().join("ana-desktop.verity");
+    let second = dir.join("ana-desktop.verity");
     std::fs::copy(&first, &second).unwrap();
     for (file, value, why) in [
         (&first, 2, "read the tests again"),
@@ -501,4 +520,51 @@ fn a_rater_sees_no_verdict_no_source_and_nobody_elses_progress() {
     let text = text.join("\n");
     assert!(!text.contains("Ambiguity witness"), "{text}");
     assert!(!text.contains("airtight"), "{text}");
+}
+
+#[test]
+fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.verity");
+    let mut p = ops::init_project(
+        &path,
+        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+        T0,
+    )
+    .unwrap();
+    ops::import_paths(
+        &mut p,
+        &[fixture("swebench.jsonl")],
+        T0,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    ops::add_rater(&mut p, "ana", T0).unwrap();
+    ops::assign_to(&mut p, &["ana".into()], &CaseSelection::All, T0).unwrap();
+    p.act_as(Actor::Rater { name: "ana".into() }).unwrap();
+    ops::submit_answer(&mut p, &request("ana", TASKS[0], 1), T0).unwrap();
+    drop(p);
+    // The file as schema 8 left it after two saves raced: a second revision 1, stored later.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "DROP INDEX answer_events_one_revision;
+         DROP TABLE answer_conflicts;
+         PRAGMA user_version = 8;
+         INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
+           kind, answer_revision, answer, reason, at)
+         SELECT 'ffffffff-0000-7000-8000-000000000001', case_id, rater_id, case_revision_id,
+           questionnaire_id, kind, answer_revision, '{\"underspecified\": 2}', reason, at
+         FROM answer_events WHERE kind = 'submit';",
+    )
+    .unwrap();
+    drop(conn);
+    let p = ops::open_project(&path).unwrap();
+    let conflicts = ops::list_conflicts(&p, false).unwrap();
+    assert_eq!(conflicts.len(), 1, "{conflicts:#?}");
+    assert_eq!(conflicts[0].values["underspecified"], json!(2));
+    assert!(conflicts[0].origin.contains("before schema 9"));
+    let history = ops::answer_history(&p, TASKS[0]).unwrap();
+    assert_eq!(history[0].events.len(), 1, "the earliest submission stays");
+    assert_eq!(history[0].events[0].values["underspecified"], json!(1));
 }
