@@ -181,8 +181,8 @@ pub(super) fn insert_answer_event(
 
 /// Where a rater's answer on a task stands, for [`check_follows`]: the highest submitted
 /// revision, the global id of the first submitted event and that of the latest event of any
-/// kind. The same query on both backends (`$1`/`?1` is the case, `$2`/`?2` the rater).
-pub(crate) const HISTORY: &str = "SELECT
+/// kind (`?1` is the case, `?2` the rater); the server asks the same.
+const HISTORY: &str = "SELECT
        MAX(CASE WHEN kind <> 'draft' THEN answer_revision END),
        MIN(CASE WHEN kind <> 'draft' THEN uid END),
        MAX(uid)

@@ -12,7 +12,7 @@ use tokio_postgres::AsyncMessage;
 
 use super::{Client, Failure, PgStore};
 use crate::store::answers::answer_from_cells;
-use crate::store::answers::{HISTORY, StoredFields, check_follows, same_event};
+use crate::store::answers::{StoredFields, check_follows, same_event};
 use crate::store::raters::check_name_free;
 use crate::store::repos::{case_risks_sql, risk_permille};
 use crate::store::{
@@ -30,6 +30,14 @@ const EVENT_FIELDS: &str = "id, uid, case_id, rater_id, case_revision_id, questi
 /// Every column of an event, in the order [`PgStore::event_from_row`] reads them.
 const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
      kind, answer_revision, reason, at, answer";
+
+/// Where a rater's answer on a task stands, as the project file's `HISTORY` query asks it;
+/// ids compare byte by byte there, so here too.
+const HISTORY: &str = "SELECT
+       MAX(CASE WHEN kind <> 'draft' THEN answer_revision END),
+       MIN(CASE WHEN kind <> 'draft' THEN uid COLLATE \"C\" END),
+       MAX(uid COLLATE \"C\")
+     FROM answer_events WHERE case_id = $1 AND rater_id = $2";
 
 /// Each rater's first submission on each case: the kinds, and the order whose first row
 /// `DISTINCT ON (case_id, rater_id)` keeps.
@@ -75,15 +83,8 @@ pub(super) async fn insert_answer_event(
         same_event(event, answer, stored)?;
         return Ok(r.try_get(0)?);
     }
-    // Ids compare byte by byte, as the project file compares them.
     let history = c
-        .query_one(
-            &HISTORY
-                .replace("?1", "$1")
-                .replace("?2", "$2")
-                .replace("uid", "uid COLLATE \"C\""),
-            &[&event.case_id, &event.rater_id],
-        )
+        .query_one(HISTORY, &[&event.case_id, &event.rater_id])
         .await?;
     let (last, first, newest): (Option<i64>, Option<String>, Option<String>) = (
         history.try_get(0)?,
