@@ -72,6 +72,24 @@ pub struct AuditNote {
     pub codebase_ambiguity: Option<Value>,
 }
 
+impl AuditNote {
+    /// The fields that carry the audit's verdict (its status, witness class and the witness or
+    /// hypothesis text): the coordinator's, never a rater's. The server's `case_text` leaves out
+    /// the same three.
+    pub const VERDICT_FIELDS: [&'static str; 3] = ["status", "witness_class", "witness"];
+
+    /// A case's or source record's JSON without the audit's verdict: what a rater may hold. The
+    /// folder's name and its `codebase_ambiguity.json` (snippets the evidence engine verifies)
+    /// stay.
+    pub fn strip_verdict(record: &mut Value) {
+        if let Some(audit) = record.get_mut("audit").and_then(Value::as_object_mut) {
+            for field in Self::VERDICT_FIELDS {
+                audit.remove(field);
+            }
+        }
+    }
+}
+
 /// What one source says about a case. Fields a source does not carry are `None`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CaseRecord {

@@ -242,12 +242,12 @@ fn merging_adds_each_event_once_with_its_time_in_any_order() {
     let before = events(&forward).len();
 
     let mut p = ops::open_project(&forward).unwrap();
-    let report = ops::merge_packages(&mut p, std::slice::from_ref(&offline.first)).unwrap();
+    let report = ops::merge_packages(&mut p, std::slice::from_ref(&offline.first), T0).unwrap();
     assert_eq!(
         (report.packages[0].added, report.packages[0].already),
         (2, 0)
     );
-    let report = ops::merge_packages(&mut p, std::slice::from_ref(&offline.second)).unwrap();
+    let report = ops::merge_packages(&mut p, std::slice::from_ref(&offline.second), T0).unwrap();
     assert_eq!(
         (report.packages[0].added, report.packages[0].already),
         (2, 2)
@@ -255,13 +255,13 @@ fn merging_adds_each_event_once_with_its_time_in_any_order() {
     assert!(report.conflicts.is_empty());
     // Merging again changes nothing.
     let again =
-        ops::merge_packages(&mut p, &[offline.first.clone(), offline.second.clone()]).unwrap();
+        ops::merge_packages(&mut p, &[offline.first.clone(), offline.second.clone()], T0).unwrap();
     assert_eq!(again.packages.iter().map(|m| m.added).sum::<usize>(), 0);
     let ana = serde_json::to_value(ops::answer_history(&p, ONE).unwrap()).unwrap();
     drop(p);
 
     let mut q = ops::open_project(&backward).unwrap();
-    ops::merge_packages(&mut q, &[offline.second.clone(), offline.first.clone()]).unwrap();
+    ops::merge_packages(&mut q, &[offline.second.clone(), offline.first.clone()], T0).unwrap();
     drop(q);
 
     let merged = events(&forward);
@@ -289,7 +289,7 @@ fn a_conflicting_event_is_listed_and_the_stored_one_stays() {
     let offline = Offline::new();
     let project = offline.fresh_project("conflict.verity");
     let mut p = ops::open_project(&project).unwrap();
-    ops::merge_packages(&mut p, std::slice::from_ref(&offline.first)).unwrap();
+    ops::merge_packages(&mut p, std::slice::from_ref(&offline.first), T0).unwrap();
     let stored = events(&project);
 
     // The second package's copy of the first submission now says something else.
@@ -301,10 +301,13 @@ fn a_conflicting_event_is_listed_and_the_stored_one_stays() {
     )
     .unwrap();
     drop(conn);
-    let report = ops::merge_packages(&mut p, std::slice::from_ref(&offline.second)).unwrap();
+    let report = ops::merge_packages(&mut p, std::slice::from_ref(&offline.second), T0).unwrap();
     assert_eq!(report.conflicts.len(), 1);
     let conflict = &report.conflicts[0];
-    assert_eq!(conflict.stored.answer["underspecified"], json!(1));
+    assert_eq!(
+        conflict.stored.as_ref().unwrap().answer["underspecified"],
+        json!(1)
+    );
     assert_eq!(conflict.incoming.answer["underspecified"], json!(0));
     assert_eq!(conflict.incoming.instance_id, ONE);
     // The rest of the package merged; the stored event is as it was.
@@ -353,7 +356,8 @@ fn a_bad_package_is_refused_whole_with_one_sentence() {
         (&plain, "is a project, not a rater's package"),
     ] {
         // Given after a good package: the good one is not merged either.
-        let err = ops::merge_packages(&mut p, &[offline.first.clone(), file.clone()]).unwrap_err();
+        let err =
+            ops::merge_packages(&mut p, &[offline.first.clone(), file.clone()], T0).unwrap_err();
         assert_eq!(err.code(), ErrorCode::BadPackage, "{err}");
         let message = err.to_string();
         assert!(message.contains(says), "{message}");

@@ -279,6 +279,13 @@ fn the_database_refuses_a_rater_every_row_that_is_not_theirs() {
         "UPDATE verity.meta SET value = 'x'".into(),
         "INSERT INTO verity.panel_logins VALUES ('x', 1, 't')".into(),
         "UPDATE verity.questionnaires SET source = ''".into(),
+        // Time on task and evidence go through the checked path, or nowhere.
+        "UPDATE verity.assignments SET active_ms = active_ms + 5".into(),
+        "INSERT INTO verity.evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)
+         SELECT id, 'x', 'x', '{}', 't' FROM verity.case_revisions".into(),
+        "UPDATE verity.evidence_cache SET risk_permille = 0".into(),
+        // Her own answer, in her own name, on her own task: still only through save_my_answer.
+        insert_event("verity.current_rater()", ONE),
     ];
     let before = panel
         .db
@@ -293,29 +300,49 @@ fn the_database_refuses_a_rater_every_row_that_is_not_theirs() {
             "{sql}: refused for another reason: {why}"
         );
     }
-    // Her time on her own assignment is hers to add, and only hers.
-    panel
+    // Her time on her own assignment is hers to add, through add_my_time, and never more than
+    // the wall clock ran: a claimed hour is cut to the moments since the assignment.
+    let case_one = id(&format!(
+        "SELECT id FROM verity.cases WHERE instance_id = '{ONE}'"
+    ));
+    let case_two = id(&format!(
+        "SELECT id FROM verity.cases WHERE instance_id = '{TWO}'"
+    ));
+    let added = panel
         .sql_as(
             ana,
-            "UPDATE verity.assignments SET active_ms = active_ms + 5",
+            &format!("SELECT verity.add_my_time({case_one}, 3600000)"),
         )
         .unwrap();
+    assert_eq!(added[0][0].as_deref(), Some("t"));
+    let not_hers = panel
+        .sql_as(ana, &format!("SELECT verity.add_my_time({case_two}, 5)"))
+        .unwrap();
+    assert_eq!(
+        not_hers[0][0].as_deref(),
+        Some("f"),
+        "bo's task is not hers"
+    );
     let after = panel
         .db
         .try_sql(None, "SELECT COUNT(*) FROM verity.answer_events")
         .unwrap();
     assert_eq!(before, after);
-    let times = panel
+    let times: Vec<i64> = panel
         .db
         .try_sql(
             None,
             "SELECT active_ms FROM verity.assignments ORDER BY rater_id",
         )
-        .unwrap();
-    assert_eq!(
-        times,
-        [vec![Some("5".to_string())], vec![Some("0".to_string())]]
+        .unwrap()
+        .iter()
+        .map(|r| r[0].as_deref().unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        times[0] > 0 && times[0] < 600_000,
+        "ana's claimed hour was capped by the wall clock: {times:?}"
     );
+    assert_eq!(times[1], 0, "bo's time is untouched");
 
     // bo's login, likewise, never sees ana's answer.
     assert_eq!(panel.count_as(bo, "answer_events"), 1);
@@ -362,6 +389,9 @@ fn a_dump_taken_as_a_rater_holds_no_other_raters_answer() {
             "--enable-row-security",
             "--data-only",
             "--schema=verity",
+            // The task texts hold the audit's verdict: a rater reads them through case_text.
+            "--exclude-table=verity.case_revisions",
+            "--exclude-table=verity.case_sources",
             "-h",
             host,
             "-p",
@@ -524,24 +554,397 @@ fn the_coordinator_hears_of_each_raters_answer_as_it_is_saved() {
     assert!(file.answer_feed().unwrap().is_none());
 }
 
+/// The panel as a Verity of server schema 4 left it: no risk column, none of schema 6's
+/// checked path, and the raters' group granted the direct writes it had then.
+fn make_old(panel: &Panel) {
+    let group = format!("verity_{}_raters", panel.db.name);
+    let exists = "EXISTS (SELECT 1 FROM verity.case_revisions r WHERE r.id = case_revision_id)";
+    panel.db.sql(&format!(
+        "DROP FUNCTION verity.case_text(BIGINT);
+         DROP FUNCTION verity.add_my_time(BIGINT, BIGINT);
+         DROP FUNCTION verity.save_my_answer(TEXT, BIGINT, BIGINT, BIGINT, TEXT, TEXT, TEXT);
+         DROP FUNCTION verity.answer_violation(JSONB, JSONB, BOOLEAN);
+         DROP FUNCTION verity.lock_answer_history(BIGINT, BIGINT);
+         DROP TABLE verity.questionnaire_rules;
+         DROP TABLE verity.answer_conflicts;
+         DROP INDEX verity.answer_events_one_revision;
+         ALTER TABLE verity.assignments DROP COLUMN time_at;
+         DROP POLICY everyone_reads ON verity.meta;
+         CREATE POLICY everyone_reads ON verity.meta FOR SELECT USING (true);
+         CREATE POLICY own_time ON verity.assignments FOR UPDATE
+             USING (rater_id = verity.current_rater()) WITH CHECK (rater_id = verity.current_rater());
+         CREATE POLICY own_name_own_task ON verity.answer_events FOR INSERT
+             WITH CHECK (rater_id = verity.current_rater() AND verity.assigned_to_me(case_id));
+         CREATE POLICY assigned_write ON verity.evidence_cache FOR INSERT WITH CHECK ({exists});
+         CREATE POLICY assigned_refresh ON verity.evidence_cache FOR UPDATE
+             USING ({exists}) WITH CHECK ({exists});
+         ALTER TABLE verity.evidence_cache DROP COLUMN risk_permille;
+         GRANT SELECT ON ALL TABLES IN SCHEMA verity TO {group};
+         GRANT INSERT ON verity.answer_events, verity.evidence_cache TO {group};
+         GRANT UPDATE (active_ms) ON verity.assignments TO {group};
+         GRANT UPDATE (report, computed_at) ON verity.evidence_cache TO {group};
+         UPDATE verity.schema_version SET version = 4;"
+    ));
+}
+
 #[test]
-fn raters_of_a_panel_made_before_risk_scores_may_store_them_once_migrated() {
+fn a_panel_made_by_an_older_verity_is_upgraded_and_its_raters_lose_direct_writes() {
     let Some(panel) = Panel::new() else { return };
-    // The panel as an older Verity left it: no risk column, schema 4; its raters' group was
-    // granted what that schema had.
-    panel.db.sql(
-        "ALTER TABLE verity.evidence_cache DROP COLUMN risk_permille;
-         UPDATE verity.schema_version SET version = 4;",
+    make_old(&panel);
+    // What the old grants let ana's login do: two submissions of one revision, written
+    // straight into the table (as two racing saves of an older Verity did).
+    let insert = |uid: &str, value: i64| {
+        format!(
+            "INSERT INTO verity.answer_events(uid, case_id, case_revision_id, rater_id,
+               questionnaire_id, kind, answer_revision, answer, at)
+             SELECT '{uid}', r.case_id, r.id, verity.current_rater(), 1, 'submit', 1,
+               '{{\"underspecified\": {value}}}', 't'
+             FROM verity.case_revisions r JOIN verity.cases c ON c.id = r.case_id
+             WHERE c.instance_id = '{ONE}'"
+        )
+    };
+    for (uid, value) in [
+        ("00000000-0000-7000-8000-000000000001", 1),
+        ("00000000-0000-7000-8000-000000000002", 2),
+    ] {
+        panel.sql_as(&panel.ana, &insert(uid, value)).unwrap();
+    }
+    // The coordinator's Verity migrates the panel when it opens it.
+    let coordinator = panel.coordinator();
+    let conflicts = ops::list_conflicts(&coordinator, false).unwrap();
+    assert_eq!(conflicts.len(), 1, "{conflicts:#?}");
+    assert_eq!(conflicts[0].rater, "ana");
+    assert_eq!(conflicts[0].values["underspecified"], json!(2));
+    assert!(conflicts[0].origin.contains("before server schema 6"));
+    let history = ops::answer_history(&coordinator, ONE).unwrap();
+    assert_eq!(history[0].events.len(), 1, "the earliest submission stays");
+
+    for sql in [
+        insert("00000000-0000-7000-8000-000000000003", 3),
+        "UPDATE verity.assignments SET active_ms = active_ms + 5".into(),
+        "INSERT INTO verity.evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at)
+         SELECT id, 'x', 'x', '{}', 't' FROM verity.case_revisions"
+            .into(),
+        "UPDATE verity.evidence_cache SET report = '{}'".into(),
+    ] {
+        let why = panel
+            .sql_as(&panel.ana, &sql)
+            .expect_err(&format!("ana's login still may: {sql}"));
+        assert!(why.contains("permission denied"), "{sql}: {why}");
+    }
+    // Ana's app goes on working through the checked path: the migration wrote the rules.
+    let mut ana = panel.open_as(&panel.ana);
+    let mut revision = answer("ana", ONE, 3);
+    revision.reason = Some("read the tests again".into());
+    let view = ops::revise_answer(&mut ana, &revision, T0).unwrap();
+    assert_eq!(view.answer_revision, 2);
+    assert_ne!(
+        view.saved_at.as_deref(),
+        Some("1970-01-01T00:00:00Z"),
+        "the server's clock dates it"
     );
-    drop(panel.coordinator());
-    let store_evidence = "INSERT INTO verity.evidence_cache
-             (case_revision_id, base_commit, engine_version, report, computed_at, risk_permille)
-         SELECT id, base_commit, 'evidence-test', '{}', 't', 500 FROM verity.case_revisions;
-         UPDATE verity.evidence_cache SET risk_permille = 600, report = '{\"a\": 1}';
-         SELECT risk_permille FROM verity.evidence_cache";
+}
+
+/// The table of `docs/rater-logins.md` that says, per table, what a rater's login may do.
+fn documented_access() -> Vec<(String, String, [String; 3])> {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rater-logins.md"),
+    )
+    .unwrap();
+    doc.lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect::<Vec<String>>()
+        })
+        // The table of tables has five columns; the table of functions above it, two.
+        .filter(|cells| cells.len() == 5)
+        .map(|cells| {
+            (
+                cells[0].trim_matches('`').to_string(),
+                cells[1].clone(),
+                [cells[2].clone(), cells[3].clone(), cells[4].clone()],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_raters_login_may_do_exactly_what_the_documentation_says_on_every_table() {
+    let Some(panel) = Panel::new() else { return };
+    let ana = &panel.ana;
+    let mut p = panel.open_as(ana);
+    ops::submit_answer(&mut p, &answer("ana", ONE, 1), T0).unwrap();
+    drop(p);
+    let documented = documented_access();
+    let mut tables: Vec<String> = panel
+        .db
+        .try_sql(
+            None,
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'verity' ORDER BY tablename",
+        )
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0].clone().unwrap())
+        .collect();
+    let mut named: Vec<String> = documented.iter().map(|d| d.0.clone()).collect();
+    tables.sort();
+    named.sort();
     assert_eq!(
-        panel.sql_as(&panel.ana, store_evidence),
-        Ok(vec![vec![Some("600".to_string())]]),
-        "ana stores and refreshes her task's evidence with its risk"
+        named, tables,
+        "docs/rater-logins.md names every table, once"
     );
+    let columns = |table: &str| -> Vec<String> {
+        panel
+            .db
+            .try_sql(
+                None,
+                &format!(
+                    "SELECT column_name FROM information_schema.columns
+                     WHERE table_schema = 'verity' AND table_name = '{table}' ORDER BY ordinal_position"
+                ),
+            )
+            .unwrap()
+            .into_iter()
+            .map(|r| r[0].clone().unwrap())
+            .collect()
+    };
+    for (table, select, writes) in &documented {
+        let all = columns(table);
+        let whole = panel.sql_as(ana, &format!("SELECT * FROM verity.{table}"));
+        if let Some(list) = select.strip_prefix("columns ") {
+            // Only the columns named, which leave out the task's text.
+            assert!(whole.is_err(), "{table}: ana reads whole rows");
+            let granted: Vec<&str> = list
+                .split(',')
+                .map(|c| c.trim().trim_matches('`'))
+                .collect();
+            for column in &all {
+                let read = panel.sql_as(ana, &format!("SELECT {column} FROM verity.{table}"));
+                assert_eq!(
+                    read.is_ok(),
+                    granted.contains(&column.as_str()),
+                    "{table}.{column}: {read:?}"
+                );
+            }
+        } else {
+            let rows = whole.unwrap_or_else(|e| panic!("{table}: ana cannot read it: {e}"));
+            match select.as_str() {
+                "no rows" => assert!(rows.is_empty(), "{table}: ana reads {rows:?}"),
+                s if s.starts_with("own rows") || s.starts_with("all rows") => {}
+                other => panic!("{table}: the documentation says {other:?}"),
+            }
+        }
+        let first = &all[0];
+        for (verb, sql, allowed) in [
+            (
+                "INSERT",
+                format!("INSERT INTO verity.{table} DEFAULT VALUES"),
+                &writes[0],
+            ),
+            (
+                "UPDATE",
+                format!("UPDATE verity.{table} SET {first} = {first}"),
+                &writes[1],
+            ),
+            ("DELETE", format!("DELETE FROM verity.{table}"), &writes[2]),
+        ] {
+            assert_eq!(
+                allowed, "no",
+                "{table} {verb}: a rater's login writes no table"
+            );
+            let why = panel
+                .sql_as(ana, &sql)
+                .expect_err(&format!("ana's login may {verb} {table}"));
+            assert!(why.contains("permission denied"), "{table} {verb}: {why}");
+        }
+    }
+}
+
+#[test]
+fn the_checked_path_sets_the_revision_and_time_and_checks_the_answer() {
+    let Some(panel) = Panel::new() else { return };
+    let ana = &panel.ana;
+    let id = |sql: &str| panel.db.try_sql(None, sql).unwrap()[0][0].clone().unwrap();
+    let (case, revision) = (
+        id(&format!(
+            "SELECT id FROM verity.cases WHERE instance_id = '{ONE}'"
+        )),
+        id(&format!(
+            "SELECT r.id FROM verity.case_revisions r JOIN verity.cases c ON c.id = r.case_id
+             WHERE c.instance_id = '{ONE}'"
+        )),
+    );
+    let two = id(&format!(
+        "SELECT id FROM verity.cases WHERE instance_id = '{TWO}'"
+    ));
+    let questionnaire = id("SELECT value FROM verity.meta WHERE key = 'questionnaire'");
+    let valid = serde_json::to_string(&answer("ana", ONE, 1).values).unwrap();
+    let save = |uid: &str, case: &str, kind: &str, answer: &str, reason: &str| {
+        panel.sql_as(
+            ana,
+            &format!(
+                "SELECT verity.save_my_answer('{uid}', {case}, {revision}, {questionnaire},
+                   '{kind}', '{answer}', {reason})"
+            ),
+        )
+    };
+    let uid = |n: u32| format!("019a0000-0000-7000-8000-{n:012}");
+    for (sql, why) in [
+        (
+            save(&uid(1), &case, "draft", r#"{"underspecified": 9}"#, "NULL"),
+            "not an option",
+        ),
+        (
+            save(&uid(1), &case, "submit", r#"{"underspecified": 1}"#, "NULL"),
+            "must be answered",
+        ),
+        (
+            save(&uid(1), &case, "submit", r#"{"mood": 1}"#, "NULL"),
+            "not a question",
+        ),
+        (
+            save(&uid(1), &two, "submit", &valid, "NULL"),
+            "not assigned",
+        ),
+        (
+            save("forged-id", &case, "submit", &valid, "NULL"),
+            "UUID v7",
+        ),
+        (
+            save(&uid(1), &case, "revise", &valid, "'why'"),
+            "nothing to revise",
+        ),
+    ] {
+        let err = sql.expect_err(why);
+        assert!(err.contains(why), "expected {why:?}: {err}");
+    }
+    save(&uid(2), &case, "submit", &valid, "NULL").unwrap();
+    // The same save again (a retry after a lost connection) is the same event.
+    save(&uid(2), &case, "submit", &valid, "NULL").unwrap();
+    let err = save(&uid(3), &case, "submit", &valid, "NULL").unwrap_err();
+    assert!(err.contains("submitted already"), "{err}");
+    let err = save(&uid(4), &case, "draft", &valid, "NULL").unwrap_err();
+    assert!(err.contains("never overwritten"), "{err}");
+    let err = save(&uid(1), &case, "revise", &valid, "'older'").unwrap_err();
+    assert!(err.contains("before the rater's latest"), "{err}");
+    save(&uid(5), &case, "revise", &valid, "'read it again'").unwrap();
+    let stored = panel
+        .db
+        .try_sql(
+            None,
+            "SELECT kind, answer_revision, at FROM verity.answer_events e
+             JOIN verity.raters r ON r.id = e.rater_id WHERE r.name = 'ana' ORDER BY uid",
+        )
+        .unwrap();
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored[0][..2], [Some("submit".into()), Some("1".into())]);
+    assert_eq!(stored[1][..2], [Some("revise".into()), Some("2".into())]);
+    let at = stored[1][2].as_deref().unwrap();
+    let year: i32 = at[..4].parse().unwrap();
+    assert!(year >= 2025, "the server's clock dated it: {at}");
+}
+
+#[test]
+fn a_raters_login_reads_no_verdict_and_no_calibration() {
+    let Some(panel) = Panel::new() else { return };
+    let mut coordinator = panel.coordinator();
+    ops::import_paths(
+        &mut coordinator,
+        &[fixture("audit/cases")],
+        T0,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    let task = "instance_acme__widgets-1111aaaa00000000000000000000000000000000-vnan";
+    ops::assign_to(
+        &mut coordinator,
+        &["ana".into(), "bo".into()],
+        &CaseSelection::Ids(vec![task.into()]),
+        T0,
+    )
+    .unwrap();
+    ops::set_calibration_rate(&mut coordinator, 0.5).unwrap();
+    let shown = ops::show_case(&coordinator, task).unwrap();
+    assert_eq!(shown.audit_status.as_deref(), Some("proven"));
+    drop(coordinator);
+
+    let ana = panel.open_as(&panel.ana);
+    let shown = ops::show_case(&ana, task).unwrap();
+    assert_eq!((shown.audit_status, shown.audit_class), (None, None));
+    assert!(shown.sources.is_empty());
+    let raters: Vec<&str> = shown.assignments.iter().map(|a| a.rater.as_str()).collect();
+    assert_eq!(raters, ["ana"], "ana sees nobody else's progress");
+    assert!(ops::case_view(&ana, task).is_ok());
+    for sql in [
+        "SELECT content FROM verity.case_revisions",
+        "SELECT content FROM verity.case_sources",
+        "SELECT content_hash FROM verity.case_revisions",
+    ] {
+        let why = panel.sql_as(&panel.ana, sql).expect_err(sql);
+        assert!(why.contains("permission denied"), "{sql}: {why}");
+    }
+    let texts = panel
+        .sql_as(
+            &panel.ana,
+            "SELECT verity.case_text(id) FROM verity.case_revisions",
+        )
+        .unwrap();
+    assert_eq!(texts.len(), 2, "her two tasks");
+    let texts = format!("{texts:?}");
+    assert!(texts.contains("1111aaaa"), "{texts}");
+    for secret in ["airtight", "Ambiguity witness", "proven"] {
+        assert!(!texts.contains(secret), "{secret} reached ana: {texts}");
+    }
+    assert!(
+        panel
+            .sql_as(
+                &panel.ana,
+                "SELECT value FROM verity.meta WHERE key = 'calibration_rate'"
+            )
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(panel.count_as(&panel.ana, "calibration_tasks"), 0);
+    assert_eq!(panel.count_as(&panel.ana, "reference_labels"), 0);
+}
+
+#[test]
+fn server_tests_fail_under_ci_without_a_server_and_say_they_skipped_outside_it() {
+    let me = std::env::current_exe().unwrap();
+    let run = |ci: Option<&str>| {
+        let mut cmd = Command::new(&me);
+        cmd.args([
+            "--exact",
+            "server_access::a_revoked_login_cannot_connect_and_its_answers_stay",
+            "--nocapture",
+        ])
+        .env_remove("VERITY_TEST_POSTGRES_URL");
+        match ci {
+            Some(value) => cmd.env("CI", value),
+            None => cmd.env_remove("CI"),
+        };
+        let out = cmd.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (passed, text) = run(Some("true"));
+    assert!(
+        !passed,
+        "a server test passed under CI without a server:\n{text}"
+    );
+    assert!(
+        text.contains("CI=true but VERITY_TEST_POSTGRES_URL is unset"),
+        "{text}"
+    );
+    let (passed, text) = run(None);
+    assert!(passed, "{text}");
+    assert!(text.contains("skipped the PostgreSQL part"), "{text}");
 }

@@ -436,12 +436,12 @@ fn all_rows(store: &dyn ProjectStore) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
 /// A project copied into a new one reads back cell for cell, and a copy into a project that
 /// holds anything is refused whole.
 fn copy_is_lossless(from: &dyn ProjectStore, to: &mut dyn ProjectStore) {
-    let counts = copy_rows(from, to, &mut |_, _| true).unwrap();
+    let counts = copy_rows(from, to, &mut |_, _| Ok(true)).unwrap();
     let before = all_rows(from);
     assert_eq!(before, all_rows(to));
     let events = counts.iter().find(|(t, _)| *t == "answer_events").unwrap();
     assert_eq!(events.1, 4);
-    let err = copy_rows(from, to, &mut |_, _| true).unwrap_err();
+    let err = copy_rows(from, to, &mut |_, _| Ok(true)).unwrap_err();
     assert!(
         err.to_string()
             .contains("a project is copied only into a new one")
@@ -473,11 +473,11 @@ fn submission_filters(store: &mut dyn ProjectStore) {
         "odd \"id\"": [2, 2.50],
     });
     let revised = json!({ "underspecified": 3, "underspecified_notes": "revised" });
-    for (case, rater, kind, values) in [
-        (&two, &ana, EventKind::Submit, &given),
-        (&two, &bo, EventKind::Submit, &given),
-        (&ten, &ana, EventKind::Submit, &given),
-        (&two, &ana, EventKind::Revise, &revised),
+    for (case, rater, kind, revision, values) in [
+        (&two, &ana, EventKind::Submit, 1, &given),
+        (&two, &bo, EventKind::Submit, 1, &given),
+        (&ten, &ana, EventKind::Submit, 1, &given),
+        (&two, &ana, EventKind::Revise, 2, &revised),
     ] {
         store
             .append_answer_event(&NewAnswerEvent {
@@ -487,7 +487,7 @@ fn submission_filters(store: &mut dyn ProjectStore) {
                 case_revision_id: case.revision_id,
                 questionnaire_id: q,
                 kind,
-                answer_revision: 1,
+                answer_revision: revision,
                 answer: values.as_object().unwrap(),
                 reason: None,
                 at: T1,
@@ -658,7 +658,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 5);
+    assert_eq!(store.schema_version().unwrap(), 6);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -731,7 +731,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 5);
+    assert_eq!(checked.schema_version().unwrap(), 6);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

@@ -281,7 +281,9 @@ enum Command {
         json: bool,
     },
     /// Merge raters' packages into the project. Events already merged are skipped; two
-    /// different events with one id are listed as conflicts and the stored one stays.
+    /// different events with one id are listed as conflicts and the stored one stays; an answer
+    /// that diverges from the rater's history in the project (another revision 2) is listed and
+    /// kept as a conflict for `verity conflicts`.
     Merge {
         /// The package files.
         #[arg(required = true)]
@@ -379,6 +381,12 @@ enum Command {
         #[command(subcommand)]
         action: AdjudicatorAction,
     },
+    /// Answers that diverged from their rater's history (a merged package's revision beside the
+    /// project's own): list them, and settle each by keeping one answer; both stay in the history.
+    Conflicts {
+        #[command(subcommand)]
+        action: ConflictAction,
+    },
     /// Write a Markdown report with SVG charts: agreement per question with intervals, rater
     /// pairs, label distributions, the count the filter keeps. A folder that holds a report is
     /// refused unless --force.
@@ -425,6 +433,34 @@ enum AdjudicatorAction {
     },
     /// List the named adjudicators.
     List,
+}
+
+#[derive(Subcommand)]
+enum ConflictAction {
+    /// List the open conflicts (with --all, the settled ones too).
+    List {
+        /// The settled conflicts too.
+        #[arg(long)]
+        all: bool,
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Settle a conflict: keep the project's answer, or take the conflict's answer as the
+    /// rater's next revision.
+    Resolve {
+        /// The conflict's number, as `conflicts list` shows it.
+        id: i64,
+        /// Which answer to keep.
+        #[arg(long, value_parser = ["stored", "incoming"])]
+        keep: String,
+        /// A note kept with the decision.
+        #[arg(long)]
+        note: Option<String>,
+        /// Print the settled conflict as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -791,6 +827,36 @@ impl Session<'_> {
         }
         Ok(project)
     }
+}
+
+/// One conflict as `conflicts list` prints it: who, which task, what each answer says.
+fn write_conflict(out: &mut dyn Write, c: &ops::ConflictView) -> Result<()> {
+    writeln!(
+        out,
+        "conflict {}: {} on {}, {} revision {} saved {} in {} ({})",
+        c.id,
+        c.rater,
+        c.instance_id,
+        c.kind.as_str(),
+        c.answer_revision,
+        c.at,
+        c.origin,
+        c.resolution.as_deref().unwrap_or("open")
+    )?;
+    let show = |values: &serde_json::Map<String, serde_json::Value>| {
+        values
+            .iter()
+            .filter(|(_, v)| !v.is_string())
+            .map(|(q, v)| format!("{q}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    writeln!(out, "  its answer:     {}", show(&c.values))?;
+    match (&c.current_revision, &c.current_values) {
+        (Some(n), Some(values)) => writeln!(out, "  revision {n} held: {}", show(values))?,
+        _ => writeln!(out, "  the project holds no submitted answer")?,
+    }
+    Ok(())
 }
 
 fn print_json<T: Serialize>(value: &T) -> Result<()> {
@@ -1597,7 +1663,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Merge { files, json } => {
             let mut p = project.open()?;
-            let report = ops::merge_packages(&mut p, &files)?;
+            let report = ops::merge_packages(&mut p, &files, now)?;
             if json {
                 print_json(&report)?;
             } else {
@@ -1611,15 +1677,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 for c in &report.conflicts {
                     writeln!(
                         out,
-                        "conflict: event {} from {} ({} on {}, {} at {}) differs from the stored one ({} at {}); the stored one stays",
+                        "conflict{}: event {} from {} ({} on {}, {} revision {} at {}){}: {}",
+                        c.conflict.map(|n| format!(" {n}")).unwrap_or_default(),
                         c.uid,
                         c.file,
                         c.incoming.rater,
                         c.incoming.instance_id,
                         c.incoming.kind.as_str(),
+                        c.incoming.answer_revision,
                         c.incoming.at,
-                        c.stored.kind.as_str(),
-                        c.stored.at
+                        c.stored
+                            .as_ref()
+                            .map(|s| format!(
+                                " against the stored {} revision {} at {}",
+                                s.kind.as_str(),
+                                s.answer_revision,
+                                s.at
+                            ))
+                            .unwrap_or_default(),
+                        c.why
                     )?;
                 }
             }
@@ -1730,6 +1806,48 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     for m in members {
                         writeln!(out, "{}\t{}", m.rater, m.role)?;
                     }
+                }
+            }
+        },
+        Command::Conflicts { action } => match action {
+            ConflictAction::List { all, json } => {
+                let p = project.open()?;
+                let conflicts = ops::list_conflicts(&p, all)?;
+                if json {
+                    print_json(&conflicts)?;
+                } else {
+                    for c in &conflicts {
+                        write_conflict(&mut out, c)?;
+                    }
+                    writeln!(
+                        out,
+                        "{} {}conflicts",
+                        conflicts.len(),
+                        if all { "" } else { "open " }
+                    )?;
+                }
+            }
+            ConflictAction::Resolve {
+                id,
+                keep,
+                note,
+                json,
+            } => {
+                let mut p = project.open()?;
+                let keep = if keep == "incoming" {
+                    ops::Keep::Incoming
+                } else {
+                    ops::Keep::Stored
+                };
+                let settled = ops::resolve_conflict(&mut p, id, keep, note.as_deref(), now)?;
+                if json {
+                    print_json(&settled)?;
+                } else {
+                    writeln!(
+                        out,
+                        "conflict {id} settled: {}",
+                        settled.resolution.as_deref().unwrap_or_default()
+                    )?;
                 }
             }
         },

@@ -10,7 +10,7 @@ use super::cases::{AnswerStatus, find_case, status_of};
 use super::raters::{find_active_rater, find_rater, not_assigned};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::questionnaire::Stage;
-use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, new_event_uid};
+use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -109,6 +109,9 @@ fn answer_view(
     })
 }
 
+/// How many times a save reads the history again when another writer moved it meanwhile.
+const SAVE_TRIES: usize = 5;
+
 fn write_answer(
     project: &mut Project,
     req: &AnswerRequest,
@@ -132,8 +135,6 @@ fn write_answer(
             .map(|(id, _)| id)
             .ok_or_else(|| Error::NotFound(format!("case {case:?} has no revision {n}")))?,
     };
-    let events = project.store.answer_events(stored.case_id, rater.id)?;
-    let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
     let stage = if kind == EventKind::Draft {
         Stage::Draft
     } else {
@@ -143,44 +144,78 @@ fn write_answer(
         .questionnaire
         .check_answer(&req.values, stage)
         .map_err(|violations| Error::Invalid { violations })?;
-    // Submitting again what is already submitted changes nothing, so a retried submission or
-    // a revision that revises nothing makes no new revision.
-    if kind != EventKind::Draft
-        && let Some(last) = submitted
-        && project.questionnaire.decode_answer(&last.answer) == values
-    {
-        return answer_view(project, &rater.name, &case, &events, true);
+    // The history is read, the event placed after it, and the store appends it only if the
+    // history is still as read: another process (a second `answer --submit`, the app beside the
+    // command line) that saved first makes this one read it again and decide anew, so a second
+    // submission becomes a refusal (or a revision, with its reason) and never a second revision 1.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let events = project.store.answer_events(stored.case_id, rater.id)?;
+        let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
+        // Submitting again what is already submitted changes nothing, so a retried submission
+        // or a revision that revises nothing makes no new revision.
+        if kind != EventKind::Draft
+            && let Some(last) = submitted
+            && project.questionnaire.decode_answer(&last.answer) == values
+        {
+            return answer_view(project, &rater.name, &case, &events, true);
+        }
+        let answer_revision = next_revision(kind, submitted, req, &rater.name, &case)?;
+        let at = stamp(now);
+        let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
+        let uid = new_event_uid();
+        let new = NewAnswerEvent {
+            uid: &uid,
+            case_id: stored.case_id,
+            rater_id: rater.id,
+            case_revision_id: revision_id,
+            questionnaire_id: project.questionnaire_row,
+            kind,
+            answer_revision,
+            answer: &values,
+            reason,
+            at: &at,
+        };
+        match project.store.append_answer_event(&new) {
+            Ok(_) => {}
+            Err(StoreError::HistoryMoved(_)) if tries < SAVE_TRIES => continue,
+            Err(e) => return Err(e.into()),
+        }
+        // Read back as stored: on a server, a rater's login has the server set the time.
+        let events = project.store.answer_events(stored.case_id, rater.id)?;
+        return answer_view(project, &rater.name, &case, &events, false);
     }
-    let answer_revision = match (kind, submitted) {
-        (EventKind::Draft, Some(_)) => {
-            return Err(Error::refused(
-                ErrorCode::AlreadySubmitted,
-                format!(
-                    "{} already submitted case {case}; a submitted answer is never overwritten: revise it with a reason",
-                    rater.name
-                ),
-            ));
-        }
-        (EventKind::Draft, None) => 0,
-        (EventKind::Submit, Some(_)) => {
-            return Err(Error::refused(
-                ErrorCode::NeedsReason,
-                format!(
-                    "{} already submitted case {case}; a change after submission is a revision and needs a reason",
-                    rater.name
-                ),
-            ));
-        }
-        (EventKind::Submit, None) => 1,
-        (EventKind::Revise, None) => {
-            return Err(Error::refused(
-                ErrorCode::NothingToRevise,
-                format!(
-                    "{} has not submitted case {case} yet: there is nothing to revise",
-                    rater.name
-                ),
-            ));
-        }
+}
+
+/// The answer revision a new event of `kind` takes after the rater's last submitted event, or
+/// why it cannot be made.
+fn next_revision(
+    kind: EventKind,
+    submitted: Option<&AnswerEvent>,
+    req: &AnswerRequest,
+    rater: &str,
+    case: &str,
+) -> Result<i64> {
+    match (kind, submitted) {
+        (EventKind::Draft, Some(_)) => Err(Error::refused(
+            ErrorCode::AlreadySubmitted,
+            format!(
+                "{rater} already submitted case {case}; a submitted answer is never overwritten: revise it with a reason"
+            ),
+        )),
+        (EventKind::Draft, None) => Ok(0),
+        (EventKind::Submit, Some(_)) => Err(Error::refused(
+            ErrorCode::NeedsReason,
+            format!(
+                "{rater} already submitted case {case}; a change after submission is a revision and needs a reason"
+            ),
+        )),
+        (EventKind::Submit, None) => Ok(1),
+        (EventKind::Revise, None) => Err(Error::refused(
+            ErrorCode::NothingToRevise,
+            format!("{rater} has not submitted case {case} yet: there is nothing to revise"),
+        )),
         (EventKind::Revise, Some(last)) => {
             if req.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
                 return Err(Error::refused(
@@ -188,40 +223,9 @@ fn write_answer(
                     "a revision of a submitted answer needs its reason",
                 ));
             }
-            last.answer_revision + 1
+            Ok(last.answer_revision + 1)
         }
-    };
-    let at = stamp(now);
-    let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
-    let uid = new_event_uid();
-    let new = NewAnswerEvent {
-        uid: &uid,
-        case_id: stored.case_id,
-        rater_id: rater.id,
-        case_revision_id: revision_id,
-        questionnaire_id: project.questionnaire_row,
-        kind,
-        answer_revision,
-        answer: &values,
-        reason,
-        at: &at,
-    };
-    let id = project.store.append_answer_event(&new)?;
-    let mut events = events;
-    events.push(AnswerEvent {
-        id,
-        uid: uid.clone(),
-        case_id: new.case_id,
-        rater_id: new.rater_id,
-        case_revision_id: new.case_revision_id,
-        questionnaire_id: new.questionnaire_id,
-        kind,
-        answer_revision,
-        answer: values.clone(),
-        reason: reason.map(str::to_owned),
-        at: at.clone(),
-    });
-    answer_view(project, &rater.name, &case, &events, false)
+    }
 }
 
 /// Saves a draft (values present must be on their scale; nothing is required yet).

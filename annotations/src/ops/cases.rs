@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use super::progress::{ProgressQuery, all_progress, assignments_of};
-use super::{Error, ErrorCode, Project, Result};
+use super::{Actor, Error, ErrorCode, Project, Result};
 use crate::case::{AuditNote, Case};
 use crate::store::{AnswerEvent, EventKind, PairScope};
 
@@ -212,13 +212,16 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
     let case: Case = stored.case;
     let title = case.title();
     let has_materials = case.has_materials();
+    // The audit's verdict and where a task came from (an audit folder, a reference set) are
+    // the coordinator's: a rater who saw them would not be a blind panel.
+    let coordinator = matches!(project.actor(), Some(Actor::Coordinator));
     let (audit_status, audit_class) = match &case.audit {
         Some(AuditNote {
             status,
             witness_class,
             ..
-        }) => (status.clone(), witness_class.clone()),
-        None => (None, None),
+        }) if coordinator => (status.clone(), witness_class.clone()),
+        _ => (None, None),
     };
     Ok(CaseDetail {
         instance_id: case.instance_id,
@@ -236,11 +239,14 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
         pass_to_pass: case.pass_to_pass,
         pr_url: case.pr_url,
         has_materials,
-        sources: case
-            .sources
-            .iter()
-            .map(|s| s.as_str().to_string())
-            .collect(),
+        sources: if coordinator {
+            case.sources
+                .iter()
+                .map(|s| s.as_str().to_string())
+                .collect()
+        } else {
+            Vec::new()
+        },
         audit_status,
         audit_class,
         extra: case.extra,

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::conflicts::{ConflictView, case_conflicts};
 use super::{Actor, AnswerStatus, Project, Result, find_case, find_rater, natural_cmp, status_of};
 use crate::store::EventKind;
 
@@ -33,6 +34,9 @@ pub struct RaterAnswerHistory {
     pub status: AnswerStatus,
     /// Every event.
     pub events: Vec<AnswerEventView>,
+    /// Answers of this rater on the case that did not follow the history (a package's
+    /// diverging revision), each with where it came from; the coordinator's alone.
+    pub conflicts: Vec<ConflictView>,
 }
 
 /// Every rater's answer on a case with its revision history, as far as the project's actor
@@ -41,14 +45,22 @@ pub struct RaterAnswerHistory {
 pub fn answer_history(project: &Project, case: &str) -> Result<Vec<RaterAnswerHistory>> {
     project.require_actor()?;
     let stored = find_case(project, case)?;
-    let raters = match project.actor() {
-        Some(Actor::Rater { name }) => vec![find_rater(project, name)?],
-        _ => project.store.list_raters()?,
+    let (raters, conflicts) = match project.actor() {
+        Some(Actor::Rater { name }) => (vec![find_rater(project, name)?], Vec::new()),
+        _ => (
+            project.store.list_raters()?,
+            case_conflicts(project, stored.case_id)?,
+        ),
     };
     let mut out = Vec::new();
     for rater in raters {
         let events = project.store.answer_events(stored.case_id, rater.id)?;
-        if events.is_empty() {
+        let conflicts: Vec<ConflictView> = conflicts
+            .iter()
+            .filter(|c| c.rater == rater.name)
+            .cloned()
+            .collect();
+        if events.is_empty() && conflicts.is_empty() {
             continue;
         }
         let status = status_of(&events);
@@ -70,6 +82,7 @@ pub fn answer_history(project: &Project, case: &str) -> Result<Vec<RaterAnswerHi
             rater: rater.name,
             status,
             events: views,
+            conflicts,
         });
     }
     out.sort_by(|a, b| natural_cmp(&a.rater, &b.rater));

@@ -26,7 +26,7 @@ pub struct MigrateReport {
 pub fn migrate_project(project: &Project, to: &Path) -> Result<MigrateReport> {
     project.require_coordinator("copies the whole project")?;
     let mut dest = crate::store::create(to, None)?;
-    match copy_rows(project.store.as_ref(), dest.as_mut(), &mut |_, _| true) {
+    match copy_rows(project.store.as_ref(), dest.as_mut(), &mut |_, _| Ok(true)) {
         Ok(tables) => Ok(MigrateReport {
             from: project.path().display().to_string(),
             to: dest.path().display().to_string(),

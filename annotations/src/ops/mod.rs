@@ -45,6 +45,8 @@ mod cases;
 pub use cases::*;
 mod clone;
 pub use clone::*;
+mod conflicts;
+pub use conflicts::*;
 mod demo;
 pub use demo::*;
 mod ensemble;

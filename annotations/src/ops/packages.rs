@@ -6,8 +6,13 @@
 //! Merging relies on answer events' global ids: an event the project already holds is skipped,
 //! so merging twice changes nothing and packages merge in any order; every event keeps its
 //! original time; two different events claiming one id are listed as conflicts, and the stored
-//! one stays. A package from another project, one holding another rater's events, or a damaged
-//! file is refused whole before anything is merged.
+//! one stays. An event that does not follow the rater's history in the project (a package's
+//! revision 2 beside the project's own revision 2, from another copy of the package or from
+//! the rater's work on the server meanwhile) is a divergence: it is listed as a conflict and
+//! kept whole in the project's conflicts with the package it came from, never dropped and
+//! never taken silently; the coordinator settles it (`verity conflicts`, [`super::conflicts`]).
+//! A package from another project, one holding another rater's events, or a damaged file is
+//! refused whole before anything is merged.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -18,9 +23,10 @@ use time::OffsetDateTime;
 
 use super::raters::find_rater;
 use super::{Error, ErrorCode, Overwrite, Project, Result, stamp};
+use crate::case::AuditNote;
 use crate::store::prelude::*;
 use crate::store::transfer::{Cell, Table, copy_rows, table};
-use crate::store::{EventKind, NewAnswerEvent, Store};
+use crate::store::{EventKind, NewAnswerEvent, Store, StoreError};
 
 pub use crate::store::PACKAGE_RATER;
 /// The project setting holding the project's id, which a package shares with its project.
@@ -127,41 +133,59 @@ fn cut(
     let in_cases = |table: &Table, row: &[Cell]| {
         int(table, row, "case_id").is_some_and(|c| cases.contains(&c))
     };
-    Ok(copy_rows(from, to, &mut |table, row| match table.name {
-        // The calibration rate stays with the coordinator, as the calibration tasks do.
-        "meta" => table
-            .column("key")
-            .and_then(|i| row.get(i))
-            .is_none_or(|key| *key != Cell::Text(super::calibration::CALIBRATION_RATE.into())),
-        "questionnaires" => true,
-        "cases" => int(table, row, "id").is_some_and(|c| cases.contains(&c)),
-        "case_sources" => in_cases(table, row),
-        "case_revisions" => {
-            let keep = in_cases(table, row);
-            if let (true, Some(id)) = (keep, int(table, row, "id")) {
-                revisions.insert(id);
+    Ok(copy_rows(from, to, &mut |table, row| {
+        Ok(match table.name {
+            // The calibration rate stays with the coordinator, as the calibration tasks do.
+            "meta" => table
+                .column("key")
+                .and_then(|i| row.get(i))
+                .is_none_or(|key| *key != Cell::Text(super::calibration::CALIBRATION_RATE.into())),
+            "questionnaires" => true,
+            "cases" => int(table, row, "id").is_some_and(|c| cases.contains(&c)),
+            "case_sources" => in_cases(table, row) && without_verdict(table, row)?,
+            "case_revisions" => {
+                let keep = in_cases(table, row);
+                if let (true, Some(id)) = (keep, int(table, row, "id")) {
+                    revisions.insert(id);
+                }
+                keep && without_verdict(table, row)?
             }
-            keep
-        }
-        "raters" => int(table, row, "id") == Some(rater_id),
-        "assignments" => in_cases(table, row) && int(table, row, "rater_id") == Some(rater_id),
-        "answer_events" => {
-            let keep = in_cases(table, row) && int(table, row, "rater_id") == Some(rater_id);
-            if let (true, Some(id)) = (keep, int(table, row, "id")) {
-                events.insert(id);
+            "raters" => int(table, row, "id") == Some(rater_id),
+            "assignments" => in_cases(table, row) && int(table, row, "rater_id") == Some(rater_id),
+            "answer_events" => {
+                let keep = in_cases(table, row) && int(table, row, "rater_id") == Some(rater_id);
+                if let (true, Some(id)) = (keep, int(table, row, "id")) {
+                    events.insert(id);
+                }
+                keep
             }
-            keep
-        }
-        "answer_event_fields" => {
-            int(table, row, "answer_event_id").is_some_and(|e| events.contains(&e))
-        }
-        "evidence_cache" => {
-            int(table, row, "case_revision_id").is_some_and(|r| revisions.contains(&r))
-        }
-        // Adjudications, reference labels, adjudicators and the coordinator's clones stay
-        // with the coordinator.
-        _ => false,
+            "answer_event_fields" => {
+                int(table, row, "answer_event_id").is_some_and(|e| events.contains(&e))
+            }
+            "evidence_cache" => {
+                int(table, row, "case_revision_id").is_some_and(|r| revisions.contains(&r))
+            }
+            // Adjudications, reference labels, adjudicators, answer conflicts and the
+            // coordinator's clones stay with the coordinator.
+            _ => false,
+        })
     })?)
+}
+
+/// Takes the audit's verdict out of a task's text (a revision's or a source's `content`): a
+/// package goes to a rater. True, so a filter can keep the row.
+fn without_verdict(table: &Table, row: &mut [Cell]) -> std::result::Result<bool, StoreError> {
+    let Some(cell) = table.column("content").and_then(|i| row.get_mut(i)) else {
+        return Ok(true);
+    };
+    let Cell::Text(content) = cell else {
+        return Ok(true);
+    };
+    let mut record: Value = serde_json::from_str(content)
+        .map_err(|e| StoreError::Rule(format!("a task text in {} is not JSON: {e}", table.name)))?;
+    AuditNote::strip_verdict(&mut record);
+    *content = record.to_string();
+    Ok(true)
 }
 
 fn partial_path(out: &Path) -> PathBuf {
@@ -201,14 +225,22 @@ pub struct MergedEvent {
     pub at: String,
 }
 
-/// Two different events claiming one global id: the stored one stays.
+/// A package's event that the project could not take as it is: two different events claiming
+/// one global id (the stored one stays), or an event that diverges from the rater's history in
+/// the project (kept as an open conflict for the coordinator to settle).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MergeConflict {
-    /// The global id both claim.
+    /// The package event's global id.
     pub uid: String,
-    /// The event the project holds (or an earlier package of this merge gave).
-    pub stored: MergedEvent,
-    /// The package's event, not merged.
+    /// The conflict's number for `verity conflicts resolve` when the event is kept as a
+    /// divergence; `None` for a clash of global ids, which is not kept.
+    pub conflict: Option<i64>,
+    /// What is wrong, in a sentence.
+    pub why: String,
+    /// The event the project holds that this one clashes with: the one with the same id, or
+    /// the submitted revision it diverges from; `None` when there is none.
+    pub stored: Option<MergedEvent>,
+    /// The package's event, not added to the answer's history.
     pub incoming: MergedEvent,
     /// The package it came from.
     pub file: String,
@@ -242,6 +274,8 @@ pub struct MergeReport {
 struct Package {
     file: String,
     rater: String,
+    /// Where its events come from, as a kept conflict records it.
+    origin: String,
     /// Each event's global id, what it says, and its questionnaire's id, version and source.
     events: Vec<(String, MergedEvent, Questionnaire)>,
 }
@@ -271,6 +305,12 @@ fn read_package(path: &Path, project_id: &str) -> Result<Package> {
                 .into(),
         )
     })?;
+    let origin = format!(
+        "{rater}'s package {file} (written {})",
+        store
+            .meta("packaged_at")?
+            .unwrap_or_else(|| "at an unknown time".into())
+    );
     let theirs = store.meta(PROJECT_ID)?.unwrap_or_default();
     if theirs != project_id {
         return Err(bad(format!(
@@ -338,6 +378,7 @@ fn read_package(path: &Path, project_id: &str) -> Result<Package> {
     Ok(Package {
         file,
         rater,
+        origin,
         events,
     })
 }
@@ -368,9 +409,30 @@ struct Pending {
     event: MergedEvent,
 }
 
+impl Pending {
+    fn new_event(&self) -> NewAnswerEvent<'_> {
+        NewAnswerEvent {
+            uid: &self.uid,
+            case_id: self.case_id,
+            rater_id: self.rater_id,
+            case_revision_id: self.revision_id,
+            questionnaire_id: self.questionnaire_id,
+            kind: self.event.kind,
+            answer_revision: self.event.answer_revision,
+            answer: &self.event.answer,
+            reason: self.event.reason.as_deref(),
+            at: &self.event.at,
+        }
+    }
+}
+
 /// Merges rater packages into the project. Every package is read and checked, and every event
 /// placed, before the first is added: a package refused refuses the whole merge.
-pub fn merge_packages(project: &mut Project, files: &[PathBuf]) -> Result<MergeReport> {
+pub fn merge_packages(
+    project: &mut Project,
+    files: &[PathBuf],
+    now: OffsetDateTime,
+) -> Result<MergeReport> {
     project.require_coordinator("merges raters' packages")?;
     let project_id = project.store.meta(PROJECT_ID)?.ok_or_else(|| {
         Error::refused(
@@ -385,8 +447,10 @@ pub fn merge_packages(project: &mut Project, files: &[PathBuf]) -> Result<MergeR
     let mut cases: HashMap<String, i64> = HashMap::new();
     let mut revisions: HashMap<(i64, i64), i64> = HashMap::new();
     let mut raters: HashMap<String, i64> = HashMap::new();
-    // Events to add, by global id: added in id order, which is the order they were made.
-    let mut seen: BTreeMap<String, Pending> = BTreeMap::new();
+    // Events to add, by global id, with the package each came from: added in id order, which
+    // is the order they were made.
+    let mut seen: BTreeMap<String, (Pending, usize)> = BTreeMap::new();
+    let mut origins: Vec<(String, String)> = Vec::new();
     let mut report = MergeReport {
         packages: Vec::new(),
         conflicts: Vec::new(),
@@ -415,6 +479,7 @@ pub fn merge_packages(project: &mut Project, files: &[PathBuf]) -> Result<MergeR
                 id
             }
         };
+        origins.push((package.file.clone(), package.origin.clone()));
         let mut merge = PackageMerge {
             file: package.file.clone(),
             rater: package.rater.clone(),
@@ -473,7 +538,7 @@ pub fn merge_packages(project: &mut Project, files: &[PathBuf]) -> Result<MergeR
                 event,
             };
             let stored = match seen.get(&incoming.uid) {
-                Some(earlier) => Some(earlier.clone()),
+                Some((earlier, _)) => Some(earlier.clone()),
                 None => project
                     .store
                     .answer_event_by_uid(&incoming.uid)?
@@ -497,33 +562,85 @@ pub fn merge_packages(project: &mut Project, files: &[PathBuf]) -> Result<MergeR
                 Some(stored) if stored == incoming => merge.already += 1,
                 Some(stored) => report.conflicts.push(MergeConflict {
                     uid: incoming.uid,
-                    stored: stored_view(project, &stored)?,
+                    conflict: None,
+                    why: "another event holds this global id with different content; the stored one stays".into(),
+                    stored: Some(stored_view(project, &stored)?),
                     incoming: incoming.event,
                     file: package.file.clone(),
                 }),
                 None => {
-                    seen.insert(incoming.uid.clone(), incoming);
+                    seen.insert(incoming.uid.clone(), (incoming, origins.len() - 1));
                     merge.added += 1;
                 }
             }
         }
         report.packages.push(merge);
     }
-    for p in seen.values() {
-        project.store.append_answer_event(&NewAnswerEvent {
-            uid: &p.uid,
-            case_id: p.case_id,
-            rater_id: p.rater_id,
-            case_revision_id: p.revision_id,
-            questionnaire_id: p.questionnaire_id,
-            kind: p.event.kind,
-            answer_revision: p.event.answer_revision,
-            answer: &p.event.answer,
-            reason: p.event.reason.as_deref(),
-            at: &p.event.at,
-        })?;
+    let found_at = stamp(now);
+    for (p, from) in seen.values() {
+        let (file, origin) = &origins[*from];
+        match project.store.append_answer_event(&p.new_event()) {
+            Ok(_) => {}
+            Err(StoreError::HistoryMoved(why)) => {
+                let conflict =
+                    match project
+                        .store
+                        .record_conflict(&p.new_event(), origin, &found_at)?
+                    {
+                        Some(id) => id,
+                        // Kept by an earlier merge of the same package.
+                        None => project
+                            .store
+                            .answer_conflicts()?
+                            .into_iter()
+                            .find(|c| c.event.uid == p.uid)
+                            .map_or(0, |c| c.event.id),
+                    };
+                if let Some(m) = report.packages.iter_mut().find(|m| &m.file == file) {
+                    m.added -= 1;
+                }
+                report.conflicts.push(MergeConflict {
+                    uid: p.uid.clone(),
+                    conflict: Some(conflict),
+                    why: format!("{why}; kept as conflict {conflict} for the coordinator to settle (verity conflicts)"),
+                    stored: diverged_from(project, p)?,
+                    incoming: p.event.clone(),
+                    file: file.clone(),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
     Ok(report)
+}
+
+/// The stored event a diverging one clashes with: the rater's submitted event of the same
+/// revision, else their latest submitted one.
+fn diverged_from(project: &Project, p: &Pending) -> Result<Option<MergedEvent>> {
+    let events = project.store.answer_events(p.case_id, p.rater_id)?;
+    let submitted = || events.iter().filter(|e| e.kind != EventKind::Draft);
+    let Some(event) = submitted()
+        .find(|e| e.answer_revision == p.event.answer_revision)
+        .or_else(|| submitted().next_back())
+    else {
+        return Ok(None);
+    };
+    let stored = Pending {
+        uid: event.uid.clone(),
+        case_id: event.case_id,
+        rater_id: event.rater_id,
+        revision_id: event.case_revision_id,
+        questionnaire_id: event.questionnaire_id,
+        event: MergedEvent {
+            kind: event.kind,
+            answer_revision: event.answer_revision,
+            answer: event.answer.clone(),
+            reason: event.reason.clone(),
+            at: event.at.clone(),
+            ..p.event.clone()
+        },
+    };
+    Ok(Some(stored_view(project, &stored)?))
 }
 
 /// A stored event in the terms a package uses.

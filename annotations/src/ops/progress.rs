@@ -334,8 +334,16 @@ pub(super) fn assignments_of(
         .into_iter()
         .map(|r| (r.id, r.name))
         .collect();
+    // A rater sees their own work only: not who else rates a task, nor how far they are.
+    let only = match project.actor() {
+        Some(super::Actor::Rater { name }) => Some(name.as_str()),
+        _ => None,
+    };
     let mut out: HashMap<i64, Vec<AssignmentStatus>> = HashMap::new();
     for p in pairs {
+        if only.is_some_and(|me| names.get(&p.rater_id).map(String::as_str) != Some(me)) {
+            continue;
+        }
         out.entry(p.case_id).or_default().push(AssignmentStatus {
             rater: names.get(&p.rater_id).cloned().unwrap_or_default(),
             status: p.state.into(),

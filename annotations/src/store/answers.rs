@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -112,6 +112,8 @@ pub fn new_event_uid() -> String {
 /// The one insert of an answer event, for the store and for an import session alike. An event
 /// whose global id is stored already is not stored twice: the same event again (a retried save,
 /// a package merged twice) gives the stored row's id; a different event under that id is refused.
+/// A new event must follow its rater's history on its case ([`check_follows`]); the caller holds
+/// the write lock (an `IMMEDIATE` transaction), so no other writer moves the history meanwhile.
 pub(super) fn insert_answer_event(
     conn: &rusqlite::Connection,
     path: &Path,
@@ -122,30 +124,7 @@ pub(super) fn insert_answer_event(
         what: "answer",
         source,
     })?;
-    let inserted = conn
-        .execute(
-            "INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
-               kind, answer_revision, answer, reason, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             ON CONFLICT (uid) DO NOTHING",
-            params![
-                event.uid,
-                event.case_id,
-                event.rater_id,
-                event.case_revision_id,
-                event.questionnaire_id,
-                event.kind.as_str(),
-                event.answer_revision,
-                answer,
-                event.reason,
-                event.at
-            ],
-        )
-        .map_err(|e| sql_err(path, e))?;
-    if inserted == 1 {
-        return Ok(conn.last_insert_rowid());
-    }
-    let (id, stored): (i64, StoredFields) = conn
+    let stored: Option<(i64, StoredFields)> = conn
         .query_row(
             "SELECT id, case_id, rater_id, case_revision_id, questionnaire_id, kind,
                answer_revision, answer, reason, at FROM answer_events WHERE uid = ?1",
@@ -167,9 +146,85 @@ pub(super) fn insert_answer_event(
                 ))
             },
         )
+        .optional()
         .map_err(|e| sql_err(path, e))?;
-    same_event(event, &answer, stored)?;
-    Ok(id)
+    if let Some((id, stored)) = stored {
+        same_event(event, &answer, stored)?;
+        return Ok(id);
+    }
+    let (last, first, newest): (Option<i64>, Option<String>, Option<String>) = conn
+        .query_row(HISTORY, params![event.case_id, event.rater_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
+        .map_err(|e| sql_err(path, e))?;
+    check_follows(event, last, first.as_deref(), newest.as_deref())?;
+    conn.execute(
+        "INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
+           kind, answer_revision, answer, reason, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            event.uid,
+            event.case_id,
+            event.rater_id,
+            event.case_revision_id,
+            event.questionnaire_id,
+            event.kind.as_str(),
+            event.answer_revision,
+            answer,
+            event.reason,
+            event.at
+        ],
+    )
+    .map_err(|e| sql_err(path, e))?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Where a rater's answer on a task stands, for [`check_follows`]: the highest submitted
+/// revision, the global id of the first submitted event and that of the latest event of any
+/// kind (`?1` is the case, `?2` the rater); the server asks the same.
+const HISTORY: &str = "SELECT
+       MAX(CASE WHEN kind <> 'draft' THEN answer_revision END),
+       MIN(CASE WHEN kind <> 'draft' THEN uid END),
+       MAX(uid)
+     FROM answer_events WHERE case_id = ?1 AND rater_id = ?2";
+
+/// Refuses an event that does not follow its rater's history on its case, given the highest
+/// submitted revision stored (`last`), the global id of the first submitted event (`first`) and
+/// of the latest event (`newest`): a draft comes before the first submission; a submission is
+/// revision 1 of an answer not yet submitted, a revision the one after the last, and either
+/// comes after every event in id order (the order answers are read in). So two events never
+/// share a revision, and a draft never follows a submitted answer, whichever writer, process or
+/// package comes second. Shared by both backends.
+pub(crate) fn check_follows(
+    event: &NewAnswerEvent<'_>,
+    last: Option<i64>,
+    first: Option<&str>,
+    newest: Option<&str>,
+) -> Result<(), StoreError> {
+    let latest = newest.is_none_or(|newest| event.uid > newest);
+    let follows = match event.kind {
+        EventKind::Draft => {
+            event.answer_revision == 0 && first.is_none_or(|first| event.uid < first)
+        }
+        EventKind::Submit => event.answer_revision == 1 && last.is_none() && latest,
+        EventKind::Revise => last.is_some_and(|n| event.answer_revision == n + 1) && latest,
+    };
+    if follows {
+        return Ok(());
+    }
+    let stored = match last {
+        None => "no submitted answer".to_string(),
+        Some(n) => format!("submitted revision {n}"),
+    };
+    let given = match event.kind {
+        EventKind::Draft => "a draft".to_string(),
+        EventKind::Submit => "a submission (revision 1)".to_string(),
+        EventKind::Revise => format!("revision {}", event.answer_revision),
+    };
+    Err(StoreError::HistoryMoved(format!(
+        "answer event {} is {given}, but the rater's answer on this task stands at {stored}",
+        event.uid
+    )))
 }
 
 /// An answer event's stored fields after its ids: case, rater, case revision, questionnaire,
@@ -225,10 +280,48 @@ pub struct SubmissionFilter<'a> {
     pub questions: Option<&'a [&'a str]>,
 }
 
+/// An answer event that did not follow its rater's history where it arrived (a package's
+/// revision beside the project's own, an event stored twice under one revision by an older
+/// Verity): kept whole, with where it came from, until the coordinator settles it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerConflict {
+    /// The event as it came; its `id` is the conflict's number.
+    pub event: AnswerEvent,
+    /// Where it came from: the package file and its rater, or why it was set aside.
+    pub origin: String,
+    /// When it was set aside.
+    pub found_at: String,
+    /// When the coordinator settled it.
+    pub resolved_at: Option<String>,
+    /// How it was settled.
+    pub resolution: Option<String>,
+}
+
 /// Answer events: appended, never changed or deleted.
 pub trait AnswerStore {
-    /// Appends one event.
+    /// Appends one event, which must follow its rater's history on its case (see
+    /// [`check_follows`]); [`StoreError::HistoryMoved`] when another writer moved it first.
     fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError>;
+
+    /// Keeps an event that does not follow its history as an open conflict, with its origin;
+    /// the conflict's number, or `None` when that event is kept already.
+    fn record_conflict(
+        &mut self,
+        event: &NewAnswerEvent<'_>,
+        origin: &str,
+        found_at: &str,
+    ) -> Result<Option<i64>, StoreError>;
+
+    /// Every conflict, open and settled, in the order found.
+    fn answer_conflicts(&self) -> Result<Vec<AnswerConflict>, StoreError>;
+
+    /// Marks an open conflict settled; false when there is no open conflict `id`.
+    fn resolve_conflict(
+        &mut self,
+        id: i64,
+        resolution: &str,
+        now: &str,
+    ) -> Result<bool, StoreError>;
 
     /// A rater's events on a case, oldest first.
     fn answer_events(&self, case_id: i64, rater_id: i64) -> Result<Vec<AnswerEvent>, StoreError>;
@@ -268,7 +361,89 @@ pub trait AnswerStore {
 
 impl AnswerStore for Store {
     fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError> {
-        insert_answer_event(&self.conn, &self.path, event)
+        // IMMEDIATE takes the file's write lock before the history is read: another process
+        // saving the same rater's answer waits (the busy timeout) and then reads this event.
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| sql_err(path, e))?;
+        let id = insert_answer_event(&tx, path, event)?;
+        tx.commit().map_err(|e| sql_err(path, e))?;
+        Ok(id)
+    }
+
+    fn record_conflict(
+        &mut self,
+        event: &NewAnswerEvent<'_>,
+        origin: &str,
+        found_at: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
+        let inserted = self
+            .conn
+            .execute(
+                "INSERT INTO answer_conflicts(uid, case_id, rater_id, case_revision_id,
+                   questionnaire_id, kind, answer_revision, answer, reason, at, origin, found_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                 ON CONFLICT (uid) DO NOTHING",
+                params![
+                    event.uid,
+                    event.case_id,
+                    event.rater_id,
+                    event.case_revision_id,
+                    event.questionnaire_id,
+                    event.kind.as_str(),
+                    event.answer_revision,
+                    answer,
+                    event.reason,
+                    event.at,
+                    origin,
+                    found_at
+                ],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok((inserted == 1).then(|| self.conn.last_insert_rowid()))
+    }
+
+    fn answer_conflicts(&self) -> Result<Vec<AnswerConflict>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {EVENT_COLUMNS}, origin, found_at, resolved_at, resolution
+                 FROM answer_conflicts ORDER BY id"
+            ))
+            .map_err(|e| self.sql(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
+            let sql = |e| self.sql(e);
+            out.push(AnswerConflict {
+                event: self.event_from_row(row, None)?,
+                origin: row.get(11).map_err(sql)?,
+                found_at: row.get(12).map_err(sql)?,
+                resolved_at: row.get(13).map_err(sql)?,
+                resolution: row.get(14).map_err(sql)?,
+            });
+        }
+        Ok(out)
+    }
+
+    fn resolve_conflict(
+        &mut self,
+        id: i64,
+        resolution: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let changed = self
+            .conn
+            .execute(
+                "UPDATE answer_conflicts SET resolved_at = ?2, resolution = ?3
+                 WHERE id = ?1 AND resolved_at IS NULL",
+                params![id, now, resolution],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(changed == 1)
     }
 
     fn answer_events(&self, case_id: i64, rater_id: i64) -> Result<Vec<AnswerEvent>, StoreError> {

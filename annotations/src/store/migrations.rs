@@ -181,6 +181,46 @@ ALTER TABLE evidence_cache ADD COLUMN risk_permille INTEGER;
 CREATE INDEX evidence_cache_risks
     ON evidence_cache (engine_version, case_revision_id, base_commit, risk_permille);
 "#,
+    // 9: one event per answer revision. A submission or revision that does not follow its
+    // rater's history (a second revision 1 saved at the same moment, a package's revision 2
+    // beside the project's own) is a conflict, kept whole with where it came from until the
+    // coordinator settles it (`verity conflicts`). Events stored twice under one revision
+    // before this schema move there, as open conflicts; the earliest of each stays.
+    r#"
+CREATE TABLE answer_conflicts (
+    id               INTEGER PRIMARY KEY,
+    uid              TEXT NOT NULL UNIQUE,
+    case_id          INTEGER NOT NULL REFERENCES cases(id),
+    rater_id         INTEGER NOT NULL REFERENCES raters(id),
+    case_revision_id INTEGER NOT NULL REFERENCES case_revisions(id),
+    questionnaire_id INTEGER NOT NULL REFERENCES questionnaires(id),
+    kind             TEXT NOT NULL,
+    answer_revision  INTEGER NOT NULL,
+    answer           TEXT NOT NULL,
+    reason           TEXT,
+    at               TEXT NOT NULL,
+    origin           TEXT NOT NULL,
+    found_at         TEXT NOT NULL,
+    resolved_at      TEXT,
+    resolution       TEXT
+);
+INSERT INTO answer_conflicts(uid, case_id, rater_id, case_revision_id, questionnaire_id, kind,
+    answer_revision, answer, reason, at, origin, found_at)
+SELECT e.uid, e.case_id, e.rater_id, e.case_revision_id, e.questionnaire_id, e.kind,
+    e.answer_revision, e.answer, e.reason, e.at,
+    'stored beside another answer of the same revision before schema 9',
+    strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+FROM answer_events e
+WHERE e.kind <> 'draft' AND EXISTS (
+    SELECT 1 FROM answer_events o WHERE o.case_id = e.case_id AND o.rater_id = e.rater_id
+    AND o.answer_revision = e.answer_revision AND o.kind <> 'draft' AND o.uid < e.uid);
+DROP TRIGGER answer_events_no_delete;
+DELETE FROM answer_events WHERE uid IN (SELECT uid FROM answer_conflicts);
+CREATE TRIGGER answer_events_no_delete BEFORE DELETE ON answer_events
+BEGIN SELECT RAISE(ABORT, 'answer events are append-only: a saved answer is never deleted'); END;
+CREATE UNIQUE INDEX answer_events_one_revision
+    ON answer_events (case_id, rater_id, answer_revision) WHERE kind <> 'draft';
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

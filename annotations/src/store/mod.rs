@@ -23,7 +23,8 @@ use std::sync::mpsc::Receiver;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use answers::{
-    AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, SubmissionFilter, new_event_uid,
+    AnswerConflict, AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, SubmissionFilter,
+    new_event_uid,
 };
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
 pub use interface::ProjectStore;
@@ -143,6 +144,10 @@ pub enum StoreError {
     /// A rule of the data model was about to be broken.
     #[error("{0}")]
     Rule(String),
+    /// An answer event no longer follows its rater's history: another writer (a second
+    /// process, the app beside the command line) saved that rater's answer first.
+    #[error("{0}")]
+    HistoryMoved(String),
     /// The project's server cannot be reached (it is down, restarting, or the network is);
     /// what was being written was not stored and can be tried again.
     #[error("the project's server at {location} cannot be reached: {reason}")]

@@ -204,6 +204,28 @@ pub const TABLES: &[Table] = &[
         generated_id: true,
     },
     Table {
+        name: "answer_conflicts",
+        columns: &[
+            int("id"),
+            text("uid"),
+            int("case_id"),
+            int("rater_id"),
+            int("case_revision_id"),
+            int("questionnaire_id"),
+            text("kind"),
+            int("answer_revision"),
+            text("answer"),
+            nullable(text("reason")),
+            text("at"),
+            text("origin"),
+            text("found_at"),
+            nullable(text("resolved_at")),
+            nullable(text("resolution")),
+        ],
+        key: &["id"],
+        generated_id: true,
+    },
+    Table {
         name: "answer_event_fields",
         columns: &[int("answer_event_id"), text("origin"), text("fields")],
         key: &["answer_event_id"],
@@ -325,19 +347,23 @@ pub fn check_row(table: &Table, row: &[Cell]) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Decides whether a row is copied, and may rewrite its cells first.
+pub type RowFilter<'a> = dyn FnMut(&Table, &mut Vec<Cell>) -> Result<bool, StoreError> + 'a;
+
 /// Copies every table of `from` into `to`, which holds nothing but a new project's metadata,
-/// keeping the rows `keep` accepts; all or nothing. Returns the rows copied per table.
+/// keeping the rows `keep` accepts, as `keep` leaves them (it may rewrite a cell); all or
+/// nothing. Returns the rows copied per table.
 pub fn copy_rows(
     from: &dyn TransferStore,
     to: &mut dyn TransferStore,
-    keep: &mut dyn FnMut(&Table, &[Cell]) -> bool,
+    keep: &mut RowFilter<'_>,
 ) -> Result<Vec<(&'static str, usize)>, StoreError> {
     let mut load = to.begin_load()?;
     let mut counts = Vec::with_capacity(TABLES.len());
     for table in TABLES {
         let mut copied = 0;
-        from.read_rows(table, &mut |row| {
-            if keep(table, &row) {
+        from.read_rows(table, &mut |mut row| {
+            if keep(table, &mut row)? {
                 load.insert_row(table, &row)?;
                 copied += 1;
             }

@@ -1,6 +1,8 @@
 //! A fresh database on the test server for each test that asks for one: the server the test
 //! command starts (`scripts/postgres.sh`), named by `VERITY_TEST_POSTGRES_URL`. Without it,
-//! [`Database::fresh`] gives `None` and the test runs on SQLite alone.
+//! [`Database::fresh`] says the server part was skipped and gives `None`, and the test runs on
+//! SQLite alone; under CI (`CI=true`), where the server must be there, it fails the test
+//! instead, so a server that did not start never passes as a green run.
 #![allow(clippy::unwrap_used)]
 
 use annotations::store::postgres::{Environment, ServerConfig};
@@ -68,10 +70,27 @@ pub fn admin_sql(admin: &ServerConfig, dbname: &str, sql: &str) {
     }
 }
 
+/// The test server's URL, `None` when there is none; under CI a missing server is a failure.
+pub fn test_server() -> Option<String> {
+    let url = std::env::var("VERITY_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.is_empty());
+    assert!(
+        url.is_some() || std::env::var("CI").ok().as_deref() != Some("true"),
+        "CI=true but VERITY_TEST_POSTGRES_URL is unset: the server tests cannot reach PostgreSQL, and they fail rather than pass without it"
+    );
+    url
+}
+
 impl Database {
     /// A new empty database, when a test server is configured.
     pub fn fresh() -> Option<Database> {
-        let url = std::env::var("VERITY_TEST_POSTGRES_URL").ok()?;
+        let Some(url) = test_server() else {
+            eprintln!(
+                "skipped the PostgreSQL part of this test: VERITY_TEST_POSTGRES_URL is unset (scripts/postgres.sh starts a server)"
+            );
+            return None;
+        };
         let admin = ServerConfig::parse(&url, &Environment::current()).unwrap();
         let name = format!("verity_test_{}", uuid::Uuid::now_v7().simple());
         admin_sql(&admin, &admin.dbname, &format!("CREATE DATABASE {name}"));

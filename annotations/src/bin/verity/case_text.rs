@@ -119,6 +119,28 @@ pub fn write_case(
                 writeln!(out, "    {question}: {shown}")?;
             }
         }
+        for c in &rater.conflicts {
+            writeln!(
+                out,
+                "  conflict {} ({}): {} revision {} saved {} in {}, set aside at {}",
+                c.id,
+                c.resolution
+                    .as_deref()
+                    .unwrap_or("open: verity conflicts resolve"),
+                c.kind.as_str(),
+                c.answer_revision,
+                c.at,
+                c.origin,
+                c.found_at
+            )?;
+            for (question, value) in &c.values {
+                let shown = match value {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                writeln!(out, "    {question}: {shown}")?;
+            }
+        }
     }
     Ok(())
 }

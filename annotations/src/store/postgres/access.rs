@@ -4,9 +4,13 @@
 //! is granted too, so a rater may `pg_dump` what they can see. The password is sent to the server only as a SCRAM-SHA-256
 //! verifier, so it appears in no server log; the rater is shown it once.
 
+use std::path::Path;
+
 use rand::RngExt;
+use serde_json::{Value, json};
 
 use super::{Client, Failure, PgStore};
+use crate::questionnaire::{QuestionKind, Questionnaire};
 use crate::store::{Login, PanelLogins, StoreError};
 
 /// Longest role name PostgreSQL keeps.
@@ -35,19 +39,124 @@ fn slug(text: &str) -> String {
     out.trim_matches('_').to_string()
 }
 
-/// What the raters' group may do: read the panel, write answers and evidence. Granted again
-/// whenever the schema is migrated, so that a new column is covered for existing panels.
+/// What the raters' group may do: read the panel as far as the row-level policies let it, and
+/// write only through the checked functions (schema migration 6). Everything is revoked first
+/// and granted again whenever the schema is migrated, so a panel made by an older Verity loses
+/// the direct writes it had. The task texts (`case_revisions.content`, `case_sources.content`)
+/// hold the audit's verdict: a rater reads them only through `case_text`.
 pub(super) fn group_grants(db: &str, group: &str) -> String {
     let (db, g) = (ident(db), ident(group));
     format!(
         "GRANT CONNECT ON DATABASE {db} TO {g};
          GRANT USAGE ON SCHEMA verity TO {g};
-         GRANT SELECT ON ALL TABLES IN SCHEMA verity TO {g};
+         REVOKE ALL ON ALL TABLES IN SCHEMA verity FROM {g};
+         REVOKE ALL ON ALL SEQUENCES IN SCHEMA verity FROM {g};
+         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA verity FROM {g};
+         GRANT SELECT ON {readable} TO {g};
+         GRANT SELECT (id, case_id, revision, repo, base_commit, title, has_materials, created_at)
+             ON verity.case_revisions TO {g};
+         GRANT SELECT (case_id) ON verity.case_sources TO {g};
          GRANT SELECT ON ALL SEQUENCES IN SCHEMA verity TO {g};
-         GRANT INSERT ON verity.answer_events, verity.evidence_cache TO {g};
-         GRANT UPDATE (active_ms) ON verity.assignments TO {g};
-         GRANT UPDATE (report, computed_at, risk_permille) ON verity.evidence_cache TO {g};"
+         GRANT EXECUTE ON FUNCTION verity.current_rater(), verity.assigned_to_me(BIGINT),
+             verity.save_my_answer(TEXT, BIGINT, BIGINT, BIGINT, TEXT, TEXT, TEXT),
+             verity.add_my_time(BIGINT, BIGINT), verity.case_text(BIGINT) TO {g};",
+        readable = RATER_READS
+            .iter()
+            .map(|t| format!("verity.{t}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
+}
+
+/// The tables a rater's login may SELECT from, whole rows; the row-level policies narrow each
+/// to what is theirs, and the coordinator's tables among them (adjudications, reference
+/// labels, calibration, conflicts, imported answers' fields) show them no row at all.
+pub(super) const RATER_READS: &[&str] = &[
+    "schema_version",
+    "meta",
+    "questionnaires",
+    "questionnaire_rules",
+    "cases",
+    "raters",
+    "assignments",
+    "answer_events",
+    "answer_event_fields",
+    "answer_conflicts",
+    "adjudications",
+    "adjudicators",
+    "reference_labels",
+    "calibration_tasks",
+    "repositories",
+    "evidence_cache",
+    "panel_logins",
+];
+
+/// The rules `save_my_answer` checks a rater's answer against, as JSON: per question its id,
+/// whether it takes text or an option (and which option values, in their stored form), whether
+/// a submission must answer it (always, or when another question has one of some values) and
+/// the fewest characters a text takes.
+fn questionnaire_rules(questionnaire: &Questionnaire) -> Value {
+    let canonical = |question: &str, value: &Value| {
+        questionnaire
+            .question(question)
+            .and_then(|q| q.canonical(value))
+            .unwrap_or_else(|| value.clone())
+    };
+    Value::Array(
+        questionnaire
+            .questions()
+            .map(|q| {
+                json!({
+                    "id": q.id,
+                    "kind": if q.kind == QuestionKind::Text { "text" } else { "option" },
+                    "values": q.options.iter().map(|o| o.value.clone()).collect::<Vec<_>>(),
+                    "required": q.required,
+                    "min_chars": q.min_chars,
+                    "required_if": q.required_if.as_ref().map(|rule| json!({
+                        "question": rule.question,
+                        "values": rule
+                            .values
+                            .iter()
+                            .map(|v| canonical(&rule.question, v))
+                            .collect::<Vec<_>>(),
+                    })),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Writes the rules of every stored questionnaire that has none yet (a new project, a project
+/// copied in, a panel made before schema migration 6).
+pub(super) async fn write_questionnaire_rules(
+    c: &impl tokio_postgres::GenericClient,
+) -> Result<(), Failure> {
+    let rows = c
+        .query(
+            "SELECT id, source FROM verity.questionnaires q WHERE NOT EXISTS (
+               SELECT 1 FROM verity.questionnaire_rules r WHERE r.questionnaire_id = q.id)",
+            &[],
+        )
+        .await?;
+    for row in rows {
+        let (id, source): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
+        // A questionnaire Verity cannot read has no rules: no rater can answer under it, as no
+        // Verity can open a project that uses it.
+        let questionnaire = match Questionnaire::parse(&source, Path::new("questionnaire")) {
+            Ok(q) => q,
+            Err(e) => {
+                tracing::warn!(questionnaire = id, error = %e, "stored questionnaire cannot be read; raters' logins cannot answer under it");
+                continue;
+            }
+        };
+        c.execute(
+            "INSERT INTO verity.questionnaire_rules(questionnaire_id, rules)
+             VALUES ($1, $2::TEXT::JSONB)",
+            &[&id, &questionnaire_rules(&questionnaire).to_string()],
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 fn truncated(name: &str) -> String {

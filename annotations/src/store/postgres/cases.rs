@@ -30,6 +30,19 @@ impl PgStore {
     }
 }
 
+impl PgStore {
+    /// The expression that reads a task revision `r`'s text: the column itself for the
+    /// coordinator; for a rater's login, `case_text`, which leaves out the audit's verdict (the
+    /// column is not theirs to read).
+    fn case_text_column(&self) -> Result<&'static str, StoreError> {
+        Ok(if self.is_rater_session()? {
+            "case_text(r.id)"
+        } else {
+            "r.content"
+        })
+    }
+}
+
 impl CaseStore for PgStore {
     fn begin_import(&mut self, now: &str) -> Result<Box<dyn ImportBatch + '_>, StoreError> {
         let client = self
@@ -50,15 +63,14 @@ impl CaseStore for PgStore {
     }
 
     fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError> {
+        let sql = format!(
+            "SELECT c.id, r.revision, r.id, {} FROM cases c
+             JOIN case_revisions r ON r.case_id = c.id
+             WHERE c.instance_id = $1 ORDER BY r.revision DESC LIMIT 1",
+            self.case_text_column()?
+        );
         let row = self.run(async |c: &mut Client| {
-            let row = c
-                .query_opt(
-                    "SELECT c.id, r.revision, r.id, r.content FROM cases c
-                     JOIN case_revisions r ON r.case_id = c.id
-                     WHERE c.instance_id = $1 ORDER BY r.revision DESC LIMIT 1",
-                    &[&instance_id],
-                )
-                .await?;
+            let row = c.query_opt(&sql, &[&instance_id]).await?;
             row.map(|r| -> Result<(i64, i64, i64, String), Failure> {
                 Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))
             })
@@ -94,14 +106,13 @@ impl CaseStore for PgStore {
     }
 
     fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
+        let sql = format!(
+            "SELECT r.case_id, r.revision, {} FROM case_revisions r WHERE r.id = $1",
+            self.case_text_column()?
+        );
         let (case_id, revision, content): (i64, i64, String) =
             self.run(async |c: &mut Client| {
-                let r = c
-                    .query_one(
-                        "SELECT case_id, revision, content FROM case_revisions WHERE id = $1",
-                        &[&revision_id],
-                    )
-                    .await?;
+                let r = c.query_one(&sql, &[&revision_id]).await?;
                 Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
             })?;
         self.stored_case(case_id, revision, revision_id, &content)

@@ -42,6 +42,8 @@ pub struct PgStore {
     password_given: bool,
     /// Dropped with the store, which stops the connections listening for answers.
     closing: tokio::sync::watch::Sender<()>,
+    /// Whether the session's login is a rater's, asked once.
+    rater_session: std::sync::OnceLock<bool>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -273,6 +275,7 @@ impl PgStore {
             &[&(schema::MIGRATIONS.len() as i64)],
         )
         .await?;
+        access::write_questionnaire_rules(&**tx).await?;
         let group = self.group_role();
         if tx
             .query_opt("SELECT 1 FROM pg_roles WHERE rolname = $1", &[&group])
@@ -317,6 +320,7 @@ impl PgStore {
             password,
             password_given,
             closing: tokio::sync::watch::channel(()).0,
+            rater_session: std::sync::OnceLock::new(),
         })
     }
 
@@ -330,6 +334,12 @@ impl PgStore {
         let c = &self.config;
         if let Some(db) = e.as_db_error() {
             let code = db.code();
+            // The checked functions' own refusals (schema migration 6).
+            match code.code() {
+                "VR001" => return StoreError::HistoryMoved(db.message().to_string()),
+                "VR002" => return StoreError::Rule(db.message().to_string()),
+                _ => {}
+            }
             let message = if *code == SqlState::INVALID_PASSWORD {
                 format!(
                     "password authentication failed for user {:?} on {}; {}",
@@ -455,6 +465,20 @@ impl PgStore {
             .map_err(|e| self.failure(e))
     }
 
+    /// Whether this session's login is a rater's (`verity panel grant`), which writes only
+    /// through the checked functions.
+    pub(super) fn is_rater_session(&self) -> Result<bool, StoreError> {
+        if let Some(known) = self.rater_session.get() {
+            return Ok(*known);
+        }
+        let rater = self.run(async |c: &mut Client| {
+            Ok(c.query_one("SELECT current_rater() IS NOT NULL", &[])
+                .await?
+                .try_get::<_, bool>(0)?)
+        })?;
+        Ok(*self.rater_session.get_or_init(|| rater))
+    }
+
     async fn client(&self) -> Result<Client, Failure> {
         self.pool.get().await.map(Client).map_err(|e| match e {
             deadpool_postgres::PoolError::Backend(e) => Failure::Pg(e),
@@ -543,6 +567,7 @@ impl MetaStore for PgStore {
                 ))
                 .into());
             }
+            access::write_questionnaire_rules(&**c.0).await?;
             Ok(row.try_get(0)?)
         })
     }

@@ -12,13 +12,14 @@ use tokio_postgres::AsyncMessage;
 
 use super::{Client, Failure, PgStore};
 use crate::store::answers::answer_from_cells;
-use crate::store::answers::{StoredFields, same_event};
+use crate::store::answers::{StoredFields, check_follows, same_event};
 use crate::store::raters::check_name_free;
 use crate::store::repos::{case_risks_sql, risk_permille};
 use crate::store::{
-    AdjudicationRow, AnswerEvent, AnswerStore, AnswersChanged, Assignment, CachedEvidence,
-    EventKind, EventSpans, EvidenceKey, LabelStore, NewAdjudication, NewAnswerEvent, Rater,
-    RaterStore, ReferenceRow, RepoStore, Repository, StoreError, SubmissionFilter,
+    AdjudicationRow, AnswerConflict, AnswerEvent, AnswerStore, AnswersChanged, Assignment,
+    CachedEvidence, EventKind, EventSpans, EvidenceKey, LabelStore, NewAdjudication,
+    NewAnswerEvent, Rater, RaterStore, ReferenceRow, RepoStore, Repository, StoreError,
+    SubmissionFilter,
 };
 
 /// The columns of an event but its answer, which comes last: whole, or a few of its values
@@ -30,6 +31,14 @@ const EVENT_FIELDS: &str = "id, uid, case_id, rater_id, case_revision_id, questi
 const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
      kind, answer_revision, reason, at, answer";
 
+/// Where a rater's answer on a task stands, as the project file's `HISTORY` query asks it;
+/// ids compare byte by byte there, so here too.
+const HISTORY: &str = "SELECT
+       MAX(CASE WHEN kind <> 'draft' THEN answer_revision END),
+       MIN(CASE WHEN kind <> 'draft' THEN uid COLLATE \"C\" END),
+       MAX(uid COLLATE \"C\")
+     FROM answer_events WHERE case_id = $1 AND rater_id = $2";
+
 /// Each rater's first submission on each case: the kinds, and the order whose first row
 /// `DISTINCT ON (case_id, rater_id)` keeps.
 const FIRST_SUBMISSIONS: (&str, &str) = ("kind = 'submit'", "uid COLLATE \"C\"");
@@ -37,20 +46,57 @@ const FIRST_SUBMISSIONS: (&str, &str) = ("kind = 'submit'", "uid COLLATE \"C\"")
 /// Each rater's latest submitted answer on each case.
 const LATEST_SUBMISSIONS: (&str, &str) = ("kind IN ('submit', 'revise')", "uid COLLATE \"C\" DESC");
 
-/// The one insert of an answer event on the server: an event whose global id is stored already
-/// is not stored twice (a retried save whose first try did commit gives the stored row's id);
-/// a different event under that id is refused.
+/// The one insert of an answer event on the server, inside the caller's transaction: an event
+/// whose global id is stored already is not stored twice (a retried save whose first try did
+/// commit gives the stored row's id); a different event under that id is refused. Under the
+/// (case, rater) lock every writer of that answer takes, the new event must follow the history
+/// ([`check_follows`]).
 pub(super) async fn insert_answer_event(
     c: &Client,
     event: &NewAnswerEvent<'_>,
     answer: &str,
 ) -> Result<i64, Failure> {
-    let inserted = c
+    c.execute(
+        "SELECT lock_answer_history($1, $2)",
+        &[&event.case_id, &event.rater_id],
+    )
+    .await?;
+    let stored = c
         .query_opt(
+            "SELECT id, case_id, rater_id, case_revision_id, questionnaire_id, kind,
+               answer_revision, answer, reason, at FROM answer_events WHERE uid = $1",
+            &[&event.uid],
+        )
+        .await?;
+    if let Some(r) = stored {
+        let stored: StoredFields = (
+            r.try_get(1)?,
+            r.try_get(2)?,
+            r.try_get(3)?,
+            r.try_get(4)?,
+            r.try_get(5)?,
+            r.try_get(6)?,
+            r.try_get(7)?,
+            r.try_get(8)?,
+            r.try_get(9)?,
+        );
+        same_event(event, answer, stored)?;
+        return Ok(r.try_get(0)?);
+    }
+    let history = c
+        .query_one(HISTORY, &[&event.case_id, &event.rater_id])
+        .await?;
+    let (last, first, newest): (Option<i64>, Option<String>, Option<String>) = (
+        history.try_get(0)?,
+        history.try_get(1)?,
+        history.try_get(2)?,
+    );
+    check_follows(event, last, first.as_deref(), newest.as_deref())?;
+    let row = c
+        .query_one(
             "INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
                kind, answer_revision, answer, reason, at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-             ON CONFLICT (uid) DO NOTHING RETURNING id",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
             &[
                 &event.uid,
                 &event.case_id,
@@ -65,29 +111,27 @@ pub(super) async fn insert_answer_event(
             ],
         )
         .await?;
-    if let Some(row) = inserted {
-        return Ok(row.try_get(0)?);
+    Ok(row.try_get(0)?)
+}
+
+/// Runs `f` in a transaction of its own on `c`: committed when it succeeds, rolled back when it
+/// fails, so the pooled connection goes back clean either way.
+async fn in_transaction<T>(
+    c: &Client,
+    f: impl AsyncFnOnce(&Client) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    c.batch_execute("BEGIN").await?;
+    match f(c).await {
+        Ok(value) => {
+            c.batch_execute("COMMIT").await?;
+            Ok(value)
+        }
+        Err(e) => {
+            // A connection already lost has nothing to roll back; the first error says why.
+            let _ = c.batch_execute("ROLLBACK").await;
+            Err(e)
+        }
     }
-    let r = c
-        .query_one(
-            "SELECT id, case_id, rater_id, case_revision_id, questionnaire_id, kind,
-               answer_revision, answer, reason, at FROM answer_events WHERE uid = $1",
-            &[&event.uid],
-        )
-        .await?;
-    let stored: StoredFields = (
-        r.try_get(1)?,
-        r.try_get(2)?,
-        r.try_get(3)?,
-        r.try_get(4)?,
-        r.try_get(5)?,
-        r.try_get(6)?,
-        r.try_get(7)?,
-        r.try_get(8)?,
-        r.try_get(9)?,
-    );
-    same_event(event, answer, stored)?;
-    Ok(r.try_get(0)?)
 }
 
 fn rater(r: &tokio_postgres::Row) -> Result<Rater, tokio_postgres::Error> {
@@ -330,6 +374,13 @@ impl RaterStore for PgStore {
         ms: i64,
     ) -> Result<bool, StoreError> {
         let ms = ms.max(0);
+        if self.is_rater_session()? {
+            return self.run(async |c: &mut Client| {
+                Ok(c.query_one("SELECT add_my_time($1, $2)", &[&case_id, &ms])
+                    .await?
+                    .try_get(0)?)
+            });
+        }
         self.run(async |c: &mut Client| {
             let updated = c
                 .execute(
@@ -346,7 +397,100 @@ impl RaterStore for PgStore {
 impl AnswerStore for PgStore {
     fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError> {
         let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
-        self.run(async |c: &mut Client| insert_answer_event(c, event, &answer).await)
+        if self.is_rater_session()? {
+            // A rater's login appends through the one checked path: the server takes the
+            // rater from the session, the revision from the history and the time from its
+            // clock, and checks the answer against the questionnaire.
+            let reason = event.reason;
+            return self.run(async |c: &mut Client| {
+                Ok(c.query_one(
+                    "SELECT save_my_answer($1, $2, $3, $4, $5, $6, $7)",
+                    &[
+                        &event.uid,
+                        &event.case_id,
+                        &event.case_revision_id,
+                        &event.questionnaire_id,
+                        &event.kind.as_str(),
+                        &answer,
+                        &reason,
+                    ],
+                )
+                .await?
+                .try_get(0)?)
+            });
+        }
+        self.run(async |c: &mut Client| {
+            in_transaction(c, async |c| insert_answer_event(c, event, &answer).await).await
+        })
+    }
+
+    fn record_conflict(
+        &mut self,
+        event: &NewAnswerEvent<'_>,
+        origin: &str,
+        found_at: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
+        self.run(async |c: &mut Client| {
+            let row = c
+                .query_opt(
+                    "INSERT INTO answer_conflicts(uid, case_id, rater_id, case_revision_id,
+                       questionnaire_id, kind, answer_revision, answer, reason, at, origin, found_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                     ON CONFLICT (uid) DO NOTHING RETURNING id",
+                    &[
+                        &event.uid,
+                        &event.case_id,
+                        &event.rater_id,
+                        &event.case_revision_id,
+                        &event.questionnaire_id,
+                        &event.kind.as_str(),
+                        &event.answer_revision,
+                        &answer,
+                        &event.reason,
+                        &event.at,
+                        &origin,
+                        &found_at,
+                    ],
+                )
+                .await?;
+            Ok(row.map(|r| r.try_get(0)).transpose()?)
+        })
+    }
+
+    fn answer_conflicts(&self) -> Result<Vec<AnswerConflict>, StoreError> {
+        let rows = self.rows(
+            &format!(
+                "SELECT {EVENT_COLUMNS}, origin, found_at, resolved_at, resolution
+                 FROM answer_conflicts ORDER BY id"
+            ),
+            &[],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let field = |e: tokio_postgres::Error| self.failure(e.into());
+                Ok(AnswerConflict {
+                    event: self.event_from_row(r, None)?,
+                    origin: r.try_get(11).map_err(field)?,
+                    found_at: r.try_get(12).map_err(field)?,
+                    resolved_at: r.try_get(13).map_err(field)?,
+                    resolution: r.try_get(14).map_err(field)?,
+                })
+            })
+            .collect()
+    }
+
+    fn resolve_conflict(
+        &mut self,
+        id: i64,
+        resolution: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        Ok(self.execute(
+            "UPDATE answer_conflicts SET resolved_at = $2, resolution = $3
+             WHERE id = $1 AND resolved_at IS NULL",
+            &[&id, &now, &resolution],
+        )? == 1)
     }
 
     fn answer_events(&self, case_id: i64, rater_id: i64) -> Result<Vec<AnswerEvent>, StoreError> {
@@ -686,6 +830,11 @@ impl RepoStore for PgStore {
         risk: f64,
         now: &str,
     ) -> Result<(), StoreError> {
+        // Evidence a rater's machine computes is theirs to read, never the panel's: the
+        // coordinator's cached report stays (and a rater's login may not write the cache).
+        if self.is_rater_session()? {
+            return Ok(());
+        }
         let risk = risk_permille(risk);
         self.run(async |c: &mut Client| {
             c.execute(

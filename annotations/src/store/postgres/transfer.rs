@@ -159,6 +159,7 @@ impl RowLoad for PgLoad<'_> {
                 )
                 .await?;
             }
+            super::access::write_questionnaire_rules(&**c.0).await?;
             c.batch_execute("COMMIT").await?;
             Ok(())
         })?;
