@@ -2,6 +2,7 @@
 //! real `verity` binary; `hub_server` and `parquet_file` also serve `examples/hub_serve.rs`.
 #![allow(clippy::unwrap_used)]
 
+pub mod chat_server;
 pub mod hub_server;
 pub mod parquet_file;
 
