@@ -7,6 +7,8 @@
 
 #[path = "../tests/util/chat_server.rs"]
 mod chat_server;
+#[path = "../tests/util/loopback.rs"]
+mod loopback;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -16,13 +16,14 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+
+use super::loopback::Loopback;
 
 /// A fault served instead of, or inside, an answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,8 +91,7 @@ struct State {
 pub struct ChatServer {
     pub port: u16,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    _loopback: Loopback,
 }
 
 impl ChatServer {
@@ -100,32 +100,13 @@ impl ChatServer {
     }
 
     pub fn start_on(address: &str) -> ChatServer {
-        let listener = TcpListener::bind(address).unwrap();
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
         let state = Arc::new(Mutex::new(State::default()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let state = state.clone();
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    match listener.accept() {
-                        Ok((stream, _)) => {
-                            let state = state.clone();
-                            let stop = stop.clone();
-                            std::thread::spawn(move || serve(stream, &state, &stop));
-                        }
-                        Err(_) => std::thread::sleep(Duration::from_millis(2)),
-                    }
-                }
-            })
-        };
+        let served = state.clone();
+        let loopback = Loopback::serve(address, move |stream, stop| serve(stream, &served, stop));
         ChatServer {
-            port,
+            port: loopback.port,
             state,
-            stop,
-            thread: Some(thread),
+            _loopback: loopback,
         }
     }
 
@@ -163,18 +144,8 @@ impl ChatServer {
     }
 }
 
-impl Drop for ChatServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 /// Serves one connection's requests (keep-alive) until the client closes it.
 fn serve(stream: TcpStream, state: &Mutex<State>, stop: &AtomicBool) {
-    stream.set_nonblocking(false).unwrap();
     let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut stream = stream;

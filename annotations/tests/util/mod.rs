@@ -4,6 +4,7 @@
 
 pub mod chat_server;
 pub mod hub_server;
+pub mod loopback;
 pub mod parquet_file;
 
 use std::path::{Path, PathBuf};
