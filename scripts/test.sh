@@ -26,6 +26,9 @@ source "$pg_dir/env"
 echo "== Rust tests"
 cargo test --workspace --locked
 
+echo "== the tests' model endpoint checked with OpenAI's own Python package"
+bash bench/chat_check.sh
+
 echo "== generated TypeScript bindings are committed"
 if ! git diff --exit-code --stat -- ui/src/lib/api/bindings ||
   [ -n "$(git ls-files --others --exclude-standard -- ui/src/lib/api/bindings)" ]; then

@@ -8,6 +8,8 @@
 
 #[path = "../tests/util/hub_server.rs"]
 mod hub_server;
+#[path = "../tests/util/loopback.rs"]
+mod loopback;
 #[path = "../tests/util/parquet_file.rs"]
 mod parquet_file;
 

@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 use hf_hub::api::tokio::{Api, ApiBuilder, ApiError, Progress};
 use hf_hub::{Cache, Repo, RepoType};
 use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, RANGE, RETRY_AFTER};
+use reqwest::header::RANGE;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc2822;
 use ts_rs::TS;
+
+use crate::endpoint::retry_after;
 
 /// Where and how to reach the Hub, read from the environment.
 #[derive(Debug, Clone)]
@@ -945,7 +946,10 @@ impl Ctx<'_> {
         }
         let headers = response.headers();
         if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-            return Ok(Try::Again(retry_after(headers), status_text(status)));
+            return Ok(Try::Again(
+                retry_after(headers, OffsetDateTime::now_utc()),
+                status_text(status),
+            ));
         }
         let code = headers
             .get("x-error-code")
@@ -1063,17 +1067,6 @@ fn status_text(status: StatusCode) -> String {
     }
 }
 
-/// The wait a Retry-After header asks for: seconds, or an HTTP date.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = OffsetDateTime::parse(value, &Rfc2822).ok()?;
-    let left = at - OffsetDateTime::now_utc();
-    Some(Duration::try_from(left).unwrap_or(Duration::ZERO))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1164,19 +1157,5 @@ mod tests {
         let err = split_files("o/n", &c, "test", &["README.md".to_string()])
             .expect_err("no parquet at all");
         assert!(err.to_string().contains("refs/convert/parquet"), "{err}");
-    }
-
-    #[test]
-    fn retry_after_is_read_as_seconds_or_a_date() {
-        let mut headers = HeaderMap::new();
-        headers.insert(RETRY_AFTER, "7".parse().expect("a header value"));
-        assert_eq!(retry_after(&headers), Some(Duration::from_secs(7)));
-        headers.insert(
-            RETRY_AFTER,
-            "Wed, 21 Oct 2015 07:28:00 GMT"
-                .parse()
-                .expect("a header value"),
-        );
-        assert_eq!(retry_after(&headers), Some(Duration::ZERO));
     }
 }

@@ -10,6 +10,7 @@ pub mod agreement;
 pub mod case;
 pub mod clone;
 pub mod demo;
+pub mod endpoint;
 pub mod ensemble;
 pub mod evidence;
 pub mod export;

@@ -11,6 +11,7 @@ mod cli;
 mod clone;
 mod demo;
 mod desktop_ops;
+mod endpoint;
 mod evidence;
 mod hostile_text;
 mod hub;

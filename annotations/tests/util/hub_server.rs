@@ -6,12 +6,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
+
+use super::loopback::Loopback;
 
 /// A dataset the server holds at one commit.
 #[derive(Clone, Default)]
@@ -57,8 +57,7 @@ struct State {
 pub struct HubServer {
     pub port: u16,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    _loopback: Loopback,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -70,31 +69,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 impl HubServer {
     pub fn start() -> HubServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
         let state = Arc::new(Mutex::new(State::default()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let state = state.clone();
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    match listener.accept() {
-                        Ok((stream, _)) => {
-                            let state = state.clone();
-                            std::thread::spawn(move || serve(stream, &state));
-                        }
-                        Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
-                    }
-                }
-            })
-        };
+        let served = state.clone();
+        let loopback = Loopback::serve("127.0.0.1:0", move |stream, _| serve(stream, &served));
         HubServer {
-            port,
+            port: loopback.port,
             state,
-            stop,
-            thread: Some(thread),
+            _loopback: loopback,
         }
     }
 
@@ -131,17 +112,7 @@ impl HubServer {
     }
 }
 
-impl Drop for HubServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 fn serve(stream: TcpStream, state: &Mutex<State>) {
-    stream.set_nonblocking(false).unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {

@@ -2,7 +2,9 @@
 //! real `verity` binary; `hub_server` and `parquet_file` also serve `examples/hub_serve.rs`.
 #![allow(clippy::unwrap_used)]
 
+pub mod chat_server;
 pub mod hub_server;
+pub mod loopback;
 pub mod parquet_file;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,43 @@
+//! Serves the tests' Chat Completions endpoint on 127.0.0.1 for scripts: `bench/chat_check.py`
+//! checks it with OpenAI's own Python package, and the model benches rate against it.
+//!
+//! Usage: chat_serve DIR [--latency-ms N] [--key KEY] [--partial]  ->  writes DIR/port, then
+//! serves until killed. Faults are asked for per request with an `x-test-fault` header.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/util/chat_server.rs"]
+mod chat_server;
+#[path = "../tests/util/loopback.rs"]
+mod loopback;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(dir) = args.first().map(PathBuf::from) else {
+        eprintln!("usage: chat_serve DIR [--latency-ms N] [--key KEY] [--partial]");
+        std::process::exit(2);
+    };
+    let server = chat_server::ChatServer::start();
+    let mut rest = args[1..].iter();
+    while let Some(flag) = rest.next() {
+        match flag.as_str() {
+            "--latency-ms" => {
+                let ms: u64 = rest.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+                server.latency(Duration::from_millis(ms));
+            }
+            "--key" => server.require_key(rest.next().map(String::as_str).unwrap_or_default()),
+            "--partial" => server.partial(),
+            other => {
+                eprintln!("chat_serve: unknown flag {other}");
+                std::process::exit(2);
+            }
+        }
+    }
+    std::fs::write(dir.join("port"), server.port.to_string()).unwrap();
+    eprintln!("chat_serve: {}", server.endpoint());
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
