@@ -61,5 +61,7 @@ export async function checkAccessibility(browser, screen, { screenshot } = {}) {
       else document.documentElement.dataset.theme = t;
     }, before);
   }
-  assert.deepEqual(found, {}, `axe finds critical or serious accessibility violations on ${screen}:\n${JSON.stringify(found, null, 2)}`);
+  if (Object.keys(found).length > 0) {
+    assert.fail(`axe finds critical or serious accessibility violations on ${screen}:\n${JSON.stringify(found, null, 2)}`);
+  }
 }
