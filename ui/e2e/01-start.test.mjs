@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { find, openDemoAsCoordinator, shot, startApp, textOf, until } from './harness.mjs';
+import { checkAccessibility } from './a11y.mjs';
 
 test('the first start opens the demo project and asks who is using it', async () => {
   const browser = await startApp();
@@ -12,6 +13,9 @@ test('the first start opens the demo project and asks who is using it', async ()
     // A finished round: every rater has submitted every task.
     for (const rater of raters) assert.match(await rater.getText(), /12 \/ 12 done/);
     await shot(browser, 'start');
+    // Focus starts on the screen's heading, not on the page's body.
+    assert.equal(await browser.execute(() => document.activeElement?.textContent), 'Who is using Verity?');
+    await checkAccessibility(browser, 'the sign-in screen', { screenshot: 'start' });
   } finally {
     await browser.deleteSession();
   }
@@ -22,6 +26,8 @@ test('on first open the coordinator sees agreement and disagreements with real f
   const browser = await startApp();
   try {
     await openDemoAsCoordinator(browser);
+    await until(browser, async () => (await textOf(browser, '[data-testid="case-progress"]')).includes('done'), 'the progress table shows no task done');
+    await checkAccessibility(browser, 'the coordinator’s progress', { screenshot: 'coordinator-demo-progress' });
     await (await find(browser, '[data-testid="coord-agreement"]')).click();
     const dashboard = await find(browser, '[data-testid="agreement-dashboard"]', 30_000);
     await until(browser, async () => (await dashboard.getText()).includes('Krippendorff'), 'the dashboard shows no coefficient');
@@ -37,6 +43,7 @@ test('on first open the coordinator sees agreement and disagreements with real f
       assert.match(value, /^[−-]?\d\.\d+$/);
     }
     await shot(browser, 'coordinator-demo-agreement');
+    await checkAccessibility(browser, 'the coordinator’s agreement', { screenshot: 'coordinator-demo-agreement' });
 
     await (await find(browser, '[data-testid="coord-disagreements"]')).click();
     await find(browser, '[data-testid="disagreement"]', 30_000);
@@ -45,6 +52,10 @@ test('on first open the coordinator sees agreement and disagreements with real f
     const settled = await browser.execute(() => document.querySelectorAll('[data-testid="disagreement"] .settled').length);
     assert.equal(settled, 1, 'the demo holds one adjudication');
     await shot(browser, 'coordinator-demo-disagreements');
+    // With one opened for adjudication.
+    await (await find(browser, '[data-testid="disagreement"]')).click();
+    await find(browser, '[data-testid="adjudication"]');
+    await checkAccessibility(browser, 'the coordinator’s disagreements', { screenshot: 'coordinator-demo-disagreements' });
 
     // Rater quality: each rater against the demo's reference, the fast one flagged.
     await (await find(browser, '[data-testid="coord-raters"]')).click();
@@ -60,6 +71,17 @@ test('on first open the coordinator sees agreement and disagreements with real f
     await (await find(browser, '//button[contains(., "Lena Vogt")]')).click();
     await find(browser, '[data-testid="quality-detail"]');
     await shot(browser, 'coordinator-demo-raters');
+    // The whole table fits the section at 100%: nothing is cut or scrolled off to the right.
+    const fit = await browser.execute(() => {
+      const table = document.querySelector('[data-testid="quality-table"]');
+      return { table: table.scrollWidth, room: table.parentElement.clientWidth };
+    });
+    assert.ok(fit.table <= fit.room, `the raters table is ${fit.table} px wide in ${fit.room} px`);
+    await checkAccessibility(browser, 'the coordinator’s raters', { screenshot: 'coordinator-demo-raters' });
+
+    await (await find(browser, '[data-testid="coord-ensemble"]')).click();
+    await find(browser, '[data-testid="ensemble-table"]', 30_000);
+    await checkAccessibility(browser, 'the coordinator’s ensemble', { screenshot: 'coordinator-demo-ensemble' });
   } finally {
     await browser.deleteSession();
   }
@@ -76,6 +98,9 @@ test('the start screen opens the empty demo, with nothing answered yet', async (
     const raters = await browser.$$('[data-testid="rater"]');
     assert.equal(raters.length, 3);
     for (const rater of raters) assert.match(await rater.getText(), /0 \/ 8 done/);
+    await (await find(browser, '[data-testid="other-project"]')).click();
+    await find(browser, '[data-testid="open-demo"]');
+    await checkAccessibility(browser, 'the start screen');
   } finally {
     await browser.deleteSession();
   }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { answerSections2And3, find, focus, justification, openDemoAs, shot, startApp, textOf, typeText, until } from './harness.mjs';
+import { checkAccessibility } from './a11y.mjs';
 
 test('a rater fills every question with the keyboard, meets a rule, submits and moves on', async () => {
   const browser = await startApp();
@@ -9,6 +10,15 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
     const first = await textOf(browser, '[data-testid="task-id"]');
     assert.match(first, /\S/);
     await shot(browser, 'rater-task');
+    await checkAccessibility(browser, 'the task’s issue and the form', { screenshot: 'rater-task' });
+    // Every other tab of the task but the evidence (06-evidence checks that one).
+    const tabs = await browser.execute(() => [...document.querySelectorAll('[role="tab"]')].map((t) => t.id));
+    for (const id of tabs.filter((t) => !['tab-issue', 'tab-evidence'].includes(t))) {
+      await (await find(browser, `#${id}`)).click();
+      await until(browser, async () => (await browser.$(`#${id}`).getAttribute('aria-selected')) === 'true', `${id} did not open`);
+      await checkAccessibility(browser, `the task’s ${id.slice(4)} tab`);
+    }
+    await (await find(browser, '#tab-issue')).click();
 
     // 1.1: focus its first option, pick 1 with a digit.
     await focus(browser, '#opt-underspecified-0');
@@ -23,6 +33,8 @@ test('a rater fills every question with the keyboard, meets a rule, submits and 
     await until(browser, async () => (await textOf(browser, '[data-testid="error"]')).length > 0, 'submitting with a 40-character justification was not refused');
     assert.equal(await textOf(browser, '[data-testid="task-id"]'), first, 'a refused submit stays on the task');
     await shot(browser, 'rater-rule-refuses-40-chars');
+    assert.equal(await browser.execute(() => document.activeElement?.dataset.testid), 'error', 'the refused submit puts focus on its summary');
+    await checkAccessibility(browser, 'the form with its summary of errors');
     // The refused submit moved focus to the message; the rater clicks back into the text.
     await (await browser.$('#text-underspecified_notes')).addValue(justification(110).slice(40));
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { find, openDemoAs, openDemoAsCoordinator, shot, signOut, startApp, textOf, until } from './harness.mjs';
+import { checkAccessibility } from './a11y.mjs';
 
 test('a rater reads the evidence the repository gives at the base commit, and searches it', async () => {
   const browser = await startApp();
@@ -25,6 +26,15 @@ test('a rater reads the evidence the repository gives at the base commit, and se
     await first.scrollIntoView();
     await first.click();
     assert.match(await textOf(browser, '[data-testid="terms"] tr.detail'), /git grep -F -l -I -e .+ [0-9a-f]{40}/);
+    // By keyboard: the term's button closes it again, and says so.
+    const toggle = await terms[0].$('button.term-toggle');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    await toggle.click();
+    await until(browser, async () => (await toggle.getAttribute('aria-expanded')) === 'false', 'the term did not close');
+    await browser.execute(() => document.querySelector('[data-testid="terms"] button.term-toggle').focus());
+    await browser.keys(['Enter']);
+    await until(browser, async () => (await textOf(browser, '[data-testid="terms"] tr.detail')).length > 0, 'Enter on the term did not open it');
+    await checkAccessibility(browser, 'the evidence tab', { screenshot: 'rater-evidence' });
 
     // Search the repository for a word every Python file of the library has.
     const box = await find(browser, '[data-testid="grep-pattern"]');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { find, startApp, textOf, until } from './harness.mjs';
+import { checkAccessibility } from './a11y.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = path.join(root, 'annotations/tests/fixtures');
@@ -85,6 +86,7 @@ test('the coordinator opens a panel server by its address and password, and sees
     const refused = await find(browser, '[data-testid="server-error"]', 30_000);
     assert.match(await refused.getText(), /password authentication failed for user "verity"/);
     assert.ok(await (await browser.$('[data-testid="server-dialog"]')).isExisting(), 'the dialog stays open');
+    await checkAccessibility(browser, 'the panel server dialog');
 
     await connect(browser, server.coordinator, server.password);
     await (await find(browser, '[data-testid="coordinator"]', 30_000)).click();

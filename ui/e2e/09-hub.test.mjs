@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { find, openDemoAsCoordinator, reopenDemo, shot, startApp, textOf, until } from './harness.mjs';
+import { checkAccessibility } from './a11y.mjs';
 
 // scripts/e2e.sh serves a 24-row split of bench/swe-bench on a Hub at 127.0.0.1 (HF_ENDPOINT).
 test('the coordinator fetches a dataset from the Hugging Face Hub into the project', async () => {
@@ -14,6 +15,7 @@ test('the coordinator fetches a dataset from the Hugging Face Hub into the proje
     const dataset = await find(browser, '[data-testid="hub-dataset"]');
     await dataset.setValue('bench/swe-bench');
     await shot(browser, 'hub-fetch-form');
+    await checkAccessibility(browser, 'the coordinator’s import and export');
     await (await find(browser, '[data-testid="hub-fetch"]')).click();
     const result = await find(browser, '[data-testid="fetch-result"]', 120_000);
     const text = await result.getText();

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { find, openDemoAsCoordinator, reopenDemo, shot, startApp, until } from './harness.mjs';
+import { checkAccessibility } from './a11y.mjs';
 
 // scripts/e2e.sh serves VERITY_E2E_GIT_BASE with git daemon and points https://github.com/ at
 // it (git's url.insteadOf): the demo's repository, put there and forgotten by the project,
@@ -35,6 +36,7 @@ test('the coordinator clones a repository the tasks need, with progress', async 
       'the repository still offers a Clone button',
     );
     await shot(browser, 'coordinator-cloned');
+    await checkAccessibility(browser, 'the coordinator’s repositories and evidence');
   } finally {
     await browser.deleteSession();
   }

@@ -35,6 +35,16 @@ const URL = 'postgres://verity@db.example.org:5432/panel';
 describe('App', () => {
   afterEach(() => clearMocks());
 
+  it('puts focus on each screen’s heading, and the coordinator’s after signing in', async () => {
+    const { findByText, getByTestId } = start({ path: '/home/ana/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null });
+    const heading = await findByText('Who is using Verity?');
+    await waitFor(() => expect(document.activeElement).toBe(heading));
+    expect(document.querySelectorAll('main')).toHaveLength(1);
+    await fireEvent.click(getByTestId('coordinator'));
+    const coordinator = await findByText('Coordinator', { selector: 'h1' });
+    await waitFor(() => expect(document.activeElement).toBe(coordinator));
+  });
+
   it('signs in as the rater a package is bound to at once: no picker and no switching', async () => {
     const { calls, findByTestId, getByTestId, queryByTestId, container } = start({ path: '/home/ana/panel-ana.verity', server: false, questionnaire: 'SWE-bench', bound_rater: 'ana' });
     expect((await findByTestId('current-role')).textContent).toBe('ana');

@@ -3,6 +3,7 @@ import { render } from '@testing-library/svelte';
 import Heatmap from './Heatmap.svelte';
 import Confusion from './Confusion.svelte';
 import Forest from './Forest.svelte';
+import Bars from './Bars.svelte';
 import { diverging } from './scale';
 
 describe('Heatmap', () => {
@@ -30,6 +31,19 @@ describe('Heatmap', () => {
     expect(ab.querySelector('rect')!.getAttribute('fill')).toBe(diverging(0.4123));
     expect(cell(container, 'Chen Li', 'Amara Nwosu').querySelector('text')!.textContent).toBe('-0.25');
     expect(ab.querySelector('title')!.textContent).toBe('Amara Nwosu × Ben Okafor: 0.412 on 6 shared tasks');
+  });
+
+  it('gives the same figures as a table, a row and a column per rater', () => {
+    const { getByTestId } = render(Heatmap, { names, values, units, title: 'kappa', minShared: 5 });
+    const table = getByTestId('heatmap-table');
+    expect(table.querySelector('caption')!.textContent).toBe('kappa');
+    expect([...table.querySelectorAll('thead th')].map((th) => th.textContent)).toEqual(names);
+    const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent));
+    expect(rows).toEqual([
+      ['Amara Nwosu', '—', '0.41 (6 shared)', 'not counted (4 shared)'],
+      ['Ben Okafor', '0.41 (6 shared)', '—', 'n/a (none shared)'],
+      ['Chen Li', 'not counted (4 shared)', 'n/a (none shared)', '—'],
+    ]);
   });
 
   it('hatches undefined pairs with n/a and leaves the diagonal blank', () => {
@@ -94,5 +108,14 @@ describe('Forest', () => {
     expect(b.querySelector('circle')).toBeNull();
     expect(b.textContent).toContain('no task was rated by two raters');
     expect(b.textContent).not.toContain('NaN');
+  });
+});
+
+describe('Bars', () => {
+  it('gives the same counts as a table', () => {
+    const { getByTestId, getByRole } = render(Bars, { data: [{ label: '0', count: 5 }, { label: '1', count: 2 }], title: 'Answers per category' });
+    expect(getByRole('img', { name: 'Answers per category' })).toBeTruthy();
+    const rows = [...getByTestId('bars-table').querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent));
+    expect(rows).toEqual([['0', '5'], ['1', '2']]);
   });
 });

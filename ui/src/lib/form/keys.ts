@@ -22,6 +22,8 @@ export const SHORTCUTS: { keys: string; action: string }[] = [
   { keys: 'Ctrl+Enter', action: 'Submit and open the next task' },
   { keys: 'Ctrl+S', action: 'Save the draft now (it also saves itself within a second)' },
   { keys: 'Alt+1 … Alt+7', action: 'Switch task tab (issue, gold patch, test patch, …)' },
+  { keys: 'Ctrl+= / Ctrl+- / Ctrl+0', action: 'Zoom the window in, out, back to 100% (kept for the next start)' },
+  { keys: 'Arrow keys', action: 'Move between the task’s tabs, or the rows of a list' },
   { keys: '?', action: 'Show or hide this help' },
   { keys: 'Escape', action: 'Close this help' },
 ];

@@ -128,6 +128,70 @@ describe('RaterView', () => {
     expect(getByTestId('task-id').textContent).toBe('a-1');
   });
 
+  it('gathers a refused submit’s problems in one focused summary whose links lead to the fields', async () => {
+    fakeBackend();
+    const { container, findByTestId, getByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    await findByTestId('task-id');
+    const area = container.querySelector('#text-underspecified_notes') as HTMLTextAreaElement;
+    await fireEvent.input(area, { target: { value: 'x'.repeat(40) } });
+    // Typing shows the rule by the field, never as an alert.
+    expect(container.querySelector('[data-question="underspecified_notes"] .violation')?.textContent).toContain('it has 40');
+    expect(container.querySelectorAll('[role="alert"]')).toHaveLength(0);
+    expect(area.getAttribute('aria-invalid')).toBe('true');
+    expect(area.getAttribute('aria-describedby')).toContain('violation-underspecified_notes');
+
+    await fireEvent.click(getByTestId('submit'));
+    const summary = getByTestId('error');
+    await waitFor(() => expect(document.activeElement).toBe(summary));
+    expect(container.querySelectorAll('[role="alert"]')).toHaveLength(0);
+    const links = [...summary.querySelectorAll('a')];
+    expect(summary.textContent).toMatch(/^4 answers do not meet the rules yet:/);
+    expect(links.map((a) => a.getAttribute('href'))).toEqual(['#q-underspecified', '#q-underspecified_notes', '#q-difficulty', '#q-other_major_issues']);
+    await fireEvent.click(links[1]);
+    expect(document.activeElement).toBe(area);
+
+    // The summary follows the answers and goes once every rule is met.
+    await fireEvent.input(area, { target: { value: 'x'.repeat(100) } });
+    expect(summary.querySelectorAll('a')).toHaveLength(3);
+  });
+
+  it('announces "Saved" and "Submitted" once each in its one live region, and puts focus on each task’s heading', async () => {
+    fakeBackend();
+    const { container, findByTestId, getByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    const heading = await findByTestId('task-id');
+    expect(heading.tagName).toBe('H1');
+    await waitFor(() => expect(document.activeElement).toBe(heading));
+    const live = getByTestId('announcement');
+    expect(live.getAttribute('role')).toBe('status');
+    expect(container.querySelectorAll('[role="status"]')).toHaveLength(1);
+
+    (container.querySelector('#opt-underspecified-1') as HTMLInputElement).click();
+    await waitFor(() => expect(live.textContent).toBe('Saved'), { timeout: 2000 });
+    await fireEvent.input(container.querySelector('#text-underspecified_notes')!, { target: { value: 'n'.repeat(100) } });
+    (container.querySelector('#opt-difficulty-0') as HTMLInputElement).click();
+    (container.querySelector('#opt-other_major_issues-0') as HTMLInputElement).click();
+    await fireEvent.click(getByTestId('submit'));
+    await waitFor(() => expect(live.textContent).toBe('Submitted a-1. Now on a-2.'));
+    await waitFor(() => expect(document.activeElement).toBe(getByTestId('task-id')));
+    expect(getByTestId('task-id').textContent).toBe('a-2');
+  });
+
+  it('opens the shortcuts as a modal dialog that Escape closes, giving focus back to the question', async () => {
+    fakeBackend();
+    const { container, findByTestId, queryByTestId } = render(RaterView, { rater: 'ana', project: '/p/panel.verity' });
+    await findByTestId('task-id');
+    const radio = container.querySelector('#opt-underspecified-0') as HTMLInputElement;
+    radio.focus();
+    await fireEvent.keyDown(radio, { key: '?' });
+    const dialog = await findByTestId('help');
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+    expect(dialog.getAttribute('aria-labelledby')).toBe('help-title');
+    expect(document.activeElement).toBe(await findByTestId('help-close'));
+    await fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    await waitFor(() => expect(queryByTestId('help')).toBeNull());
+    expect(document.activeElement).toBe(radio);
+  });
+
   it('shows a command error as its message', async () => {
     mockIPC((cmd) => {
       if (cmd === 'next_task' || cmd === 'queue_page') throw { code: 'not_found', message: 'The project has no rater named "ana".' };

@@ -130,7 +130,7 @@ describe('ProgressSection', () => {
     const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters.map((r) => (r.name === 'Ben' ? { ...r, submitted: done } : r)) });
     const { container } = render(ProgressSection, { active: true });
     const listed = () => calls.filter((c) => c.cmd === 'progress_page').length;
-    const perRater = () => [...container.querySelectorAll('.summary table tbody tr')].map((tr) => tr.textContent);
+    const perRater = () => [...container.querySelectorAll('.summary > table tbody tr')].map((tr) => tr.textContent);
     await waitFor(() => expect(perRater()).toEqual(['Amara21', 'Ben10']));
     done = 1;
     // The listener is set up on mount; emit until it is there.
