@@ -14,6 +14,7 @@ mod desktop_ops;
 mod evidence;
 mod hostile_text;
 mod hub;
+mod integrity;
 mod migrate;
 mod newcomer;
 mod ops;
