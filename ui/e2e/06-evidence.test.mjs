@@ -6,6 +6,17 @@ test('a rater reads the evidence the repository gives at the base commit, and se
   const browser = await startApp();
   try {
     await openDemoAs(browser, 'Lena Vogt');
+    // Task 7's row carries requirements and an interface beside SWE-bench's fields: both are
+    // texts the rater reads, in tabs of their own.
+    await (await find(browser, '//button[@data-testid="queue-item"][contains(., "demo__tinylib-7")]')).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')) === 'demo__tinylib-7', 'task 7 did not open');
+    await (await find(browser, '//button[@role="tab"][. = "Requirements"]')).click();
+    assert.match(await textOf(browser, '[data-testid="requirements"]'), /\S/);
+    await shot(browser, 'rater-requirements');
+    await (await find(browser, '//button[@role="tab"][. = "Interface"]')).click();
+    assert.match(await textOf(browser, '[data-testid="interface"]'), /\S/);
+    await (await find(browser, '//button[@role="tab"][. = "Issue"]')).click();
+
     // A demo task: its repository is registered with the demo project.
     await (await find(browser, '//button[@data-testid="queue-item"][contains(., "demo__tinylib-")]')).click();
     await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')).startsWith('demo__tinylib-'), 'no demo task opened');
