@@ -318,6 +318,8 @@ fn questions_are_named_alike_everywhere_and_listed() {
             &serde_json::json!([0, 1, 2, 3])
         )
     );
+    let help = h.ok(&["-h"]);
+    assert!(help.contains("postgres://USER@HOST:PORT/DB"), "{help}");
     let text = h.ok(&["questions"]);
     assert!(
         text.starts_with("1.1\tunderspecified\tscale\tordinal\t0 | 1 | 2 | 3"),
@@ -515,7 +517,8 @@ fn a_server_that_goes_away_during_an_import_stores_nothing_and_says_so() {
             .unwrap()
     };
     assert!(verity(&["init"]).status.success());
-    // The server ends the import's session midway, as a server shutting down does (57P01).
+    // The server ends the import's session midway, as a server shutting down does (57P01):
+    // the session whose transaction has written (reads on other sessions are tried again).
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_verity"))
         .arg("--project")
         .arg(&url)
@@ -532,7 +535,7 @@ fn a_server_that_goes_away_during_an_import_stores_nothing_and_says_so() {
                 None,
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                  WHERE datname = current_database() AND pid <> pg_backend_pid()
-                   AND xact_start IS NOT NULL AND backend_type = 'client backend'",
+                   AND backend_xid IS NOT NULL AND backend_type = 'client backend'",
             )
             .unwrap();
         ended = !rows.is_empty();
@@ -550,4 +553,30 @@ fn a_server_that_goes_away_during_an_import_stores_nothing_and_says_so() {
     );
     let listed = verity(&["cases"]);
     assert_eq!(String::from_utf8(listed.stdout).unwrap(), "0 cases\n");
+}
+
+#[test]
+fn a_failed_clone_names_where_it_cloned_from() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    let source = h.path("calc.git");
+    std::fs::create_dir(&source).unwrap();
+    crate::util::git(&source, &["init", "-q", "--bare"]);
+    // A HEAD naming no valid branch: git fails once the clone has begun.
+    std::fs::write(source.join("HEAD"), "ref: refs/heads/../../x\n").unwrap();
+    let into = h.path("clone.git");
+    let err = h.fails(&[
+        "repo",
+        "clone",
+        "acme/calc",
+        "--url",
+        source.to_str().unwrap(),
+        "--into",
+        into.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains(&format!("cloning from {}", source.display()))
+            && err.contains(&into.display().to_string()),
+        "{err}"
+    );
 }
