@@ -287,7 +287,7 @@ fn selected_cases(
 }
 
 /// Why no task could be assigned: `count` tasks lack materials.
-pub(super) fn lacking_materials(count: usize, scope: &str) -> String {
+fn lacking_materials(count: usize, scope: &str) -> String {
     let (tasks, verb) = if count == 1 {
         ("task", "lacks")
     } else {
