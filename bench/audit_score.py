@@ -115,7 +115,8 @@ def main() -> int:
     for line in reports_path.read_text().splitlines():
         if line.strip():
             report = json.loads(line)
-            reports[report["case_id"]] = report
+            # Reports written before `instance_id` named the task call it `case_id`.
+            reports[report.get("instance_id", report.get("case_id"))] = report
     cover = coverage(audit)
     proven_set = proven(audit)
 

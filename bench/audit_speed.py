@@ -52,7 +52,7 @@ def main() -> int:
     totals = [0.0, 0.0, 0.0]
     all_ratios: list[float] = []
     for repo in repos:
-        reports = sorted(by_repo.get(repo, []), key=lambda r: r["case_id"])
+        reports = sorted(by_repo.get(repo, []), key=lambda r: r.get("instance_id", r.get("case_id")))
         if not reports:
             continue
         step = max(1, len(reports) // int(sample))
@@ -68,7 +68,7 @@ def main() -> int:
             grep.append(report["base_commit"])
             g, _ = timed(grep)
             v, log = timed(
-                [verity, "evidence", report["case_id"], "--refresh", "-v", "--project", project]
+                [verity, "evidence", report.get("instance_id", report.get("case_id")), "--refresh", "-v", "--project", project]
             )
             e = engine_seconds(log)
             for i, x in enumerate((g, v, e)):

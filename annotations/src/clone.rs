@@ -177,10 +177,16 @@ pub enum CloneError {
         source: std::io::Error,
     },
     /// Anything else libgit2 reported.
-    #[error("git failed on {}: {message}", path.display())]
+    #[error(
+        "git failed on {}{}: {message}",
+        path.display(),
+        url.as_deref().map(|u| format!(" (cloning from {u})")).unwrap_or_default()
+    )]
     Git {
         /// The clone's path.
         path: PathBuf,
+        /// Where it was being cloned or fetched from, when it was.
+        url: Option<String>,
         /// libgit2's explanation.
         message: String,
     },
@@ -242,6 +248,7 @@ impl BareClone {
         };
         let git = |err: git2::Error| CloneError::Git {
             path: path.to_path_buf(),
+            url: Some(url.to_string()),
             message: err.message().to_string(),
         };
         let existing = path.exists();
@@ -437,6 +444,7 @@ impl BareClone {
     fn git_error(&self, err: git2::Error) -> CloneError {
         CloneError::Git {
             path: self.path.clone(),
+            url: Some(self.url.clone()),
             message: err.message().to_string(),
         }
     }
@@ -488,6 +496,7 @@ impl BareClone {
         }
         CloneError::Git {
             path: self.path.clone(),
+            url: Some(url),
             message,
         }
     }
@@ -498,6 +507,7 @@ pub fn origin_url(path: &Path) -> Result<Option<String>, CloneError> {
     let repo = Repository::open_ext(path, RepositoryOpenFlags::NO_SEARCH, &[] as &[&Path])
         .map_err(|err| CloneError::Git {
             path: path.to_path_buf(),
+            url: None,
             message: err.message().to_string(),
         })?;
     Ok(repo

@@ -6,6 +6,7 @@ mod server;
 mod util;
 
 mod access;
+mod bad_input;
 mod agreement;
 mod cli;
 mod clone;

@@ -4,11 +4,12 @@
 //! Verity before these fixes.
 #![allow(clippy::unwrap_used)]
 
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::util::Harness;
+use crate::util::{self, Harness};
 
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -316,6 +317,25 @@ fn repo_add_checks_its_arguments_and_repo_remove_forgets_a_clone() {
     h.fails(&["repo", "add", "acme/calc", plain.to_str().unwrap()]);
     assert_eq!(h.ok(&["repo", "list"]), "");
 
+    // A clone holding none of the tasks' base commits is refused; one holding a task's is not.
+    let err = h.fails(&["repo", "add", "acme/calc", clone]);
+    assert!(err.contains("holds none of the 2 base commits"), "{err}");
+    util::git(
+        Path::new(clone),
+        &["commit", "-q", "--allow-empty", "-m", "base"],
+    );
+    let head = util::git(Path::new(clone), &["rev-parse", "HEAD"]);
+    let task = h.write(
+        "held.jsonl",
+        std::fs::read_to_string(fixture("swebench.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .replace(&"a".repeat(40), head.trim())
+            .replace("acme__calc-101", "acme__calc-900"),
+    );
+    h.ok(&["import", &task]);
     h.ok(&["repo", "add", "acme/calc", clone]);
     assert!(h.ok(&["repo", "list"]).starts_with("acme/calc\t"));
     h.ok(&["repo", "remove", "acme/calc"]);

@@ -357,7 +357,7 @@ fn disagreements_come_worst_first_and_an_adjudication_overrides_the_ensemble() {
     let first = &list[0];
     assert_eq!(
         (
-            first["case"].clone(),
+            first["instance_id"].clone(),
             first["question"].clone(),
             first["spread"].clone()
         ),

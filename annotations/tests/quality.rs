@@ -121,7 +121,8 @@ fn calibration_tasks_are_mixed_into_every_queue_at_the_rate_and_look_like_any_ot
     let report = ops::assign(&mut p, 2, 7, &ops::CaseSelection::All, NOW).unwrap();
     // 20 ordinary tasks × 2 raters over 3 raters: 13 or 14 each; at one in five, 3 or 4
     // calibration tasks each.
-    assert!(report.calibration >= 9, "{report:?}");
+    assert!(report.calibration_assignments >= 9, "{report:?}");
+    assert!(report.calibration.iter().all(|t| view.tasks.contains(t)));
     let calibration: HashSet<String> = view.tasks.into_iter().collect();
     for rater in ["ana", "bo", "cy"] {
         p.act_as(Actor::Rater { name: rater.into() }).unwrap();
@@ -165,7 +166,8 @@ fn calibration_tasks_are_mixed_into_every_queue_at_the_rate_and_look_like_any_ot
     p.act_as(Actor::Coordinator).unwrap();
     // Assigning again gives nothing new: every queue is at the rate already.
     let again = ops::assign(&mut p, 2, 7, &ops::CaseSelection::All, NOW).unwrap();
-    assert_eq!((again.added, again.calibration), (0, 0));
+    assert_eq!((again.added, again.calibration_assignments), (0, 0));
+    assert!(again.why_none.is_some(), "{again:?}");
 }
 
 #[test]

@@ -137,3 +137,54 @@ fn every_subcommand_and_flag_is_in_the_readme_and_every_readme_flag_exists() {
         }
     }
 }
+
+/// Each flag's default as the help gives it (`[default: 0]`).
+fn defaults(help: &str) -> Vec<(String, String)> {
+    let lines = section(help, "Options:");
+    let mut out = Vec::new();
+    let mut flag: Option<String> = None;
+    for line in lines {
+        let trimmed = line.trim();
+        if trimmed.starts_with('-') {
+            flag = trimmed
+                .split([' ', ','])
+                .find(|w| w.starts_with("--"))
+                .map(str::to_string);
+        }
+        if let (Some(f), Some(at)) = (&flag, line.find("[default: ")) {
+            let value = &line[at + "[default: ".len()..];
+            out.push((f.clone(), value[..value.find(']').unwrap()].to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_readme_gives_each_flag_the_default_the_command_has() {
+    let lines = readme_lines();
+    let mut checked = 0;
+    for (path, text) in commands() {
+        let invocation = format!("verity {} ", path.join(" "));
+        for (flag, default) in defaults(&text) {
+            for line in lines.iter().filter(|l| l.contains(invocation.as_str())) {
+                let part = &line[line.find(invocation.as_str()).unwrap()..];
+                let part = &part[..part.find('#').unwrap_or(part.len())];
+                let words: Vec<&str> = part.split_whitespace().collect();
+                for pair in words.windows(2) {
+                    let value = pair[1].trim_end_matches(']');
+                    // A placeholder (N, FILE) names no value.
+                    if pair[0].trim_start_matches('[') == flag
+                        && value.chars().all(|c| c.is_ascii_digit() || c == '.')
+                    {
+                        assert_eq!(
+                            value, default,
+                            "the README shows `{invocation}{flag} {value}`, but its default is {default}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 5, "only {checked} defaults found in the README");
+}

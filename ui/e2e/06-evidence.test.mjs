@@ -7,6 +7,22 @@ test('a rater reads the evidence the repository gives at the base commit, and se
   const browser = await startApp();
   try {
     await openDemoAs(browser, 'Lena Vogt');
+    // Task 7's row carries requirements and an interface beside SWE-bench's fields: both are
+    // texts the rater reads, in tabs of their own.
+    await (await find(browser, '//button[@data-testid="queue-item"][contains(., "demo__tinylib-7")]')).click();
+    await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')) === 'demo__tinylib-7', 'task 7 did not open');
+    // Seven tabs overflow the tab row at this width, whose scroll bar covers the buttons'
+    // middle, so the tabs are opened as a rater at the keyboard does: Alt+2, Alt+3.
+    const tabs = await browser.execute(() => [...document.querySelectorAll('[role="tab"]')].map((t) => t.textContent.trim()));
+    assert.deepEqual(tabs.slice(0, 3), ['Issue', 'Requirements', 'Interface']);
+    await browser.keys(['Alt', '2']);
+    await until(browser, async () => (await textOf(browser, '[data-testid="requirements"]')).length > 0, 'Alt+2 did not open the Requirements tab');
+    assert.match(await textOf(browser, '[data-testid="requirements"]'), /\S/);
+    await shot(browser, 'rater-requirements');
+    await browser.keys(['Alt', '3']);
+    await until(browser, async () => (await textOf(browser, '[data-testid="interface"]')).length > 0, 'Alt+3 did not open the Interface tab');
+    await browser.keys(['Alt', '1']);
+
     // A demo task: its repository is registered with the demo project.
     await (await find(browser, '//button[@data-testid="queue-item"][contains(., "demo__tinylib-")]')).click();
     await until(browser, async () => (await textOf(browser, '[data-testid="task-id"]')).startsWith('demo__tinylib-'), 'no demo task opened');

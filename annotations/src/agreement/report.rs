@@ -11,6 +11,7 @@ use super::multi::{Chance, agreement_weights, fleiss_eval, gwet_eval};
 use super::pairwise::{PairConfusions, cohen_from_confusion, percent_eval};
 use super::profile::Profiles;
 use super::{BootstrapOptions, ConfidenceInterval, Level, RatingTable, Undefined, Weights};
+use crate::natural::natural_cmp;
 
 /// What [`compute_report`] computes besides the point estimates.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -113,7 +114,7 @@ pub struct CiReport {
 pub struct AgreementReport {
     /// Units with at least one rating.
     pub units: usize,
-    /// Rater names, sorted.
+    /// Rater names, in natural order (`rater 2` before `rater 10`).
     pub raters: Vec<String>,
     /// Ratings present.
     pub ratings: usize,
@@ -121,7 +122,7 @@ pub struct AgreementReport {
     pub level: Level,
     /// See [`super::percent_agreement`].
     pub percent_agreement: Option<f64>,
-    /// See [`super::cohen_kappa`]; keyed `"A|B"`, A before B in the sorted rater order. Every
+    /// See [`super::cohen_kappa`]; keyed `"A|B"`, A before B in natural order. Every
     /// pair from [`compute_report`]; from [`compute_panel_report`], the pairs sharing enough units.
     pub cohen_kappa: BTreeMap<String, CohenPair>,
     /// The pairs [`compute_panel_report`] left out of `cohen_kappa`, counted; absent from
@@ -197,7 +198,8 @@ fn report_with_pairs(
     };
 
     let mut order: Vec<usize> = (0..table.raters().len()).collect();
-    order.sort_by(|&a, &b| table.raters()[a].cmp(&table.raters()[b]));
+    // Natural order, as every list of raters: rater 7 before rater 13, and pairs named `7|13`.
+    order.sort_by(|&a, &b| natural_cmp(&table.raters()[a], &table.raters()[b]));
     let q = table.categories().len();
     let confusions = PairConfusions::new(&profiles, w);
     let none = vec![0.0; q * q];
@@ -524,7 +526,9 @@ pub fn render_text(report: &AgreementReport) -> String {
             "{:<30} {:>7} {:>11} {:>11} {:>11}",
             "Cohen's kappa", "units", "unweighted", "linear", "quadratic"
         );
-        for (pair, k) in &report.cohen_kappa {
+        let mut pairs: Vec<_> = report.cohen_kappa.iter().collect();
+        pairs.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
+        for (pair, k) in pairs {
             let _ = writeln!(
                 out,
                 "{:<30} {:>7} {:>11} {:>11} {:>11}",

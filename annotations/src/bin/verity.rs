@@ -25,7 +25,8 @@ mod coordinator;
     about = "Rate SWE-bench-style tasks with a panel: import, assign, answer, measure agreement, export"
 )]
 struct Cli {
-    /// The project file (a SQLite database).
+    /// The project: a file (a SQLite database), or a server project's
+    /// postgres://USER@HOST:PORT/DB (the password from PGPASSWORD or ~/.pgpass, never the URL).
     #[arg(long, global = true, env = "VERITY_PROJECT")]
     project: Option<PathBuf>,
     /// Log what happens to stderr (repeat for more).
@@ -339,6 +340,16 @@ enum Command {
     },
     /// Cases and questions where raters' current answers differ, worst first.
     Disagreements {
+        /// Only this question (its id or number, as `verity questions` lists them).
+        #[arg(long)]
+        question: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The questionnaire's questions: number, id, kind, level and scale. Wherever a command
+    /// takes a question, its id or its number will do.
+    Questions {
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -762,17 +773,28 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            if err
-                .chain()
-                .filter_map(|e| e.downcast_ref::<std::io::Error>())
-                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            {
+            if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("verity: {}", error_sentence(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the output's reader went away (`verity cases | head`): then the command stops
+/// quietly, as Unix tools do. serde_json reports a failed write as its own error, whose
+/// source skips the I/O error itself, so it is asked for the error's kind.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                e.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            })
+            == Some(std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The error and its causes as one sentence. Library messages already end with their source's
@@ -800,8 +822,10 @@ fn init_logging(verbose: u8) {
         2 => "debug",
         _ => "trace",
     };
+    // Colour codes only on a terminal: a redirected log is read as text.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(tracing_subscriber::EnvFilter::new(format!(
             "annotations={level},verity={level}"
         )))
@@ -915,6 +939,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         "{}: {} ({} records)",
                         path.path, path.format, path.records
                     )?;
+                    if !path.kept_fields.is_empty() {
+                        writeln!(
+                            out,
+                            "  kept but not shown to raters: {}",
+                            path.kept_fields.join(", ")
+                        )?;
+                    }
                 }
                 writeln!(
                     out,
@@ -1185,9 +1216,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 writeln!(
                     out,
-                    "{} calibration tasks (of {} with reference labels); rate {}",
+                    "{} calibration tasks (of {} with reference labels{}); rate {}",
                     view.tasks.len(),
                     view.with_reference,
+                    if view.without_materials > 0 {
+                        format!(
+                            "; {} of them lack materials and cannot be, until their instances are imported",
+                            view.without_materials
+                        )
+                    } else {
+                        String::new()
+                    },
                     view.rate.map_or_else(
                         || "not set: `assign` mixes none in".to_string(),
                         |r| format!("{r} of each queue")
@@ -1223,15 +1262,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 writeln!(
                     out,
-                    "{} new assignments over {} cases{}",
+                    "{} new assignments over {} cases{}{}",
                     report.added,
                     report.cases,
-                    if report.calibration > 0 {
-                        format!(", {} of them calibration tasks", report.calibration)
+                    if report.calibration_assignments > 0 {
+                        format!(
+                            ", {} of them of {} calibration tasks",
+                            report.calibration_assignments,
+                            report.calibration.len()
+                        )
+                    } else {
+                        String::new()
+                    },
+                    if report.without_materials > 0 {
+                        format!(
+                            " ({} tasks without materials left out: import their instances first)",
+                            report.without_materials
+                        )
                     } else {
                         String::new()
                     }
                 )?;
+                if let Some(why) = &report.why_none {
+                    writeln!(out, "nothing assigned: {why}")?;
+                }
                 for (name, load) in &report.load {
                     writeln!(out, "{name}\t{load}")?;
                 }
@@ -1313,6 +1367,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "registered {} at {} ({} of {} base commits held)",
                     status.name, status.path, status.held, status.base_commits
                 )?;
+                let missing = status.base_commits - status.held;
+                if missing > 0 {
+                    writeln!(
+                        out,
+                        "{missing} base commits are missing: their tasks get no evidence until `verity repo fetch-missing {}` fetches them",
+                        status.name
+                    )?;
+                }
             }
             RepoAction::Remove { name } => {
                 let mut p = project.open()?;
@@ -1606,9 +1668,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             reference,
         } => {
             let p = project.open()?;
-            if history && !matches!(format, ExportFormat::AnswersJsonl) {
-                bail!("--history is for --format answers-jsonl");
-            }
             let format = match format {
                 ExportFormat::Jsonl => ops::ExportFormat::Jsonl,
                 ExportFormat::AnswersJsonl => ops::ExportFormat::AnswersJsonl,
@@ -1740,8 +1799,40 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Ensemble { rule, json } => {
             coordinator::ensemble(&project.open()?, rule.as_deref(), json, &mut out)?
         }
-        Command::Disagreements { json } => {
-            coordinator::disagreements(&project.open()?, json, &mut out)?
+        Command::Disagreements { question, json } => {
+            coordinator::disagreements(&project.open()?, question.as_deref(), json, &mut out)?
+        }
+        Command::Questions { json } => {
+            let p = project.open()?;
+            let questions = ops::list_questions(&p);
+            if json {
+                print_json(&questions)?;
+            } else {
+                for q in &questions {
+                    let scale: Vec<String> = q
+                        .scale
+                        .iter()
+                        .map(|v| match v {
+                            serde_json::Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect();
+                    writeln!(
+                        out,
+                        "{}\t{}\t{}\t{}\t{}{}",
+                        q.number,
+                        q.id,
+                        serde_json::to_value(q.kind)?.as_str().unwrap_or_default(),
+                        serde_json::to_value(q.level)?.as_str().unwrap_or_default(),
+                        if scale.is_empty() {
+                            "-".to_string()
+                        } else {
+                            scale.join(" | ")
+                        },
+                        if q.required { "" } else { "\toptional" }
+                    )?;
+                }
+            }
         }
         Command::Adjudicate {
             case_id,

@@ -278,7 +278,9 @@ pub struct Summary {
 pub struct EvidenceReport {
     /// [`ENGINE_VERSION`](super::ENGINE_VERSION) of the engine that computed it.
     pub engine_version: String,
-    /// The case, if any.
+    /// The task, if any (`instance_id` in JSON, as everywhere; a report cached when the key
+    /// was `case_id` reads without it, and the project fills it in).
+    #[serde(rename = "instance_id")]
     pub case_id: Option<String>,
     /// The repository's name.
     pub repo: String,

@@ -1,7 +1,9 @@
 //! The SWE-bench family (SWE-bench, Lite, Verified) as the Hugging Face datasets export them:
 //! `instance_id, repo, base_commit, problem_statement, hints_text, patch, test_patch,
 //! FAIL_TO_PASS, PASS_TO_PASS, version, created_at, environment_setup_commit`. The test lists
-//! may be JSON arrays or strings holding them. Unknown fields are kept.
+//! may be JSON arrays or strings holding them. A row that also carries SWE-bench Pro's
+//! `requirements` and `interface` keeps them as the texts raters read, whichever shape the file
+//! was detected as; other unknown fields are kept under `extra`.
 
 use std::path::Path;
 
@@ -25,6 +27,8 @@ pub fn record_from_row(
     let gold_patch = row.required("patch")?;
     let test_patch = row.required("test_patch")?;
     let hints_text = row.optional("hints_text")?;
+    let requirements = row.optional("requirements")?;
+    let interface = row.optional("interface")?;
     let fail_to_pass = row.test_list("FAIL_TO_PASS")?;
     let pass_to_pass = row.test_list("PASS_TO_PASS")?;
     Ok(CaseRecord {
@@ -33,8 +37,8 @@ pub fn record_from_row(
         base_commit: Some(base_commit),
         problem_statement: Some(problem_statement),
         hints_text,
-        requirements: None,
-        interface: None,
+        requirements,
+        interface,
         gold_patch: Some(gold_patch),
         test_patch: Some(test_patch),
         fail_to_pass,

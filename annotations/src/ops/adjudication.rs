@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 use ts_rs::TS;
 
 use super::cases::find_case;
-use super::submitted::{Panel, option_index, rated_questions, value_text};
+use super::submitted::{Panel, find_question, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::ensemble::Procedure;
 use crate::questionnaire::{MeasurementLevel, QuestionKind};
@@ -29,7 +29,8 @@ pub struct RaterValue {
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AdjudicationView {
-    /// The task's id.
+    /// The task's id (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
     /// The question's id.
     pub question: String,
@@ -48,7 +49,8 @@ pub struct AdjudicationView {
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Disagreement {
-    /// The task's id.
+    /// The task's id (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
     /// The question's id.
     pub question: String,
@@ -138,11 +140,32 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
     Ok(out.into_iter().map(|(_, d)| d).collect())
 }
 
+/// The disagreements on one question, named by its id or number, worst first.
+pub fn disagreements_on(project: &Project, question: &str) -> Result<Vec<Disagreement>> {
+    project.require_coordinator("reads every rater's answers")?;
+    let question = find_question(&project.questionnaire, question)?;
+    if question.kind == QuestionKind::Text {
+        return Err(Error::refused(
+            ErrorCode::FreeTextQuestion,
+            format!(
+                "question {} ({}) takes free text; raters' texts always differ, and only scale, choice and yes/no questions have disagreements",
+                question.number, question.id
+            ),
+        ));
+    }
+    let id = question.id.clone();
+    Ok(list_disagreements(project)?
+        .into_iter()
+        .filter(|d| d.question == id)
+        .collect())
+}
+
 /// An adjudicator's decision to record.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AdjudicationRequest {
-    /// The task's id.
+    /// The task's id (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
     /// The question's id.
     pub question: String,
@@ -165,22 +188,13 @@ pub fn adjudicate(
 ) -> Result<AdjudicationView> {
     project.require_coordinator("adjudicates")?;
     let stored = find_case(project, &req.case)?;
-    let question = project
-        .questionnaire
-        .questions()
-        .find(|q| q.id == req.question)
-        .ok_or_else(|| {
-            Error::NotFound(format!(
-                "questionnaire {} has no question {:?}",
-                project.questionnaire.id, req.question
-            ))
-        })?;
+    let question = find_question(&project.questionnaire, &req.question)?;
     if question.kind == QuestionKind::Text {
         return Err(Error::refused(
             ErrorCode::FreeTextQuestion,
             format!(
                 "question {:?} takes free text; only scale, choice and yes/no questions are adjudicated",
-                req.question
+                question.id
             ),
         ));
     }
@@ -195,7 +209,7 @@ pub fn adjudicate(
             format!(
                 "{} is not an option of question {:?} (options: {})",
                 value_text(&req.value),
-                req.question,
+                question.id,
                 options.join(", ")
             ),
         ));
@@ -245,7 +259,7 @@ pub fn adjudicate(
     let at = stamp(now);
     project.store.add_adjudication(&NewAdjudication {
         case_id: stored.case_id,
-        question: &req.question,
+        question: &question.id,
         value: &value,
         rationale: req.rationale.trim(),
         decided_by: by,
@@ -254,7 +268,7 @@ pub fn adjudicate(
     })?;
     Ok(AdjudicationView {
         case: stored.case.instance_id,
-        question: req.question.clone(),
+        question: question.id.clone(),
         value,
         rationale: req.rationale.trim().to_string(),
         by: by.to_string(),
@@ -275,6 +289,7 @@ pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -
             "an adjudicator's name must not be empty",
         ));
     }
+    super::raters::check_name(name, "an adjudicator's name")?;
     if name == COORDINATOR {
         return Err(Error::refused(
             ErrorCode::NameTaken,

@@ -16,7 +16,8 @@ use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AnswerView {
-    /// The task's id.
+    /// The task's id (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
     /// The rater.
     pub rater: String,
@@ -47,7 +48,8 @@ pub struct AnswerView {
 pub struct AnswerRequest {
     /// The rater.
     pub rater: String,
-    /// The task's id.
+    /// The task's id (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
     /// Question id to value.
     #[ts(type = "Record<string, number | string>")]
@@ -118,6 +120,7 @@ fn write_answer(
     kind: EventKind,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
+    check_text_sizes(req)?;
     let rater = find_active_rater(project, &req.rater)?;
     let stored = find_case(project, &req.case)?;
     let case = stored.case.instance_id.clone();
@@ -257,4 +260,30 @@ pub fn revise_answer(
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
     write_answer(project, req, EventKind::Revise, now)
+}
+
+/// The most characters a note (a text answer) or a revision's reason may hold. OpenAI's
+/// longest published note has 1,819; a pasted log or file belongs in the repository, not in
+/// every export and package of the panel.
+pub const NOTE_MAX_CHARS: usize = 20_000;
+
+/// Refuses a text answer or reason longer than [`NOTE_MAX_CHARS`], naming the question.
+fn check_text_sizes(req: &AnswerRequest) -> Result<()> {
+    let texts = req
+        .values
+        .iter()
+        .filter_map(|(question, value)| value.as_str().map(|text| (question.as_str(), text)))
+        .chain(req.reason.as_deref().map(|reason| ("the reason", reason)));
+    for (what, text) in texts {
+        let chars = text.chars().count();
+        if chars > NOTE_MAX_CHARS {
+            return Err(Error::refused(
+                ErrorCode::BadInput,
+                format!(
+                    "{what} holds {chars} characters; a note may hold at most {NOTE_MAX_CHARS}: shorten it (nothing was saved)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -25,6 +25,9 @@ pub struct CalibrationView {
     pub tasks: Vec<String>,
     /// Tasks with reference labels, which may be made calibration tasks.
     pub with_reference: usize,
+    /// Of those, the tasks that lack materials (a problem statement and a gold patch), which
+    /// cannot be calibration tasks until their instances are imported.
+    pub without_materials: usize,
 }
 
 /// The rate stored in the project, if any.
@@ -54,15 +57,24 @@ fn referenced(project: &Project) -> Result<HashSet<String>> {
 /// The calibration tasks and rate.
 pub fn calibration(project: &Project) -> Result<CalibrationView> {
     project.require_coordinator("manages calibration tasks")?;
+    let labelled = referenced(project)?;
+    let without_materials = project
+        .store
+        .list_cases()?
+        .into_iter()
+        .filter(|c| !c.has_materials && labelled.contains(&c.instance_id))
+        .count();
     Ok(CalibrationView {
         rate: calibration_rate(project)?,
         tasks: project.store.calibration_tasks()?,
-        with_reference: referenced(project)?.len(),
+        with_reference: labelled.len(),
+        without_materials,
     })
 }
 
-/// Marks tasks as calibration tasks (with `all`, every task a reference set labels); each must
-/// have reference labels. All or nothing.
+/// Marks tasks as calibration tasks (with `all`, every task a reference set labels that has
+/// materials); each must have reference labels and materials (a problem statement and a gold
+/// patch), since a calibration task is handed to raters like any other. All or nothing.
 pub fn mark_calibration(
     project: &mut Project,
     ids: &[String],
@@ -71,8 +83,35 @@ pub fn mark_calibration(
 ) -> Result<CalibrationView> {
     project.require_coordinator("manages calibration tasks")?;
     let labelled = referenced(project)?;
+    let bare: HashSet<String> = project
+        .store
+        .list_cases()?
+        .into_iter()
+        .filter(|c| !c.has_materials)
+        .map(|c| c.instance_id)
+        .collect();
     let mut chosen: Vec<String> = if all {
-        let mut every: Vec<String> = labelled.iter().cloned().collect();
+        let mut every: Vec<String> = labelled
+            .iter()
+            .filter(|id| !bare.contains(*id))
+            .cloned()
+            .collect();
+        let lacking = labelled.len() - every.len();
+        if every.is_empty() && lacking > 0 {
+            return Err(Error::refused(
+                ErrorCode::CannotAssign,
+                format!(
+                    "no task with reference labels can be a calibration task: {} {} a problem statement and gold patch (the reference file made {}): import their instances first",
+                    super::raters::thousands(lacking),
+                    if lacking == 1 {
+                        "task lacks"
+                    } else {
+                        "tasks lack"
+                    },
+                    if lacking == 1 { "it" } else { "them" },
+                ),
+            ));
+        }
         every.sort();
         every
     } else {
@@ -95,6 +134,14 @@ pub fn mark_calibration(
             ErrorCode::NotFound,
             format!(
                 "task {unlabelled} has no reference label, so it cannot be a calibration task: import a reference set that labels it"
+            ),
+        ));
+    }
+    if let Some(empty) = chosen.iter().find(|id| bare.contains(*id)) {
+        return Err(Error::refused(
+            ErrorCode::CannotAssign,
+            format!(
+                "task {empty} lacks a problem statement and gold patch, so raters would get an empty task: import its instance first"
             ),
         ));
     }

@@ -27,6 +27,11 @@ pub enum ErrorCode {
     AlreadyExists,
     /// The project file failed or holds something this Verity cannot read.
     Store,
+    /// The project cannot be written (a read-only file, folder or share): it is read, and
+    /// nothing was saved.
+    ReadOnly,
+    /// The disk holding the project is full; nothing was saved.
+    DiskFull,
     /// The project's server cannot be reached; nothing was stored, and the same request can be
     /// sent again.
     ServerUnavailable,
@@ -207,7 +212,13 @@ impl Error {
         match self {
             Error::Store(StoreError::TooNew { .. }) => ErrorCode::ProjectTooNew,
             Error::Store(StoreError::Missing { .. }) => ErrorCode::ProjectMissing,
-            Error::Store(StoreError::NotAProject { .. }) => ErrorCode::NotAProject,
+            Error::Store(StoreError::NotAProject { .. } | StoreError::Unfinished { .. }) => {
+                ErrorCode::NotAProject
+            }
+            Error::Store(StoreError::ReadOnly { .. } | StoreError::ReadOnlyOld { .. }) => {
+                ErrorCode::ReadOnly
+            }
+            Error::Store(StoreError::DiskFull { .. }) => ErrorCode::DiskFull,
             Error::Store(StoreError::AlreadyExists { .. }) => ErrorCode::AlreadyExists,
             Error::Store(StoreError::NameTaken(_)) => ErrorCode::NameTaken,
             Error::Store(StoreError::Unavailable { .. }) => ErrorCode::ServerUnavailable,

@@ -95,7 +95,21 @@ pub fn add_repository(
     // Opening the clone first says what is wrong with the path ("no repository exists at"),
     // where a failed canonicalize would only give the system's error.
     let context = CaseContext::repository(name);
-    evidence::held_commits::<&str>(path, &context, &[])?;
+    let commits = base_commits(project, name)?;
+    let held = evidence::held_commits(path, &context, &commits)?;
+    // A clone holding none of the tasks' commits is another repository, or a fork cut before
+    // them: registering it would only make every task's evidence fail later.
+    if !commits.is_empty() && !held.contains(&true) {
+        return Err(Error::refused(
+            ErrorCode::BadRepositoryName,
+            format!(
+                "the clone at {} holds none of the {} base commits of {name}'s tasks (commit {} is missing, for one): is it a clone of {name}? Nothing was registered",
+                path.display(),
+                commits.len(),
+                commits[0]
+            ),
+        ));
+    }
     let path = path
         .canonicalize()
         .map_err(|err| EvidenceError::RepositoryUnreadable {
@@ -133,6 +147,20 @@ pub fn remove_repository(project: &mut Project, name: &str) -> Result<()> {
             known.join(", ")
         )
     }))
+}
+
+/// The distinct base commits of a repository's tasks, in order.
+fn base_commits(project: &Project, name: &str) -> Result<Vec<String>> {
+    let mut commits: Vec<String> = project
+        .store
+        .list_cases()?
+        .into_iter()
+        .filter(|c| c.repo == name)
+        .filter_map(|c| c.base_commit)
+        .collect();
+    commits.sort_unstable();
+    commits.dedup();
+    Ok(commits)
 }
 
 /// Every registered clone with how many of the project's base commits it holds.
@@ -246,10 +274,13 @@ pub fn case_evidence(
     let t = target(project, case)?;
     if !refresh
         && let Some(hit) = project.store.cached_evidence(&evidence_key(&t))?
-        && let Ok(report) = serde_json::from_str::<evidence::EvidenceReport>(&hit.report)
+        && let Ok(mut report) = serde_json::from_str::<evidence::EvidenceReport>(&hit.report)
         // An incomplete report is computed again: the clone may hold every object by now.
         && !report.summary.incomplete
     {
+        report
+            .case_id
+            .get_or_insert_with(|| t.stored.case.instance_id.clone());
         return Ok(EvidenceView {
             report,
             cached: true,
@@ -300,7 +331,8 @@ pub struct EvidenceProgress {
     pub done: usize,
     /// Cases in all.
     pub total: usize,
-    /// The case just finished.
+    /// The task just finished (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
 }
 
@@ -308,7 +340,8 @@ pub struct EvidenceProgress {
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct SkippedCase {
-    /// The case.
+    /// The task (`instance_id` in JSON, as everywhere).
+    #[serde(rename = "instance_id")]
     pub case: String,
     /// Its repository (`owner/name`).
     pub repo: String,

@@ -351,6 +351,18 @@ pub fn export_project(
     out_path: &Path,
 ) -> Result<usize> {
     project.require_coordinator("exports the panel's answers")?;
+    if options.reference.is_some() && format != ExportFormat::OpenaiEnsembled {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            "--reference writes a reference label set, which only --format openai-ensembled holds; the other formats write the panel's answers",
+        ));
+    }
+    if options.history && format != ExportFormat::AnswersJsonl {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            "--history writes every answer event, which only --format answers-jsonl holds",
+        ));
+    }
     let write_err = |source: std::io::Error| Error::Write {
         path: out_path.to_path_buf(),
         source,

@@ -15,7 +15,7 @@ use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::import::openai_csv::{self, OpenAiFile};
 use crate::import::{self, Format, ImportError};
 use crate::questionnaire::{Questionnaire, Stage};
-use crate::store::{EventKind, ImportBatch, NewAnswerEvent, new_event_uid};
+use crate::store::{EventKind, ImportBatch, NewAnswerEvent, StoreError, new_event_uid};
 
 /// How far an import has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -41,6 +41,9 @@ pub struct ImportedPath {
     pub format: String,
     /// Records read.
     pub records: usize,
+    /// The fields the records carried that Verity keeps (exports and `case show --json` give
+    /// them) but no rater is shown, in name order.
+    pub kept_fields: Vec<String>,
 }
 
 /// The result of an import.
@@ -82,7 +85,7 @@ pub(super) fn import_inputs(
 ) -> Result<ImportReport> {
     project.require_coordinator("imports tasks")?;
     let now = stamp(now);
-    let mut session = project.store.begin_import(&now)?;
+    let mut session = project.store.begin_import(&now).map_err(went_away)?;
     let mut reports = Vec::new();
     let mut records = 0usize;
     for (done, (path, label)) in inputs.iter().enumerate() {
@@ -91,23 +94,34 @@ pub(super) fn import_inputs(
             None => import::openai_csv::detect(path)?,
         };
         if let Some(file) = file {
-            reports.push(import_openai_file(
-                session.as_mut(),
-                &project.questionnaire,
-                project.questionnaire_row,
-                path,
-                file,
-                &now,
-            )?);
+            reports.push(
+                import_openai_file(
+                    session.as_mut(),
+                    &project.questionnaire,
+                    project.questionnaire_row,
+                    path,
+                    file,
+                    &now,
+                )
+                .map_err(went_away)?,
+            );
             continue;
         }
         let shown = label.clone().unwrap_or_else(|| path.display().to_string());
         let mut count = 0usize;
+        let mut kept = std::collections::BTreeSet::new();
         let format = read_beside(path, label.as_deref(), &mut |sourced| {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Error::Cancelled);
             }
-            session.put_record(sourced.kind, &sourced.origin, &sourced.record)?;
+            for field in sourced.record.value.extra.keys() {
+                if !kept.contains(field) {
+                    kept.insert(field.clone());
+                }
+            }
+            session
+                .put_record(sourced.kind, &sourced.origin, &sourced.record)
+                .map_err(went_away)?;
             count += 1;
             records += 1;
             if records.is_multiple_of(64) {
@@ -131,6 +145,7 @@ pub(super) fn import_inputs(
             }
             .into(),
             records: count,
+            kept_fields: kept.into_iter().collect(),
         });
         progress(&ImportProgress {
             path: shown,
@@ -142,7 +157,15 @@ pub(super) fn import_inputs(
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Cancelled);
     }
-    let summary = session.finish()?;
+    let summary = session.finish().map_err(|err| match err {
+        StoreError::Unavailable { location, reason } => Error::refused(
+            ErrorCode::ServerUnavailable,
+            format!(
+                "the project's server at {location} went away as the import was being committed ({reason}): whether it was stored is unknown until the server is back; importing the same files again is safe"
+            ),
+        ),
+        other => other.into(),
+    })?;
     tracing::info!(?summary, "import committed");
     Ok(ImportReport {
         added: summary.added,
@@ -150,6 +173,20 @@ pub(super) fn import_inputs(
         unchanged: summary.unchanged,
         paths: reports,
     })
+}
+
+/// An import's error, saying that nothing was stored when the server went away before the
+/// import's one transaction was committed.
+fn went_away(err: impl Into<Error>) -> Error {
+    match err.into() {
+        Error::Store(StoreError::Unavailable { location, reason }) => Error::refused(
+            ErrorCode::ServerUnavailable,
+            format!(
+                "the project's server at {location} went away during the import ({reason}); nothing was stored: import again once it is back"
+            ),
+        ),
+        other => other,
+    }
 }
 
 /// Reads the records of `path` on a thread of their own (parsing and encoding each), handing
@@ -363,6 +400,7 @@ fn import_openai_file(
             ),
         },
         records,
+        kept_fields: Vec::new(),
     })
 }
 

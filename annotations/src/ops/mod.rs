@@ -75,6 +75,8 @@ mod progress;
 pub use progress::*;
 mod quality;
 pub use quality::*;
+mod questions;
+pub use questions::*;
 mod raters;
 pub use raters::*;
 mod report;

@@ -40,6 +40,7 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
             "a rater's name must not be empty",
         ));
     }
+    check_name(name, "a rater's name")?;
     project.store.add_rater(name, &stamp(now))?;
     Ok(RaterSummary {
         name: name.to_string(),
@@ -47,6 +48,27 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
         assigned: 0,
         submitted: 0,
     })
+}
+
+/// Refuses a name that would break the lines and columns it is printed in: control
+/// characters (a newline, a tab), and `|`, which joins two raters' names in a pair's key
+/// (`ana|bo`).
+pub(super) fn check_name(name: &str, what: &str) -> Result<()> {
+    if let Some(c) = name.chars().find(|c| c.is_control() || *c == '|') {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            format!(
+                "{what} may not hold {}: {name:?}",
+                match c {
+                    '\n' | '\r' => "a line break".to_string(),
+                    '\t' => "a tab".to_string(),
+                    '|' => "'|', which joins two raters' names in a pair's key".to_string(),
+                    other => format!("the control character U+{:04X}", u32::from(other)),
+                }
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What happened to a rater who left the panel.
@@ -180,10 +202,18 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
 pub struct AssignReport {
     /// New assignments made.
     pub added: usize,
-    /// Of those, calibration tasks mixed into raters' queues at the calibration rate.
-    pub calibration: usize,
+    /// The calibration tasks mixed into raters' queues at the calibration rate, each once, in
+    /// natural id order.
+    pub calibration: Vec<String>,
+    /// Of the new assignments, those of calibration tasks.
+    pub calibration_assignments: usize,
     /// Cases considered.
     pub cases: usize,
+    /// Tasks left out because they lack materials (a problem statement or a gold patch):
+    /// tasks an annotation file created, whose instances were never imported.
+    pub without_materials: usize,
+    /// Why nothing was assigned, when nothing was.
+    pub why_none: Option<String>,
     /// Each active rater's load after assigning.
     pub load: BTreeMap<String, usize>,
 }
@@ -200,26 +230,38 @@ pub enum CaseSelection {
     Repo(String),
 }
 
-/// The selected cases' rows, each once, in id order. Named cases must exist and have
-/// materials; a repository must have cases.
+/// The selected cases' rows, each once, in id order, and how many cases of the selection
+/// were left out for lacking materials. Named cases must exist and have materials; a
+/// repository must have cases with materials, and so must the project.
 fn selected_cases(
     project: &Project,
     selection: &CaseSelection,
-) -> Result<Vec<crate::store::CaseRow>> {
+) -> Result<(Vec<crate::store::CaseRow>, usize)> {
     let cases = project.store.list_cases()?;
     match selection {
-        CaseSelection::All => Ok(cases.into_iter().filter(|c| c.has_materials).collect()),
-        CaseSelection::Repo(repo) => {
-            let chosen: Vec<_> = cases
+        CaseSelection::All | CaseSelection::Repo(_) => {
+            let in_scope: Vec<_> = cases
                 .into_iter()
-                .filter(|c| c.has_materials && c.repo == *repo)
+                .filter(|c| match selection {
+                    CaseSelection::Repo(repo) => c.repo == *repo,
+                    _ => true,
+                })
                 .collect();
+            let total = in_scope.len();
+            let chosen: Vec<_> = in_scope.into_iter().filter(|c| c.has_materials).collect();
+            let bare = total - chosen.len();
             if chosen.is_empty() {
-                return Err(Error::NotFound(format!(
-                    "the project has no case with materials in repository {repo:?}"
-                )));
+                let scope = match selection {
+                    CaseSelection::Repo(repo) => format!(" in repository {repo}"),
+                    _ => String::new(),
+                };
+                return Err(if bare == 0 {
+                    Error::NotFound(format!("the project has no task{scope} to assign"))
+                } else {
+                    Error::refused(ErrorCode::CannotAssign, lacking_materials(bare, &scope))
+                });
             }
-            Ok(chosen)
+            Ok((chosen, bare))
         }
         CaseSelection::Ids(ids) => {
             let mut wanted = std::collections::BTreeSet::new();
@@ -239,9 +281,35 @@ fn selected_cases(
                     ),
                 ));
             }
-            Ok(chosen)
+            Ok((chosen, 0))
         }
     }
+}
+
+/// Why no task could be assigned: `count` tasks lack materials.
+fn lacking_materials(count: usize, scope: &str) -> String {
+    let (tasks, verb) = if count == 1 {
+        ("task", "lacks")
+    } else {
+        ("tasks", "lack")
+    };
+    format!(
+        "nothing to assign: {} {tasks}{scope} {verb} a problem statement and gold patch (an annotation file made them): import their instances first",
+        thousands(count)
+    )
+}
+
+/// A count with thousands separated by commas, as people write it (1,699).
+pub(super) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// Gives every selected case `per_case` distinct active raters, keeping existing assignments
@@ -277,21 +345,23 @@ pub fn assign(
             ),
         ));
     }
-    let calibration: HashSet<i64> = {
+    // A calibration task marked before its materials were checked is never handed out bare.
+    let calibration: HashMap<i64, String> = {
         let marked: HashSet<String> = project.store.calibration_tasks()?.into_iter().collect();
         project
             .store
             .list_cases()?
             .into_iter()
-            .filter(|c| marked.contains(&c.instance_id))
-            .map(|c| c.case_id)
+            .filter(|c| c.has_materials && marked.contains(&c.instance_id))
+            .map(|c| (c.case_id, c.instance_id))
             .collect()
     };
     // Calibration tasks are mixed in below, at the rate; named cases are assigned as named.
     let named = matches!(selection, CaseSelection::Ids(_));
-    let cases: Vec<_> = selected_cases(project, selection)?
+    let (selected, without_materials) = selected_cases(project, selection)?;
+    let cases: Vec<_> = selected
         .into_iter()
-        .filter(|c| named || !calibration.contains(&c.case_id))
+        .filter(|c| named || !calibration.contains_key(&c.case_id))
         .collect();
     let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
@@ -322,10 +392,9 @@ pub fn assign(
             *load.entry(rater_id).or_default() += 1;
         }
     }
+    let pool: HashSet<i64> = calibration.keys().copied().collect();
     let mixed = match calibration_rate(project)? {
-        Some(rate) if !named => {
-            mix_calibration(&raters, &calibration, &existing, &pairs, rate, &mut rng)
-        }
+        Some(rate) if !named => mix_calibration(&raters, &pool, &existing, &pairs, rate, &mut rng),
         _ => Vec::new(),
     };
     for (_, rater_id) in &mixed {
@@ -334,7 +403,33 @@ pub fn assign(
     pairs.extend(mixed.iter().copied());
     let added = project.store.add_assignments(&pairs, &stamp(now))?;
     let mut report = assign_report(&raters, &load, added, cases.len());
-    report.calibration = mixed.len();
+    let mut tasks: Vec<String> = mixed
+        .iter()
+        .filter_map(|(case_id, _)| calibration.get(case_id).cloned())
+        .collect();
+    tasks.sort_by(|a, b| natural_cmp(a, b));
+    tasks.dedup();
+    report.calibration = tasks;
+    report.calibration_assignments = mixed.len();
+    report.without_materials = without_materials;
+    if added == 0 {
+        report.why_none = Some(if cases.is_empty() {
+            "every selected task is a calibration task, and calibration tasks are mixed in only at the calibration rate (`verity calibration rate`)".to_string()
+        } else {
+            format!(
+                "each of the {} tasks already has {per_case} raters{}",
+                thousands(cases.len()),
+                if without_materials > 0 {
+                    format!(
+                        ", and {} more lack materials (import their instances first)",
+                        thousands(without_materials)
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        });
+    }
     Ok(report)
 }
 
@@ -394,8 +489,11 @@ fn assign_report(
 ) -> AssignReport {
     AssignReport {
         added,
-        calibration: 0,
+        calibration: Vec::new(),
+        calibration_assignments: 0,
         cases,
+        without_materials: 0,
+        why_none: None,
         load: raters
             .iter()
             .map(|r| (r.name.clone(), load.get(&r.id).copied().unwrap_or(0)))
@@ -432,7 +530,7 @@ pub fn assign_to(
         }
         chosen.push(rater);
     }
-    let cases = selected_cases(project, selection)?;
+    let (cases, without_materials) = selected_cases(project, selection)?;
     let pairs: Vec<(i64, i64)> = cases
         .iter()
         .flat_map(|c| chosen.iter().map(move |r| (c.case_id, r.id)))
@@ -442,7 +540,15 @@ pub fn assign_to(
     for a in project.store.list_assignments()? {
         *load.entry(a.rater_id).or_default() += 1;
     }
-    Ok(assign_report(&chosen, &load, added, cases.len()))
+    let mut report = assign_report(&chosen, &load, added, cases.len());
+    report.without_materials = without_materials;
+    if added == 0 {
+        report.why_none = Some(format!(
+            "the named raters already have every one of the {} tasks",
+            thousands(cases.len())
+        ));
+    }
+    Ok(report)
 }
 
 /// A line of a rater's queue.

@@ -37,6 +37,29 @@ pub(super) fn option_index(question: &Question, value: &Value) -> Option<usize> 
     question.option_index(value)
 }
 
+/// The question a user names by its id (`underspecified`) or its number (`1.1`), as every
+/// command takes it; one that does not exist is refused with the questionnaire's list.
+pub(super) fn find_question<'a>(
+    questionnaire: &'a Questionnaire,
+    key: &str,
+) -> Result<&'a Question, super::Error> {
+    let key = key.trim();
+    questionnaire
+        .questions()
+        .find(|q| q.id == key || q.number == key)
+        .ok_or_else(|| {
+            super::Error::NotFound(format!(
+                "questionnaire {} has no question {key:?}; its questions are {} (`verity questions` lists them)",
+                questionnaire.id,
+                questionnaire
+                    .questions()
+                    .map(|q| format!("{} ({})", q.number, q.id))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
 pub(super) fn rated_questions(questionnaire: &Questionnaire) -> Vec<&Question> {
     questionnaire
         .questions()

@@ -76,6 +76,10 @@ pub const PACKAGE_RATER: &str = "package_rater";
 /// Marks a SQLite file as a Verity project (`PRAGMA application_id`, "VERI").
 const APPLICATION_ID: i64 = 0x5645_5249;
 
+/// Marks a copy `migrate` is still writing ("VERu"): such a file never opens as a project, so
+/// one a crash left half-written cannot be mistaken for the copy.
+const UNFINISHED_ID: i64 = 0x5645_5275;
+
 /// Why the project file could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -103,6 +107,40 @@ pub enum StoreError {
     /// The file is a SQLite database of something else, or not SQLite at all.
     #[error("{path} is not a Verity project file")]
     NotAProject {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is a copy that `verity migrate` began and never finished.
+    #[error(
+        "{path} is an unfinished copy of a project (a `verity migrate` that stopped before its end); it is not a project: delete it and copy again"
+    )]
+    Unfinished {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The project cannot be written: the file, its folder or the share it is on is read-only.
+    #[error(
+        "the project {path} is read-only (the file, its folder or its share cannot be written): it can be read, but nothing was saved"
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A read-only project file written by an older Verity, which would have to be upgraded.
+    #[error(
+        "the project {path} was written by an older Verity (schema version {found}) and must be upgraded to be read, which a read-only project cannot be: open it once where it can be written"
+    )]
+    ReadOnlyOld {
+        /// The file.
+        path: PathBuf,
+        /// The file's schema version.
+        found: i64,
+    },
+    /// The disk holding the project is full.
+    #[error(
+        "the disk holding the project {path} is full: nothing was saved (free some space and try again)"
+    )]
+    DiskFull {
         /// The file.
         path: PathBuf,
     },
@@ -325,6 +363,11 @@ impl MetaStore for Store {
 impl Store {
     /// Creates a new project file; refuses to touch an existing file.
     pub fn create(path: &Path) -> Result<Store, StoreError> {
+        Store::create_marked(path, APPLICATION_ID)
+    }
+
+    /// Creates a new file whose application id is `mark`.
+    fn create_marked(path: &Path, mark: i64) -> Result<Store, StoreError> {
         if path.exists() {
             return Err(StoreError::AlreadyExists {
                 path: path.to_path_buf(),
@@ -337,32 +380,47 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|source| sql_err(path, source))?;
-        Store::prepare(conn, path, true)
+        Store::prepare(conn, path, Some(mark))
     }
 
-    /// Opens an existing project file, migrating it to the current schema.
+    /// Opens an existing project file, migrating it to the current schema. A file that cannot
+    /// be written (its folder or share neither) opens read-only: every read works, and every
+    /// write is refused with [`StoreError::ReadOnly`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if !path.is_file() {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),
             });
         }
+        if !writable(path) {
+            return Store::open_read_only(path);
+        }
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|source| sql_err(path, source))?;
-        Store::prepare(conn, path, false)
+        Store::prepare(conn, path, None)
     }
 
-    /// A project in memory, for tests.
-    pub fn open_in_memory() -> Result<Store, StoreError> {
-        let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|source| sql_err(&path, source))?;
-        Store::prepare(conn, &path, true)
-    }
-
-    fn prepare(mut conn: Connection, path: &Path, new: bool) -> Result<Store, StoreError> {
+    /// Opens a project that cannot be written. With no write-ahead log beside it (the last
+    /// writer closed it), it is opened immutable: SQLite then creates no `-shm` file, which a
+    /// folder that can be written would otherwise keep, stale, after Verity ends. With a log, a
+    /// writer may be at work, and SQLite reads through the log's shared index.
+    fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let logged = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let uri = format!(
+            "{}{}",
+            file_uri(path),
+            if logged { "" } else { "?immutable=1" }
+        );
+        let conn =
+            Connection::open_with_flags(uri, flags).map_err(|source| sql_err(path, source))?;
         let sql = |source| sql_err(path, source);
         let (app_id, version): (i64, i64) = conn
             .query_row(
@@ -380,10 +438,94 @@ impl Store {
                 }
                 other => sql(other),
             })?;
-        if !new && app_id != APPLICATION_ID {
-            return Err(StoreError::NotAProject {
+        check_application_id(path, app_id)?;
+        let known = migrations::MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
                 path: path.to_path_buf(),
+                found: version,
+                known,
             });
+        }
+        if version < known {
+            return Err(StoreError::ReadOnlyOld {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Creates the file a copy of a project is written into (`verity migrate`), marked
+    /// unfinished so that it never opens as a project until [`Store::finish_copy`].
+    pub fn create_unfinished(path: &Path) -> Result<Store, StoreError> {
+        Store::create_marked(path, UNFINISHED_ID)
+    }
+
+    /// Marks a finished copy as a project, closes it with everything written into the file
+    /// itself, and moves it to `target`, which must not exist.
+    pub fn finish_copy(self, target: &Path) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sql = |source| sql_err(&path, source);
+        self.conn
+            .pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(sql)?;
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(sql)?;
+        self.conn.close().map_err(|(_, e)| sql(e))?;
+        let io = |e: std::io::Error| StoreError::Database {
+            path: path.clone(),
+            source: Box::new(e),
+        };
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(io)?;
+        if target.exists() {
+            return Err(StoreError::AlreadyExists {
+                path: target.to_path_buf(),
+            });
+        }
+        std::fs::rename(&path, target).map_err(io)?;
+        Store::remove_files(&path).map_err(io)
+    }
+
+    /// A project in memory, for tests.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|source| sql_err(&path, source))?;
+        Store::prepare(conn, &path, Some(APPLICATION_ID))
+    }
+
+    /// Sets the connection up and brings the schema up to date; `new` is the application id to
+    /// mark a new file with, `None` for an existing project.
+    fn prepare(mut conn: Connection, path: &Path, new: Option<i64>) -> Result<Store, StoreError> {
+        let sql = |source| sql_err(path, source);
+        let (app_id, version): (i64, i64) = conn
+            .query_row(
+                "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(|err| match err {
+                rusqlite::Error::SqliteFailure(e, _)
+                    if e.code == rusqlite::ErrorCode::NotADatabase =>
+                {
+                    StoreError::NotAProject {
+                        path: path.to_path_buf(),
+                    }
+                }
+                other => sql(other),
+            })?;
+        if new.is_none() {
+            check_application_id(path, app_id)?;
         }
         let known = migrations::MIGRATIONS.len() as i64;
         if version > known {
@@ -403,7 +545,7 @@ impl Store {
             .map_err(sql)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sql)?;
-        migrations::migrate(&mut conn, version, APPLICATION_ID).map_err(sql)?;
+        migrations::migrate(&mut conn, version, new.unwrap_or(APPLICATION_ID)).map_err(sql)?;
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
@@ -453,11 +595,74 @@ impl Store {
     }
 }
 
+/// The store's error for a database failure: a full disk and a read-only file are said as
+/// such, since what the user can do about them differs from any other failure.
 fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(e, _) = &source {
+        match e.code {
+            rusqlite::ErrorCode::DiskFull => {
+                return StoreError::DiskFull {
+                    path: path.to_path_buf(),
+                };
+            }
+            rusqlite::ErrorCode::ReadOnly => {
+                return StoreError::ReadOnly {
+                    path: path.to_path_buf(),
+                };
+            }
+            _ => {}
+        }
+    }
     StoreError::Database {
         path: path.to_path_buf(),
         source: Box::new(source),
     }
+}
+
+/// Refuses a file that is not a finished Verity project.
+fn check_application_id(path: &Path, app_id: i64) -> Result<(), StoreError> {
+    match app_id {
+        APPLICATION_ID => Ok(()),
+        UNFINISHED_ID => Err(StoreError::Unfinished {
+            path: path.to_path_buf(),
+        }),
+        _ => Err(StoreError::NotAProject {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// Whether this process may write the file and create files beside it (SQLite's log and
+/// index): `access(2)`, which also says no for a read-only file system.
+#[cfg(unix)]
+fn writable(path: &Path) -> bool {
+    use rustix::fs::{Access, access};
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    access(path, Access::WRITE_OK).is_ok() && access(folder, Access::WRITE_OK).is_ok()
+}
+
+#[cfg(not(unix))]
+fn writable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
+}
+
+/// The `file:` URI of a path, for SQLite's URI parameters: characters with a meaning in a URI
+/// are escaped.
+fn file_uri(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file:");
+    for byte in absolute.as_os_str().as_encoded_bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                uri.push(char::from(*byte));
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri
 }
 
 #[cfg(test)]
@@ -590,6 +795,52 @@ mod tests {
             migrations::MIGRATIONS.len() as i64,
             "reopening an upgraded file changes nothing"
         );
+    }
+
+    #[test]
+    fn a_full_disk_says_so_and_nothing_of_the_write_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.verity");
+        let mut store = Store::create(&path).unwrap();
+        // The file may not grow: SQLite answers as it does on a full disk (SQLITE_FULL).
+        let pages: i64 = store
+            .conn
+            .query_row("PRAGMA page_count", [], |row| row.get(0))
+            .unwrap();
+        store
+            .conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .unwrap();
+        let err = store.set_meta("notes", &"x".repeat(1 << 20)).unwrap_err();
+        assert!(matches!(err, StoreError::DiskFull { .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the disk holding the project {} is full: nothing was saved (free some space and try again)",
+                path.display()
+            )
+        );
+        assert_eq!(store.meta("notes").unwrap(), None);
+    }
+
+    #[test]
+    fn an_unfinished_copy_never_opens_as_a_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let partial = dir.path().join(".copy.verity.migrating");
+        let target = dir.path().join("copy.verity");
+        drop(Store::create_unfinished(&partial).unwrap());
+        let err = Store::open(&partial).unwrap_err();
+        assert!(matches!(err, StoreError::Unfinished { .. }), "{err:?}");
+        Store::create_unfinished(&partial)
+            .map(drop)
+            .expect_err("an existing file is never overwritten");
+        std::fs::remove_file(&partial).unwrap();
+        Store::create_unfinished(&partial)
+            .unwrap()
+            .finish_copy(&target)
+            .unwrap();
+        assert!(!partial.exists());
+        Store::open(&target).unwrap();
     }
 
     #[test]

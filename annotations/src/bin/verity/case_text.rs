@@ -26,6 +26,12 @@ pub fn write_case(
         writeln!(out, "pull request: {url}")?;
     }
     writeln!(out, "sources: {}", case.sources.join(", "))?;
+    if !case.has_materials {
+        writeln!(
+            out,
+            "materials: none (no problem statement or gold patch): import the task's instance before assigning it"
+        )?;
+    }
     if let Some(status) = &case.audit_status {
         writeln!(
             out,

@@ -191,8 +191,16 @@ pub fn ensemble(p: &Project, rule: Option<&str>, json: bool, out: &mut dyn Write
     Ok(())
 }
 
-pub fn disagreements(p: &Project, json: bool, out: &mut dyn Write) -> Result<()> {
-    let list = ops::list_disagreements(p)?;
+pub fn disagreements(
+    p: &Project,
+    question: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let list = match question {
+        Some(q) => ops::disagreements_on(p, q)?,
+        None => ops::list_disagreements(p)?,
+    };
     if json {
         return print_json(out, &list);
     }

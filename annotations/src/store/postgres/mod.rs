@@ -332,6 +332,16 @@ impl PgStore {
             Failure::Pg(e) => e,
         };
         let c = &self.config;
+        // A server that shuts down tells its sessions so (57P01) before it closes them: that
+        // is the server going away, not a refusal of what was asked.
+        if connection_lost(&e) {
+            return StoreError::Unavailable {
+                location: c.server(),
+                reason: e
+                    .as_db_error()
+                    .map_or_else(|| innermost(&e), |db| db.message().to_string()),
+            };
+        }
         if let Some(db) = e.as_db_error() {
             let code = db.code();
             // The checked functions' own refusals (schema migration 6).
@@ -339,6 +349,11 @@ impl PgStore {
                 "VR001" => return StoreError::HistoryMoved(db.message().to_string()),
                 "VR002" => return StoreError::Rule(db.message().to_string()),
                 _ => {}
+            }
+            if *code == SqlState::DISK_FULL {
+                return StoreError::DiskFull {
+                    path: self.location.clone(),
+                };
             }
             let message = if *code == SqlState::INVALID_PASSWORD {
                 format!(
@@ -365,12 +380,6 @@ impl PgStore {
             return StoreError::Database {
                 path: self.location.clone(),
                 source: message.into(),
-            };
-        }
-        if connection_lost(&e) {
-            return StoreError::Unavailable {
-                location: c.server(),
-                reason: innermost(&e),
             };
         }
         let reason = innermost(&e);

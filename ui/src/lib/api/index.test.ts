@@ -21,7 +21,7 @@ describe('api', () => {
     mockIPC(() => {
       throw { code: 'invalid_answer', message: 'Question 1.2 (underspecified_notes) needs at least 100 characters; it has 40.' };
     });
-    const err = await api.submitAnswer({ rater: 'ana', case: 'x', values: {}, case_revision: null, reason: null }).catch((e) => e);
+    const err = await api.submitAnswer({ rater: 'ana', instance_id: 'x', values: {}, case_revision: null, reason: null }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('invalid_answer');
     expect(err.message).toContain('needs at least 100 characters');

@@ -18,7 +18,7 @@ const evidence: EvidenceView = {
   cached: false,
   computed_at: '2026-11-22T08:00:00Z',
   report: {
-    engine_version: 'evidence-1', case_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
+    engine_version: 'evidence-1', instance_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
     terms: [term('parse_duration', 'stated', ['tinylib/units.py'], 'other'), term('only seconds are supported', 'gold-introduced', []), term('KB', 'codebase', ['.github/size.yml'])],
     candidates: [{
       term: 'only seconds are supported', kind: 'string', source: 'literal', class: 'gold-introduced', origin: { file: 'tests/test_units.py', patch_line: 12, file_line: 44 },

@@ -5,7 +5,7 @@ import { DraftKeeper, type KeeperOptions, type KeptDraft } from './offline';
 const PROJECT = '/home/ana/panel.verity';
 
 function request(task: string, underspecified: number): AnswerRequest {
-  return { rater: 'ana', case: task, values: { underspecified }, case_revision: 1, reason: null };
+  return { rater: 'ana', instance_id: task, values: { underspecified }, case_revision: 1, reason: null };
 }
 
 /** A server that is unreachable for its next `down` requests, then takes every draft. */
@@ -23,7 +23,7 @@ function fakeServer(down: number) {
         throw { code: 'server_unavailable', message: 'The project’s server cannot be reached; nothing was stored.' };
       }
       return {
-        case: req.case, rater: req.rater, status: 'in_progress', values: req.values, answer_revision: 0, case_revision: 1,
+        instance_id: req.instance_id, rater: req.rater, status: 'in_progress', values: req.values, answer_revision: 0, case_revision: 1,
         saved_at: new Date().toISOString(), questionnaire: 'swe-bench-verified 1.0.0', reason: null, unchanged: false,
       };
     },

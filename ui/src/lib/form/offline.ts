@@ -66,10 +66,10 @@ export class DraftKeeper {
    * resolves to `null`; other refusals reject as before. Saves and retries run one at a time. */
   save(req: AnswerRequest): Promise<AnswerView | null> {
     return this.serial(async () => {
-      const before = this.storage.getItem(this.key(req.case));
+      const before = this.storage.getItem(this.key(req.instance_id));
       try {
         const saved = await this.options.save(req);
-        this.saved(req.case, before, saved);
+        this.saved(req.instance_id, before, saved);
         // The server is back: the other kept drafts need not wait.
         if (this.all().length > 0) void this.retry();
         else this.delayMs = this.firstDelayMs;
@@ -86,9 +86,9 @@ export class DraftKeeper {
   /** Keeps a draft here and tries it again later; `submit` when the rater meant to submit it
    * (a later edit kept of the same task still asks them to submit again). */
   keep(req: AnswerRequest, submit: boolean): void {
-    const meant = submit || this.kept(req.case)?.submit === true;
+    const meant = submit || this.kept(req.instance_id)?.submit === true;
     const stored: Stored = { values: req.values as Record<string, JsonValue>, case_revision: req.case_revision, submit: meant };
-    this.storage.setItem(this.key(req.case), JSON.stringify(stored));
+    this.storage.setItem(this.key(req.instance_id), JSON.stringify(stored));
     this.options.onchange?.();
     this.later();
   }
@@ -121,7 +121,7 @@ export class DraftKeeper {
         const draft = this.read(task, sent);
         if (!draft) continue;
         try {
-          const saved = await this.options.save({ rater: this.options.rater, case: draft.case, values: draft.values as AnswerRequest['values'], case_revision: draft.case_revision, reason: null });
+          const saved = await this.options.save({ rater: this.options.rater, instance_id: draft.case, values: draft.values as AnswerRequest['values'], case_revision: draft.case_revision, reason: null });
           this.saved(draft.case, sent, saved);
         } catch (raw) {
           const error = toApiError(raw);

@@ -161,19 +161,19 @@ export const agreement: ProjectAgreement = {
 /** Disagreements on the questionnaire above, worst first; the last one adjudicated. */
 export const disagreements: Disagreement[] = [
   {
-    case: 'astropy__astropy-12907', question: 'underspecified', number: '1.1', level: 'ordinal', spread: 3, distinct: 2,
+    instance_id: 'astropy__astropy-12907', question: 'underspecified', number: '1.1', level: 'ordinal', spread: 3, distinct: 2,
     answers: [{ rater: 'Amara', value: 0 }, { rater: 'Ben', value: 3 }],
     adjudication: null,
   },
   {
-    case: 'django__django-11099', question: 'difficulty', number: '3.1', level: 'ordinal', spread: 1, distinct: 2,
+    instance_id: 'django__django-11099', question: 'difficulty', number: '3.1', level: 'ordinal', spread: 1, distinct: 2,
     answers: [{ rater: 'Amara', value: '<15 min fix' }, { rater: 'Chen', value: '15 min - 1 hour' }],
     adjudication: null,
   },
   {
-    case: 'django__django-11099', question: 'other_major_issues', number: '3.3', level: 'nominal', spread: 1, distinct: 2,
+    instance_id: 'django__django-11099', question: 'other_major_issues', number: '3.3', level: 'nominal', spread: 1, distinct: 2,
     answers: [{ rater: 'Amara', value: 1 }, { rater: 'Chen', value: 0 }],
-    adjudication: { case: 'django__django-11099', question: 'other_major_issues', value: 0, rationale: 'The test is sound.', by: 'coordinator', at: '2026-01-02T09:30:00Z' },
+    adjudication: { instance_id: 'django__django-11099', question: 'other_major_issues', value: 0, rationale: 'The test is sound.', by: 'coordinator', at: '2026-01-02T09:30:00Z' },
   },
 ];
 

@@ -51,7 +51,7 @@ function fakeBackend(server = { down: 0 }) {
     const args = (raw ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
     const view = (c: string, status: AnswerView['status'], values: AnswerView['values']): AnswerView => ({
-      case: c, rater: 'ana', status, values, answer_revision: status === 'submitted' ? 1 : 0, case_revision: 1,
+      instance_id: c, rater: 'ana', status, values, answer_revision: status === 'submitted' ? 1 : 0, case_revision: 1,
       saved_at: '2026-01-01T10:00:00Z', questionnaire: 'swe-bench-verified 1.0.0', reason: null, unchanged: false,
     });
     if ((cmd === 'save_draft' || cmd === 'submit_answer') && server.down > 0) {
@@ -65,17 +65,17 @@ function fakeBackend(server = { down: 0 }) {
       case 'case_view': return caseView(args.instance_id as string);
       case 'current_answer': return answers.get(args.case as string) ?? { ...view(args.case as string, 'to_do', {}), saved_at: null };
       case 'save_draft': {
-        const req = args.req as { case: string; values: AnswerView['values'] };
-        const v = view(req.case, 'in_progress', req.values);
-        answers.set(req.case, v);
-        mark(queue, req.case, 'in_progress');
+        const req = args.req as { instance_id: string; values: AnswerView['values'] };
+        const v = view(req.instance_id, 'in_progress', req.values);
+        answers.set(req.instance_id, v);
+        mark(queue, req.instance_id, 'in_progress');
         return v;
       }
       case 'submit_answer': {
-        const req = args.req as { case: string; values: AnswerView['values'] };
-        const v = view(req.case, 'submitted', req.values);
-        answers.set(req.case, v);
-        mark(queue, req.case, 'submitted');
+        const req = args.req as { instance_id: string; values: AnswerView['values'] };
+        const v = view(req.instance_id, 'submitted', req.values);
+        answers.set(req.instance_id, v);
+        mark(queue, req.instance_id, 'submitted');
         return v;
       }
       case 'record_time': return null;
@@ -100,8 +100,8 @@ describe('RaterView', () => {
     radio.focus();
     await fireEvent.keyDown(radio, { key: '1' });
     await waitFor(() => expect(calls.some((c) => c.cmd === 'save_draft')).toBe(true), { timeout: 1000 });
-    const saved = calls.find((c) => c.cmd === 'save_draft')!.args.req as { values: Record<string, unknown>; case: string };
-    expect(saved).toMatchObject({ case: 'a-1', values: { underspecified: 1 } });
+    const saved = calls.find((c) => c.cmd === 'save_draft')!.args.req as { values: Record<string, unknown>; instance_id: string };
+    expect(saved).toMatchObject({ instance_id: 'a-1', values: { underspecified: 1 } });
     await waitFor(() => expect(getByTestId('saved-at').textContent).toMatch(/^Draft saved at/));
 
     // Fill the rest and submit with Ctrl+Enter.

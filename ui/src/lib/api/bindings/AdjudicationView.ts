@@ -5,9 +5,9 @@
  */
 export type AdjudicationView = { 
 /**
- * The task's id.
+ * The task's id (`instance_id` in JSON, as everywhere).
  */
-case: string, 
+instance_id: string, 
 /**
  * The question's id.
  */

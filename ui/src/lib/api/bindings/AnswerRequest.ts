@@ -9,9 +9,9 @@ export type AnswerRequest = {
  */
 rater: string, 
 /**
- * The task's id.
+ * The task's id (`instance_id` in JSON, as everywhere).
  */
-case: string, 
+instance_id: string, 
 /**
  * Question id to value.
  */

@@ -6,9 +6,9 @@ import type { AnswerStatus } from "./AnswerStatus";
  */
 export type AnswerView = { 
 /**
- * The task's id.
+ * The task's id (`instance_id` in JSON, as everywhere).
  */
-case: string, 
+instance_id: string, 
 /**
  * The rater.
  */

@@ -9,13 +9,27 @@ export type AssignReport = {
  */
 added: number, 
 /**
- * Of those, calibration tasks mixed into raters' queues at the calibration rate.
+ * The calibration tasks mixed into raters' queues at the calibration rate, each once, in
+ * natural id order.
  */
-calibration: number, 
+calibration: Array<string>, 
+/**
+ * Of the new assignments, those of calibration tasks.
+ */
+calibration_assignments: number, 
 /**
  * Cases considered.
  */
 cases: number, 
+/**
+ * Tasks left out because they lack materials (a problem statement or a gold patch):
+ * tasks an annotation file created, whose instances were never imported.
+ */
+without_materials: number, 
+/**
+ * Why nothing was assigned, when nothing was.
+ */
+why_none: string | null, 
 /**
  * Each active rater's load after assigning.
  */

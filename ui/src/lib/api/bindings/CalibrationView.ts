@@ -16,4 +16,9 @@ tasks: Array<string>,
 /**
  * Tasks with reference labels, which may be made calibration tasks.
  */
-with_reference: number, };
+with_reference: number, 
+/**
+ * Of those, the tasks that lack materials (a problem statement and a gold patch), which
+ * cannot be calibration tasks until their instances are imported.
+ */
+without_materials: number, };

@@ -8,9 +8,9 @@ import type { RaterValue } from "./RaterValue";
  */
 export type Disagreement = { 
 /**
- * The task's id.
+ * The task's id (`instance_id` in JSON, as everywhere).
  */
-case: string, 
+instance_id: string, 
 /**
  * The question's id.
  */

@@ -13,6 +13,6 @@ done: number,
  */
 total: number, 
 /**
- * The case just finished.
+ * The task just finished (`instance_id` in JSON, as everywhere).
  */
-case: string, };
+instance_id: string, };

@@ -15,9 +15,10 @@ export type EvidenceReport = {
  */
 engine_version: string, 
 /**
- * The case, if any.
+ * The task, if any (`instance_id` in JSON, as everywhere; a report cached when the key
+ * was `case_id` reads without it, and the project fills it in).
  */
-case_id: string | null, 
+instance_id: string | null, 
 /**
  * The repository's name.
  */

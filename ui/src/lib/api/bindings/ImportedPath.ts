@@ -15,4 +15,9 @@ format: string,
 /**
  * Records read.
  */
-records: number, };
+records: number, 
+/**
+ * The fields the records carried that Verity keeps (exports and `case show --json` give
+ * them) but no rater is shown, in name order.
+ */
+kept_fields: Array<string>, };

@@ -6,9 +6,9 @@ import type { SkipKind } from "./SkipKind";
  */
 export type SkippedCase = { 
 /**
- * The case.
+ * The task (`instance_id` in JSON, as everywhere).
  */
-case: string, 
+instance_id: string, 
 /**
  * Its repository (`owner/name`).
  */

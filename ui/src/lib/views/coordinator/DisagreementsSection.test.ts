@@ -26,7 +26,7 @@ function backend() {
     adjudicate: (args) => {
       const req = args.req as AdjudicationRequest;
       const view: AdjudicationView = { ...req, at: '2026-01-03T11:00:00Z' };
-      list = list.map((d) => (d.case === req.case && d.question === req.question ? { ...d, adjudication: view } : d));
+      list = list.map((d) => (d.instance_id === req.instance_id && d.question === req.question ? { ...d, adjudication: view } : d));
       return view;
     },
   });
@@ -87,7 +87,7 @@ describe('DisagreementsSection', () => {
     expect(calls.filter((c) => c.cmd === 'adjudicate')).toEqual([
       {
         cmd: 'adjudicate',
-        args: { req: { case: 'astropy__astropy-12907', question: 'underspecified', value: 2, rationale: 'The issue names the function but not the expected output.', by: 'coordinator' } },
+        args: { req: { instance_id: 'astropy__astropy-12907', question: 'underspecified', value: 2, rationale: 'The issue names the function but not the expected output.', by: 'coordinator' } },
       },
     ]);
     await waitFor(() => expect(calls.filter((c) => c.cmd === 'disagreement_page')).toHaveLength(2));

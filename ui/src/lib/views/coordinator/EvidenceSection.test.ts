@@ -51,11 +51,11 @@ describe('EvidenceSection', () => {
     const { getByTestId, findByTestId, container } = render(EvidenceSection, { active: true });
     await fireEvent.click(getByTestId('evidence-all'));
     await findByTestId('evidence-progress');
-    channel!.onmessage({ done: 2, total: 5, case: 'django__django-11099' });
+    channel!.onmessage({ done: 2, total: 5, instance_id: 'django__django-11099' });
     await waitFor(() => expect(getByTestId('evidence-progress').textContent).toContain('2 of 5 · django__django-11099'));
     const bar = container.querySelector('progress')!;
     expect([bar.value, bar.max]).toEqual([2, 5]);
-    finish({ computed: 3, cached: 1, skipped: [{ case: 'sympy__sympy-20590', repo: 'sympy/sympy', kind: 'no_clone', reason: 'No clone of sympy/sympy is registered.' }] });
+    finish({ computed: 3, cached: 1, skipped: [{ instance_id: 'sympy__sympy-20590', repo: 'sympy/sympy', kind: 'no_clone', reason: 'No clone of sympy/sympy is registered.' }] });
     expect((await findByTestId('evidence-result')).textContent).toBe('Computed 3, already cached 1, skipped 1.');
     expect(getByTestId('evidence-skipped').textContent).toContain('No clone of sympy/sympy is registered.');
     expect(container.querySelector('progress')).toBeNull();

@@ -90,7 +90,7 @@ describe('ProgressSection', () => {
   });
 
   it('assigns k raters per task with the seed and shows the load per rater', async () => {
-    const report: AssignReport = { added: 3, calibration: 0, cases: 2, load: { Ben: 2, Amara: 2 } };
+    const report: AssignReport = { added: 3, calibration: [], calibration_assignments: 0, cases: 2, without_materials: 0, why_none: null, load: { Ben: 2, Amara: 2 } };
     const calls = mockBackend({ progress_page: pages(cases), list_raters: () => raters, assign_raters: () => report });
     const { getByTestId, findByTestId } = render(ProgressSection, { active: true });
     await fireEvent.input(getByTestId('per-case'), { target: { value: '3' } });

@@ -54,7 +54,7 @@ describe('RatersSection', () => {
   afterEach(() => clearMocks());
 
   it('tabulates each rater in the order given, with reasons, flags and a detail on demand', async () => {
-    const calls = mockBackend({ rater_quality: () => report, calibration: () => ({ rate: null, tasks: [], with_reference: 6 }) });
+    const calls = mockBackend({ rater_quality: () => report, calibration: () => ({ rate: null, tasks: [], with_reference: 6, without_materials: 0 }) });
     const { findByTestId, getByTestId, queryByTestId } = render(RatersSection, { active: true, questionnaire });
     const table = await findByTestId('quality-table');
     const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent!.replace(/\s+/g, ' ').trim()));
@@ -74,13 +74,13 @@ describe('RatersSection', () => {
   });
 
   it('says so when no rater has submitted yet', async () => {
-    mockBackend({ rater_quality: () => ({ ...report, raters: [] }), calibration: () => ({ rate: null, tasks: [], with_reference: 0 }) });
+    mockBackend({ rater_quality: () => ({ ...report, raters: [] }), calibration: () => ({ rate: null, tasks: [], with_reference: 0, without_materials: 0 }) });
     const { findByText } = render(RatersSection, { active: true, questionnaire });
     expect(await findByText('No rater has submitted an answer yet.')).toBeTruthy();
   });
 
   it('marks the tasks with reference labels as calibration tasks and sets the rate', async () => {
-    let view = { rate: null as number | null, tasks: [] as string[], with_reference: 6 };
+    let view = { rate: null as number | null, tasks: [] as string[], with_reference: 6, without_materials: 0 };
     const calls = mockBackend({
       rater_quality: () => report,
       calibration: () => view,
