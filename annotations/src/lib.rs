@@ -20,4 +20,5 @@ pub mod natural;
 pub mod ops;
 pub mod patch;
 pub mod questionnaire;
+pub mod rates;
 pub mod store;

@@ -22,5 +22,6 @@ mod panel;
 mod quality;
 mod readme;
 mod receipts;
+mod scores;
 mod server_access;
 mod store_suite;

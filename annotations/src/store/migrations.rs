@@ -181,6 +181,19 @@ ALTER TABLE evidence_cache ADD COLUMN risk_permille INTEGER;
 CREATE INDEX evidence_cache_risks
     ON evidence_cache (engine_version, case_revision_id, base_commit, risk_permille);
 "#,
+    // 9: systems' per-task outcomes (`verity results import`), one row per system with its
+    // outcomes packed, for determinacy-aware scores. The coordinator's alone.
+    r#"
+CREATE TABLE system_results (
+    name        TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    origin      TEXT NOT NULL,
+    submitted   INTEGER NOT NULL,
+    resolved    INTEGER NOT NULL,
+    outcomes    BLOB NOT NULL,
+    imported_at TEXT NOT NULL
+);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -1,7 +1,9 @@
 //! Raters' own logins on the server. `grant` makes a login role for a rater, a member of the
 //! panel's group role, which holds the grants the row-level policies (schema migration 2)
 //! narrow to the rater's own rows. Reading the id sequences (how many rows each table has had)
-//! is granted too, so a rater may `pg_dump` what they can see. The password is sent to the server only as a SCRAM-SHA-256
+//! is granted too, so a rater may `pg_dump` what they can see (with
+//! `--exclude-table=verity.system_results`: systems' results are the coordinator's, and the group
+//! holds no grant on them at all). The password is sent to the server only as a SCRAM-SHA-256
 //! verifier, so it appears in no server log; the rater is shown it once.
 
 use rand::RngExt;
@@ -35,7 +37,8 @@ fn slug(text: &str) -> String {
     out.trim_matches('_').to_string()
 }
 
-/// What the raters' group may do: read the panel, write answers and evidence. Granted again
+/// What the raters' group may do: read the panel, write answers and evidence; systems' results
+/// are the coordinator's alone, so the grant on every table is taken back there. Granted again
 /// whenever the schema is migrated, so that a new column is covered for existing panels.
 pub(super) fn group_grants(db: &str, group: &str) -> String {
     let (db, g) = (ident(db), ident(group));
@@ -46,7 +49,8 @@ pub(super) fn group_grants(db: &str, group: &str) -> String {
          GRANT SELECT ON ALL SEQUENCES IN SCHEMA verity TO {g};
          GRANT INSERT ON verity.answer_events, verity.evidence_cache TO {g};
          GRANT UPDATE (active_ms) ON verity.assignments TO {g};
-         GRANT UPDATE (report, computed_at, risk_permille) ON verity.evidence_cache TO {g};"
+         GRANT UPDATE (report, computed_at, risk_permille) ON verity.evidence_cache TO {g};
+         REVOKE ALL ON verity.system_results FROM {g};"
     )
 }
 

@@ -209,4 +209,19 @@ CREATE INDEX answer_events_by_rater_case ON answer_events (rater_id, case_id, ki
     r#"
 ALTER TABLE evidence_cache ADD COLUMN risk_permille BIGINT;
 "#,
+    // 6: systems' per-task outcomes, the coordinator's alone: row-level security with no
+    // policy, and the raters' group holds no grant on it (`access::group_grants`). Written to
+    // run again over a schema whose version was set back.
+    r#"
+CREATE TABLE IF NOT EXISTS system_results (
+    name        TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    origin      TEXT NOT NULL,
+    submitted   BIGINT NOT NULL,
+    resolved    BIGINT NOT NULL,
+    outcomes    TEXT NOT NULL,
+    imported_at TEXT NOT NULL
+);
+ALTER TABLE system_results ENABLE ROW LEVEL SECURITY;
+"#,
 ];
