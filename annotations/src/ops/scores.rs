@@ -19,7 +19,7 @@ use ts_rs::TS;
 use super::ensemble::build_ensemble;
 use super::submitted::Panel;
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::import::results::{ResultsFile, read_results};
+use crate::import::results::{ResultsFile, ResultsFormat, read_results};
 use crate::questionnaire::{FilterCondition, ScoresSpec};
 use crate::rates::{self, Discordance};
 use crate::store::{Outcomes, SystemRow};
@@ -149,29 +149,28 @@ pub fn import_results(
         .into_iter()
         .map(|(id, instance)| (instance, id))
         .collect();
-    let files = read_all(sources)?;
+    let files = read_all(sources, &ids)?;
     let tasks = ids.len();
     let at = stamp(now);
     let mut reports = Vec::with_capacity(files.len());
     let mut rows = Vec::with_capacity(files.len());
     for ((source, name), file) in sources.iter().zip(&names).zip(files) {
         let origin = source.path.display().to_string();
-        let (outcomes, unknown) = match_ids(&ids, &file);
-        if outcomes.is_empty() {
+        let mentioned = file.outcomes.len() + file.unknown;
+        if file.outcomes.is_empty() {
             return Err(Error::refused(
                 ErrorCode::BadInput,
                 format!(
-                    "{origin}: none of its {} tasks is in the project; nothing was stored (import the tasks first)",
-                    file.outcomes.len()
+                    "{origin}: none of its {mentioned} tasks is in the project; nothing was stored (import the tasks first)"
                 ),
             ));
         }
-        let resolved = outcomes.iter().filter(|(_, r)| *r).count();
+        let resolved = file.outcomes.iter().filter(|(_, r)| *r).count();
         let mut warnings = Vec::new();
-        if unknown > 0 {
+        if file.unknown > 0 {
             warnings.push(format!(
-                "{origin}: {unknown} of its {} task ids are not in the project and were left out",
-                file.outcomes.len()
+                "{origin}: {} of its {mentioned} task ids are not in the project and were left out",
+                file.unknown
             ));
         }
         reports.push(ResultsImport {
@@ -179,9 +178,9 @@ pub fn import_results(
             format: file.format.name().to_string(),
             origin: origin.clone(),
             tasks,
-            submitted: outcomes.len(),
+            submitted: file.outcomes.len(),
             resolved,
-            unknown_ids: unknown,
+            unknown_ids: file.unknown,
             replaced: false,
             warnings,
         });
@@ -190,11 +189,11 @@ pub fn import_results(
                 name: name.clone(),
                 format: file.format.name().to_string(),
                 origin,
-                submitted: outcomes.len() as i64,
+                submitted: file.outcomes.len() as i64,
                 resolved: resolved as i64,
                 imported_at: at.clone(),
             },
-            outcomes,
+            file.outcomes,
         ));
     }
     let replaced = project.store.put_system_results(&rows)?;
@@ -204,41 +203,60 @@ pub fn import_results(
     Ok(reports)
 }
 
-/// Reads every file, on as many threads as the machine has cores (at most one a file).
-fn read_all(sources: &[ResultsSource]) -> Result<Vec<ResultsFile>> {
+/// A results file matched to the project's cases.
+struct MatchedFile {
+    format: ResultsFormat,
+    /// (case row id, resolved) for each of the project's tasks the file mentions.
+    outcomes: Outcomes,
+    /// Ids the project does not hold.
+    unknown: usize,
+}
+
+/// Reads every file and matches its ids to the project's cases, on as many threads as the
+/// machine has cores (at most one a file); each file's ids are let go once matched, so a
+/// hundred files of 50,000 tasks never sit in memory as text together.
+fn read_all(sources: &[ResultsSource], ids: &HashMap<String, i64>) -> Result<Vec<MatchedFile>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(sources.len())
         .max(1);
     let chunk = sources.len().div_ceil(threads);
-    let results: Vec<Result<Vec<ResultsFile>>> = std::thread::scope(|scope| {
+    let results: Vec<Result<Vec<MatchedFile>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = sources
             .chunks(chunk)
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|s| read_results(&s.path).map_err(Error::from))
+                        .map(|s| {
+                            let file = read_results(&s.path)?;
+                            let (outcomes, unknown) = match_ids(ids, &file);
+                            Ok(MatchedFile {
+                                format: file.format,
+                                outcomes,
+                                unknown,
+                            })
+                        })
                         .collect::<Result<Vec<_>>>()
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::refused(
-                        ErrorCode::Internal,
-                        "reading a results file failed unexpectedly",
-                    ))
-                })
-            })
-            .collect()
+        handles.into_iter().map(joined).collect()
     });
     let mut files = Vec::with_capacity(sources.len());
     for part in results {
         files.extend(part?);
     }
     Ok(files)
+}
+
+/// A worker thread's result; a thread that panicked is an internal error, never a silent gap.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    handle.join().unwrap_or_else(|_| {
+        Err(Error::refused(
+            ErrorCode::Internal,
+            "a worker thread failed unexpectedly; nothing was stored",
+        ))
+    })
 }
 
 /// The file's outcomes on the project's cases, and how many of its ids the project lacks. A
@@ -776,7 +794,7 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
     let mut names = Vec::new();
     let mut resolved_bits = Vec::new();
     let mut submitted = Vec::new();
-    for (name, outcomes) in project.store.system_outcomes()? {
+    project.store.system_outcomes(&mut |name, outcomes| {
         let mut bits = Bits::new(n);
         let mut mentioned = 0;
         for (case_id, resolved) in outcomes {
@@ -791,7 +809,7 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
         names.push(name);
         resolved_bits.push(bits);
         submitted.push(mentioned);
-    }
+    })?;
     let dn = coverage.determinate;
     let (un, pn) = (coverage.underdetermined, coverage.pending);
     let mut systems: Vec<SystemScore> = names
@@ -842,7 +860,7 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
             kendall_tau = rates::kendall_tau_b(&raw, &det);
         }
     }
-    let pairs = compare_pairs(&names, &resolved_bits, n, &determinate, options);
+    let pairs = compare_pairs(&names, &resolved_bits, n, &determinate, options)?;
     Ok(ScoresReport {
         coverage,
         systems,
@@ -861,7 +879,7 @@ fn compare_pairs(
     n: usize,
     determinate: &Bits,
     options: &ScoresOptions,
-) -> Vec<PairComparison> {
+) -> Result<Vec<PairComparison>> {
     let dn = determinate.count();
     let mut jobs = Vec::new();
     for a in 0..names.len() {
@@ -907,17 +925,19 @@ fn compare_pairs(
             .map(|(c, part)| {
                 let compare = &compare;
                 scope.spawn(move || {
-                    part.iter()
+                    Ok(part
+                        .iter()
                         .enumerate()
                         .map(|(i, job)| compare(c * chunk + i, job))
-                        .collect::<Vec<_>>()
+                        .collect::<Vec<_>>())
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+        let mut pairs = Vec::with_capacity(jobs.len());
+        for handle in handles {
+            pairs.extend(joined(handle)?);
+        }
+        Ok(pairs)
     })
 }
 

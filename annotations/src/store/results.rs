@@ -40,8 +40,9 @@ pub trait ResultStore {
     /// Every system's row, by name.
     fn system_rows(&self) -> Result<Vec<SystemRow>, StoreError>;
 
-    /// Every system's outcomes, by name.
-    fn system_outcomes(&self) -> Result<Vec<(String, Outcomes)>, StoreError>;
+    /// Hands every system's name and outcomes to `each`, by name, one system at a time, so
+    /// that a caller keeping what it needs holds one system's outcomes at once.
+    fn system_outcomes(&self, each: &mut dyn FnMut(String, Outcomes)) -> Result<(), StoreError>;
 
     /// Removes a system's results; false when there were none under that name.
     fn remove_system_results(&mut self, name: &str) -> Result<bool, StoreError>;
@@ -200,26 +201,23 @@ impl ResultStore for Store {
         .map_err(|e| self.sql(e))
     }
 
-    fn system_outcomes(&self) -> Result<Vec<(String, Outcomes)>, StoreError> {
+    fn system_outcomes(&self, each: &mut dyn FnMut(String, Outcomes)) -> Result<(), StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT name, outcomes FROM system_results ORDER BY name")
             .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    unpack(&self.path, "system results", r.get_ref(1)?),
-                ))
-            })
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.sql(e))?;
-        rows.into_iter()
-            .map(|(name, text)| {
-                let outcomes = decode_outcomes(&text?).ok_or_else(|| damaged(&self.path, &name))?;
-                Ok((name, outcomes))
-            })
-            .collect()
+        let mut rows = stmt.query([]).map_err(|e| self.sql(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
+            let name: String = row.get(0).map_err(|e| self.sql(e))?;
+            let text = unpack(
+                &self.path,
+                "system results",
+                row.get_ref(1).map_err(|e| self.sql(e))?,
+            )?;
+            let outcomes = decode_outcomes(&text).ok_or_else(|| damaged(&self.path, &name))?;
+            each(name, outcomes);
+        }
+        Ok(())
     }
 
     fn remove_system_results(&mut self, name: &str) -> Result<bool, StoreError> {

@@ -69,20 +69,18 @@ impl ResultStore for PgStore {
         .map_err(|e| self.failure(e.into()))
     }
 
-    fn system_outcomes(&self) -> Result<Vec<(String, Outcomes)>, StoreError> {
+    fn system_outcomes(&self, each: &mut dyn FnMut(String, Outcomes)) -> Result<(), StoreError> {
         let rows = self.rows(
             "SELECT name, outcomes FROM system_results ORDER BY name COLLATE \"C\"",
             &[],
         )?;
-        rows.iter()
-            .map(|r| {
-                let name: String = r.try_get(0).map_err(|e| self.failure(e.into()))?;
-                let text: String = r.try_get(1).map_err(|e| self.failure(e.into()))?;
-                let outcomes =
-                    decode_outcomes(&text).ok_or_else(|| damaged(&self.location, &name))?;
-                Ok((name, outcomes))
-            })
-            .collect()
+        for r in &rows {
+            let name: String = r.try_get(0).map_err(|e| self.failure(e.into()))?;
+            let text: String = r.try_get(1).map_err(|e| self.failure(e.into()))?;
+            let outcomes = decode_outcomes(&text).ok_or_else(|| damaged(&self.location, &name))?;
+            each(name, outcomes);
+        }
+        Ok(())
     }
 
     fn audit_verdicts(&self) -> Result<Vec<AuditVerdict>, StoreError> {
