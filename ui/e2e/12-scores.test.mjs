@@ -39,7 +39,7 @@ test('the coordinator imports two systems’ results and reads their scores, raw
     assert.ok(Array.isArray(imported), `the import was refused: ${JSON.stringify(imported)}`);
     assert.deepEqual(imported.map((r) => [r.system, r.format, r.submitted, r.resolved]), [['alpha', 'csv', 12, 8], ['beta', 'swe-bench-pro-eval-results', 11, 5]]);
 
-    await (await find(browser, '//button[normalize-space()="Refresh"]')).click();
+    await (await find(browser, '[data-testid="scores-refresh"]')).click();
     const table = await find(browser, '[data-testid="scores-table"]', 30_000);
     await until(browser, async () => (await table.getText()).includes('beta'), 'the table shows no system');
     const [header, first, second] = await scoreRows(browser);

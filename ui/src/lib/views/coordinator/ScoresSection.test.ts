@@ -3,7 +3,7 @@ import { render } from '@testing-library/svelte';
 import { clearMocks } from '@tauri-apps/api/mocks';
 import ScoresSection from './ScoresSection.svelte';
 import { mockBackend } from './mockBackend';
-import { chartDomain, percent, percentInterval } from './scores';
+import { chartDomain, chartTicks, percent, percentInterval } from './scores';
 import type { ScoresReport, SystemScore } from '../../api';
 
 function system(name: string, rate: number, det: number, rankRaw: number, rankDet: number): SystemScore {
@@ -56,5 +56,7 @@ describe('ScoresSection', () => {
     expect(percentInterval([0.1, 0.2])).toBe('[10.0, 20.0]');
     expect(chartDomain(report.systems)).toEqual([0, 0.6]);
     expect(chartDomain([])).toEqual([0, 0.1]);
+    expect(chartTicks([0, 0.3])).toEqual([0, 0.1, 0.2, 0.3]);
+    expect(chartTicks([0, 0.9])).toEqual([0, 0.2, 0.4, 0.6, 0.8]);
   });
 });

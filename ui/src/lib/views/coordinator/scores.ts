@@ -22,3 +22,11 @@ export function chartDomain(systems: SystemScore[]): [number, number] {
   const top = Math.min(1, Math.max(0.1, Math.ceil(Math.max(0, ...highs) * 10) / 10));
   return [0, top];
 }
+
+/** Round ticks from 0 to the axis' end: every tenth up to 50%, every fifth above. */
+export function chartTicks([lo, hi]: [number, number]): number[] {
+  const step = hi - lo <= 0.5 ? 0.1 : 0.2;
+  const ticks: number[] = [];
+  for (let i = 0; lo + i * step <= hi + 1e-9; i++) ticks.push(Math.round((lo + i * step) * 100) / 100);
+  return ticks;
+}
