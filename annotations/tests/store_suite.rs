@@ -439,7 +439,9 @@ fn suite(store: &mut dyn ProjectStore) {
     );
     let rows = store.system_rows().unwrap();
     assert_eq!(
-        rows.iter().map(|r| (r.name.as_str(), r.resolved)).collect::<Vec<_>>(),
+        rows.iter()
+            .map(|r| (r.name.as_str(), r.resolved))
+            .collect::<Vec<_>>(),
         [("a", 0), ("b", 1)]
     );
     let mut read = Vec::new();
@@ -450,7 +452,10 @@ fn suite(store: &mut dyn ProjectStore) {
     sorted.sort_unstable();
     assert_eq!(
         read,
-        [("a".to_string(), vec![(two.case_id, false)]), ("b".to_string(), sorted)]
+        [
+            ("a".to_string(), vec![(two.case_id, false)]),
+            ("b".to_string(), sorted)
+        ]
     );
     assert!(store.remove_system_results("a").unwrap());
     assert!(!store.remove_system_results("a").unwrap());
