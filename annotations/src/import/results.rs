@@ -176,33 +176,30 @@ fn line_at(bytes: &[u8], offset: usize) -> usize {
 /// A JSON document that must be one object, its keys in order and each key once.
 fn read_object(path: &Path, text: &str) -> Result<Vec<(String, Value)>, ImportError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let mut repeated = None;
-    let entries = OrderedObject {
-        repeated: &mut repeated,
-    }
-    .deserialize(&mut de)
-    .and_then(|entries| de.end().map(|()| entries))
-    .map_err(|e| ImportError::Json {
-        path: path.to_path_buf(),
-        at: format!("line {}", e.line()),
-        reason: e.to_string(),
-    })?;
-    if let Some(key) = repeated {
+    let entries = OrderedObject
+        .deserialize(&mut de)
+        .and_then(|entries| de.end().map(|()| entries))
+        .map_err(|e| ImportError::Json {
+            path: path.to_path_buf(),
+            at: format!("line {}", e.line()),
+            reason: e.to_string(),
+        })?;
+    // Borrowed keys find a repeated one without copying any.
+    let mut keys = FastSet::with_capacity_and_hasher(entries.len(), Default::default());
+    if let Some((key, _)) = entries.iter().find(|(k, _)| !keys.insert(k.as_str())) {
         return Err(ImportError::RepeatedTask {
             path: path.to_path_buf(),
-            instance_id: key,
+            instance_id: key.clone(),
             place: "as a key of the object".into(),
         });
     }
     Ok(entries)
 }
 
-/// Deserializes an object into its entries in order, noting the first key that comes twice.
-struct OrderedObject<'a> {
-    repeated: &'a mut Option<String>,
-}
+/// Deserializes an object into its entries in order.
+struct OrderedObject;
 
-impl<'de> DeserializeSeed<'de> for OrderedObject<'_> {
+impl<'de> DeserializeSeed<'de> for OrderedObject {
     type Value = Vec<(String, Value)>;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -210,7 +207,7 @@ impl<'de> DeserializeSeed<'de> for OrderedObject<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for OrderedObject<'_> {
+impl<'de> Visitor<'de> for OrderedObject {
     type Value = Vec<(String, Value)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -218,17 +215,16 @@ impl<'de> Visitor<'de> for OrderedObject<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut seen = std::collections::HashSet::new();
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
-        while let Some((key, value)) = map.next_entry::<String, Value>()? {
-            if !seen.insert(key.clone()) && self.repeated.is_none() {
-                *self.repeated = Some(key.clone());
-            }
-            entries.push((key, value));
+        while let Some(entry) = map.next_entry::<String, Value>()? {
+            entries.push(entry);
         }
         Ok(entries)
     }
 }
+
+/// A set hashed with foldhash, quicker than the standard library's SipHash on long ids.
+type FastSet<'a> = std::collections::HashSet<&'a str, foldhash::fast::FixedState>;
 
 /// A summary of id lists: each list's ids must be strings, named once in the list, and no task
 /// both resolved and failed.
@@ -238,10 +234,7 @@ fn from_lists(
     known: &[(&str, Option<bool>)],
     entries: Vec<(String, Value)>,
 ) -> Result<ResultsFile, ImportError> {
-    let mut order: Vec<String> = Vec::new();
-    // A task's verdict and the list that gave it.
-    let mut verdicts: HashMap<String, Option<(bool, String)>> = HashMap::new();
-    let mut submitted: Option<std::collections::HashSet<String>> = None;
+    let mut lists: Vec<(String, Option<bool>, Vec<Value>)> = Vec::new();
     for (key, value) in entries {
         let Some(&(_, verdict)) = known.iter().find(|(k, _)| *k == key) else {
             if value.is_array() || key.ends_with("_ids") {
@@ -266,44 +259,54 @@ fn from_lists(
                 reason: "must be a list of task ids".into(),
             });
         };
-        let mut in_list = std::collections::HashSet::new();
-        for (i, id) in ids.into_iter().enumerate() {
+        lists.push((key, verdict, ids));
+    }
+    // Each task's verdict and the list that gave it, borrowing the ids from the lists.
+    let mut order: Vec<&str> = Vec::new();
+    let mut verdicts: std::collections::HashMap<
+        &str,
+        Option<(bool, usize)>,
+        foldhash::fast::FixedState,
+    > = Default::default();
+    let mut submitted: Option<FastSet<'_>> = None;
+    for (l, (key, verdict, ids)) in lists.iter().enumerate() {
+        let mut in_list = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
+        for (i, id) in ids.iter().enumerate() {
             let Value::String(id) = id else {
                 return Err(ImportError::BadField {
                     path: path.to_path_buf(),
                     at: format!("item {}", i + 1),
-                    field: key,
+                    field: key.clone(),
                     reason: "must hold task ids as strings".into(),
                 });
             };
-            if !in_list.insert(id.clone()) {
+            let id = id.as_str();
+            if !in_list.insert(id) {
                 return Err(ImportError::RepeatedTask {
                     path: path.to_path_buf(),
-                    instance_id: id,
+                    instance_id: id.to_string(),
                     place: format!("in {key}"),
                 });
             }
             if key == "submitted_ids" {
-                submitted
-                    .get_or_insert_with(Default::default)
-                    .insert(id.clone());
+                submitted.get_or_insert_with(Default::default).insert(id);
             }
-            let slot = verdicts.entry(id.clone()).or_insert_with(|| {
-                order.push(id.clone());
+            let slot = verdicts.entry(id).or_insert_with(|| {
+                order.push(id);
                 None
             });
             if let Some(resolved) = verdict {
                 match slot {
-                    Some((earlier, list)) if *earlier != resolved => {
+                    Some((earlier, first)) if earlier != resolved => {
                         return Err(ImportError::Contradiction {
                             path: path.to_path_buf(),
-                            instance_id: id,
-                            first: list.clone(),
-                            second: key,
+                            instance_id: id.to_string(),
+                            first: lists[*first].0.clone(),
+                            second: key.clone(),
                         });
                     }
                     Some(_) => {}
-                    None => *slot = Some((resolved, key.clone())),
+                    None => *slot = Some((*resolved, l)),
                 }
             }
         }
@@ -320,15 +323,9 @@ fn from_lists(
     }
     let outcomes = order
         .into_iter()
-        .map(|id| {
-            let resolved = verdicts
-                .get(&id)
-                .and_then(|v| v.as_ref())
-                .is_some_and(|(r, _)| *r);
-            Outcome {
-                instance_id: id,
-                resolved,
-            }
+        .map(|id| Outcome {
+            instance_id: id.to_string(),
+            resolved: verdicts.get(id).copied().flatten().is_some_and(|(r, _)| r),
         })
         .collect();
     Ok(ResultsFile { format, outcomes })
