@@ -30,19 +30,25 @@ cat > "$work/import.sh" <<SH
 cp "$work/base.verity" "$work/run-\$VERITY_BENCH_RUN.verity"
 exec "$verity" --project "$work/run-\$VERITY_BENCH_RUN.verity" results import $work/results/* >/dev/null 2>&1
 SH
+cat > "$work/scores.sh" <<SH
+#!/usr/bin/env bash
+exec "$verity" --project "$work/run-0.verity" scores --json --bootstrap 1000 >/dev/null
+SH
 cat > "$work/copy.sh" <<SH
 #!/usr/bin/env bash
 cp "$work/base.verity" "$work/run-\$VERITY_BENCH_RUN.verity"
 SH
-chmod +x "$work/import.sh" "$work/copy.sh"
+chmod +x "$work/import.sh" "$work/scores.sh" "$work/copy.sh"
 read -r copy_s _ < <(python3 bench/measure.py "$RUNS" "$work/copy.sh")
 read -r import_s import_mb < <(python3 bench/measure.py "$RUNS" "$work/import.sh")
-read -r scores_s scores_mb < <(python3 bench/measure.py "$RUNS" "$verity" --project "$work/run-0.verity" scores --json --bootstrap 1000)
-"$verity" --project "$work/run-0.verity" scores --json | python3 -c '
+read -r scores_s scores_mb < <(python3 bench/measure.py "$RUNS" "$work/scores.sh")
+"$verity" --project "$work/run-0.verity" scores --json >"$work/scores.json"
+python3 - "$work/scores.json" <<'PY' >&2
 import json, sys
-r = json.load(sys.stdin)
+r = json.load(open(sys.argv[1]))
 c = r["coverage"]
-print(f"{len(r[\"systems\"])} systems, {len(r[\"pairs\"])} comparisons; {c[\"tasks\"]} tasks, {c[\"determinate\"]} determinate, {c[\"underdetermined\"]} underdetermined")' >&2
+print(len(r["systems"]), "systems,", len(r["pairs"]), "comparisons;", c["tasks"], "tasks,", c["determinate"], "determinate,", c["underdetermined"], "underdetermined")
+PY
 python3 - "$import_s" "$copy_s" "$import_mb" "$scores_s" "$scores_mb" <<'PY'
 import sys
 imp, copy, imp_mb, sc, sc_mb = map(float, sys.argv[1:])
