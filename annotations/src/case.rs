@@ -61,8 +61,10 @@ impl SourceKind {
 pub struct AuditNote {
     /// The case folder's name, e.g. `ansible_07e7b69c`.
     pub slug: String,
-    /// `proven` for an `AMBIGUITY_WITNESS.md`, `rater-pending` for an
-    /// `AMBIGUITY_HYPOTHESIS.md`, absent when the folder has neither.
+    /// The audit's verdict: `proven` for an `AMBIGUITY_WITNESS.md`; for an
+    /// `AMBIGUITY_HYPOTHESIS.md`, `determined` when its class is `determined-codebase` and
+    /// `rater-pending` otherwise; `entailed` where the audit's `COVERAGE.md` says ENTAILED;
+    /// absent when nothing says.
     pub status: Option<String>,
     /// The witness class the audit gives, e.g. `misdetermined`, `airtight`.
     pub witness_class: Option<String>,

@@ -21,4 +21,5 @@ pub mod natural;
 pub mod ops;
 pub mod patch;
 pub mod questionnaire;
+pub mod rates;
 pub mod store;

@@ -255,6 +255,45 @@ pub struct Questionnaire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub filter: Option<FilterRule>,
+    /// Which tasks a determinacy-aware score counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub scores: Option<ScoresSpec>,
+}
+
+/// Which tasks are determinate, for `verity scores`: the panel's labels first (a task the
+/// filter drops is underdetermined, one it keeps determinate, one meeting a `pending`
+/// condition waits for raters), then imported verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ScoresSpec {
+    /// The rule in words.
+    pub description: String,
+    /// Panel labels that make no claim: the task is pending, not decided either way.
+    #[serde(default)]
+    pub pending: Vec<FilterCondition>,
+    /// Imported reference label sets (OpenAI's ensembled file) decide under the filter too.
+    #[serde(default)]
+    pub reference: bool,
+    /// The determinacy audit's verdicts, imported with its case folders, by tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub audit: Option<AuditTiers>,
+}
+
+/// The determinacy audit's verdicts (`entailed`, `determined`, `proven`, `rater-pending`) in
+/// the three tiers a score tells apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct AuditTiers {
+    /// Verdicts of determinate tasks.
+    pub determinate: Vec<String>,
+    /// Verdicts proving a task underdetermined.
+    pub underdetermined: Vec<String>,
+    /// Verdicts that wait for raters.
+    pub pending: Vec<String>,
 }
 
 /// Whether answers are checked as a draft (only what is there must be valid) or a submission
@@ -420,7 +459,11 @@ impl Questionnaire {
                 ));
             }
         }
-        let conditions = self.filter.iter().flat_map(|f| f.any.iter());
+        let conditions = self
+            .filter
+            .iter()
+            .flat_map(|f| f.any.iter())
+            .chain(self.scores.iter().flat_map(|s| s.pending.iter()));
         let ensemble = self
             .ensemble
             .iter()
@@ -430,7 +473,7 @@ impl Questionnaire {
                 return Err(malformed(
                     &format!("\"{name}\""),
                     format!(
-                        "the ensemble or filter names {name:?}, which is not a question of this questionnaire"
+                        "the ensemble, filter or scores section names {name:?}, which is not a question of this questionnaire"
                     ),
                 ));
             }

@@ -6,8 +6,8 @@ mod server;
 mod util;
 
 mod access;
-mod bad_input;
 mod agreement;
+mod bad_input;
 mod cli;
 mod clone;
 mod demo;
@@ -25,5 +25,6 @@ mod panel;
 mod quality;
 mod readme;
 mod receipts;
+mod scores;
 mod server_access;
 mod store_suite;

@@ -10,7 +10,7 @@ use annotations::store::prelude::*;
 use annotations::store::transfer::{Cell, TABLES, copy_rows};
 use annotations::store::{
     EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState, ProjectStore,
-    Store, StoreError, SubmissionFilter, new_event_uid,
+    Store, StoreError, SubmissionFilter, SystemRow, new_event_uid,
 };
 use serde_json::{Map, Value, json};
 
@@ -414,6 +414,51 @@ fn suite(store: &mut dyn ProjectStore) {
     );
     assert!(store.remove_repository("acme/calc").unwrap());
     assert!(store.list_repositories().unwrap().is_empty());
+
+    // Systems' results: stored whole, replaced by name, read back in case order.
+    let system = |name: &str, resolved: i64| SystemRow {
+        name: name.into(),
+        format: "csv".into(),
+        origin: "runs/x.csv".into(),
+        submitted: 2,
+        resolved,
+        imported_at: T0.into(),
+    };
+    let outcomes = vec![(ten.case_id, true), (two.case_id, false)];
+    assert_eq!(
+        store
+            .put_system_results(&[(system("b", 1), outcomes.clone()), (system("a", 1), vec![])])
+            .unwrap(),
+        [false, false]
+    );
+    assert_eq!(
+        store
+            .put_system_results(&[(system("a", 0), vec![(two.case_id, false)])])
+            .unwrap(),
+        [true]
+    );
+    let rows = store.system_rows().unwrap();
+    assert_eq!(
+        rows.iter()
+            .map(|r| (r.name.as_str(), r.resolved))
+            .collect::<Vec<_>>(),
+        [("a", 0), ("b", 1)]
+    );
+    let mut read = Vec::new();
+    store
+        .system_outcomes(&mut |name, o| read.push((name, o)))
+        .unwrap();
+    let mut sorted = outcomes;
+    sorted.sort_unstable();
+    assert_eq!(
+        read,
+        [
+            ("a".to_string(), vec![(two.case_id, false)]),
+            ("b".to_string(), sorted)
+        ]
+    );
+    assert!(store.remove_system_results("a").unwrap());
+    assert!(!store.remove_system_results("a").unwrap());
 }
 
 /// Every row of every table, as the transfer interface reads them.
@@ -658,7 +703,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 6);
+    assert_eq!(store.schema_version().unwrap(), 7);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -731,7 +776,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 6);
+    assert_eq!(checked.schema_version().unwrap(), 7);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

@@ -16,7 +16,8 @@ use annotations::ops::{
     EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport,
     FetchRequest, GrepQuery, GrepReport, ImportProgress, ImportReport, NeededRepository,
     ProgressPage, ProgressQuery, ProjectAgreement, QualityReport, QualityRequest, Questionnaire,
-    QueuePage, QueueQuery, RaterSummary, RepositoryStatus, ShownFile,
+    QueuePage, QueueQuery, RaterSummary, RepositoryStatus, ResultsImport, ResultsSource,
+    ScoresOptions, ScoresReport, ShownFile, SystemResults,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -451,6 +452,39 @@ pub async fn ensemble_labels(
     rule: Option<String>,
 ) -> Result<EnsembleReport, CommandError> {
     with_project(app, move |p| ops::ensemble_labels(p, rule.as_deref())).await
+}
+
+/// Imports systems' per-task outcomes, each file a system; all or nothing.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn import_results(
+    app: AppHandle,
+    sources: Vec<ResultsSource>,
+) -> Result<Vec<ResultsImport>, CommandError> {
+    with_project(app, move |p| {
+        ops::import_results(p, &sources, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// The systems whose results the project holds.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_results(app: AppHandle) -> Result<Vec<SystemResults>, CommandError> {
+    with_project(app, |p| ops::list_results(p)).await
+}
+
+/// Removes a system's results.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn remove_results(app: AppHandle, system: String) -> Result<(), CommandError> {
+    with_project(app, move |p| ops::remove_results(p, &system)).await
+}
+
+/// Each system's raw and determinate-only rates, ranks and pairwise comparisons.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn project_scores(
+    app: AppHandle,
+    options: ScoresOptions,
+) -> Result<ScoresReport, CommandError> {
+    with_project(app, move |p| ops::scores(p, &options)).await
 }
 
 /// A page of the disagreement queue, worst first.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{self, AnswerRequest, Engine, Project, QuestionnaireChoice};
+use annotations::ops::{self, AnswerRequest, Engine, Project, QuestionnaireChoice, ScoresOptions};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -17,6 +17,8 @@ use time::OffsetDateTime;
 mod case_text;
 #[path = "verity/coordinator.rs"]
 mod coordinator;
+#[path = "verity/scores.rs"]
+mod scores;
 
 #[derive(Parser)]
 #[command(
@@ -398,6 +400,26 @@ enum Command {
         #[command(subcommand)]
         action: ConflictAction,
     },
+    /// Systems' per-task outcomes on the benchmark: SWE-bench run summaries, report.json maps,
+    /// results.json, SWE-bench Pro eval_results.json, CSV or JSON lines.
+    Results {
+        #[command(subcommand)]
+        action: ResultsAction,
+    },
+    /// Each system's resolve rate over every task beside its rate over the determinate ones,
+    /// with 95% Wilson intervals, both orders and Kendall's tau-b between them, and every pair
+    /// compared (McNemar's exact test, a bootstrap interval of the difference).
+    Scores {
+        /// Bootstrap resamples for the intervals of the differences (0 for none).
+        #[arg(long, default_value_t = 1000)]
+        bootstrap: u32,
+        /// The bootstrap's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a Markdown report with SVG charts: agreement per question with intervals, rater
     /// pairs, label distributions, the count the filter keeps. A folder that holds a report is
     /// refused unless --force.
@@ -646,6 +668,34 @@ enum CalibrationAction {
     },
 }
 
+#[derive(Subcommand)]
+enum ResultsAction {
+    /// Import one system's outcomes (or several files, each a system named after its file);
+    /// the format is told from the content. A bad file stores nothing.
+    Import {
+        /// Files, or folders of report.json files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The system's name (default: the file's name up to its first dot).
+        #[arg(long)]
+        system: Option<String>,
+        /// Print what was imported as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The systems whose results the project holds.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a system's results.
+    Remove {
+        /// The system.
+        name: String,
+    },
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ExportFormat {
     /// One JSON line per case: the ensemble, each rater's answers, the agreement per question.
@@ -658,6 +708,8 @@ enum ExportFormat {
     OpenaiAnnotations,
     /// OpenAI's ensembled file: one row per case, its 14 columns.
     OpenaiEnsembled,
+    /// The tasks a determinate-only score leaves out, and why (CSV).
+    Underdetermined,
 }
 
 /// Tunes glibc's malloc for `evidence --all`, whose cache reads and evicts blobs of every size
@@ -1674,6 +1726,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExportFormat::Csv => ops::ExportFormat::Csv,
                 ExportFormat::OpenaiAnnotations => ops::ExportFormat::OpenaiAnnotations,
                 ExportFormat::OpenaiEnsembled => ops::ExportFormat::OpenaiEnsembled,
+                ExportFormat::Underdetermined => ops::ExportFormat::Underdetermined,
             };
             let options = ops::ExportOptions {
                 rule,
@@ -1794,6 +1847,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 seed,
                 json,
             },
+            &mut out,
+        )?,
+        Command::Results { action } => match action {
+            ResultsAction::Import {
+                files,
+                system,
+                json,
+            } => scores::import(&mut project.open()?, files, system, json, now, &mut out)?,
+            ResultsAction::List { json } => scores::list(&project.open()?, json, &mut out)?,
+            ResultsAction::Remove { name } => {
+                ops::remove_results(&mut project.open()?, &name)?;
+                writeln!(out, "removed the results of {name}")?;
+            }
+        },
+        Command::Scores {
+            bootstrap,
+            seed,
+            json,
+        } => scores::scores(
+            &project.open()?,
+            ScoresOptions { bootstrap, seed },
+            json,
             &mut out,
         )?,
         Command::Ensemble { rule, json } => {

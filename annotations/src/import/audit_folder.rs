@@ -2,11 +2,17 @@
 //! (sections PROBLEM, REQUIREMENTS, INTERFACE), `gold.diff`, `hidden_test.diff`,
 //! `fail_to_pass.txt`, and optionally `codebase_ambiguity.json` (code precedents for the
 //! evidence engine) and `AMBIGUITY_WITNESS.md` (a proven verdict) or `AMBIGUITY_HYPOTHESIS.md`
-//! (rater-pending).
+//! (a hypothesis: rater-pending, except the class `determined-codebase`, which the audit files
+//! as "not claimed": the codebase determines the task).
+//!
+//! The audit's `COVERAGE.md` (beside `cases/`) gives every task's verdict; when it is there,
+//! each folder's status comes from it, so the ENTAILED tasks, which carry no document, are
+//! labelled too, and a folder whose document contradicts its verdict refuses the import.
 //!
 //! A folder carries no full base commit (the slug ends in its first 8 hex digits), so a folder
 //! becomes a complete case once the dataset row with the same `instance_id` is imported.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -37,9 +43,126 @@ pub fn read_folders(
         });
     }
     folders.sort();
+    let coverage = read_coverage(root)?;
     for folder in folders {
-        sink(read_folder(&folder)?)?;
+        let mut record = read_folder(&folder)?;
+        if let Some((file, verdicts)) = &coverage {
+            apply_coverage(file, verdicts, &mut record)?;
+        }
+        sink(record)?;
     }
+    Ok(())
+}
+
+/// A task's verdict in `COVERAGE.md` and the line that gives it.
+struct CoverageVerdict {
+    verdict: String,
+    line: usize,
+}
+
+/// The file `COVERAGE.md` and each case folder's name to its verdict there.
+type Coverage = (std::path::PathBuf, HashMap<String, CoverageVerdict>);
+
+/// `COVERAGE.md` in `root`, or beside it when `root` is the audit's `cases/` folder.
+fn read_coverage(root: &Path) -> Result<Option<Coverage>, ImportError> {
+    let beside = root
+        .file_name()
+        .is_some_and(|n| n == "cases")
+        .then(|| root.parent())
+        .flatten();
+    let Some(file) = [Some(root), beside]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join("COVERAGE.md"))
+        .find(|f| f.is_file())
+    else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&file).map_err(|source| ImportError::Io {
+        path: file.clone(),
+        source,
+    })?;
+    let mut verdicts = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let cells: Vec<&str> = line.trim().split('|').map(str::trim).collect();
+        // `| case | verdict | cov | GAP | witness class | attribution |`
+        let [_, slug, verdict, ..] = cells.as_slice() else {
+            continue;
+        };
+        if cells.len() < 4 || *slug == "case" || slug.starts_with("---") || slug.is_empty() {
+            continue;
+        }
+        if !COVERAGE_VERDICTS.contains(verdict) {
+            return Err(ImportError::BadField {
+                path: file.clone(),
+                at: format!("line {}", i + 1),
+                field: "verdict".into(),
+                reason: format!(
+                    "is {verdict:?}, and the audit's verdicts are {}",
+                    COVERAGE_VERDICTS.join(", ")
+                ),
+            });
+        }
+        verdicts.insert(
+            slug.to_string(),
+            CoverageVerdict {
+                verdict: verdict.to_string(),
+                line: i + 1,
+            },
+        );
+    }
+    Ok(Some((file, verdicts)))
+}
+
+/// The verdicts `COVERAGE.md` gives.
+const COVERAGE_VERDICTS: &[&str] = &[
+    "ENTAILED",
+    "DETERMINED-codebase",
+    "MISDETERMINED",
+    "AMBIGUOUS",
+];
+
+/// Sets a folder's status from its verdict in `COVERAGE.md`: `entailed`, `determined`,
+/// `proven` (a defect verdict with a witness) or `rater-pending` (a defect verdict without
+/// one); refuses a folder whose document says otherwise.
+fn apply_coverage(
+    file: &Path,
+    verdicts: &HashMap<String, CoverageVerdict>,
+    record: &mut SourcedRecord,
+) -> Result<(), ImportError> {
+    let Some(note) = record.record.value.audit.as_mut() else {
+        return Ok(());
+    };
+    let Some(found) = verdicts.get(&note.slug) else {
+        return Ok(());
+    };
+    let from_folder = note.status.clone();
+    let status = match (found.verdict.as_str(), from_folder.as_deref()) {
+        ("ENTAILED", None) => "entailed",
+        ("DETERMINED-codebase", Some("determined")) => "determined",
+        ("MISDETERMINED" | "AMBIGUOUS", Some("proven")) => "proven",
+        ("MISDETERMINED" | "AMBIGUOUS", None | Some("rater-pending")) => "rater-pending",
+        (verdict, folder) => {
+            return Err(ImportError::BadField {
+                path: file.to_path_buf(),
+                at: format!("line {}", found.line),
+                field: "verdict".into(),
+                reason: format!(
+                    "is {verdict} for {}, whose folder says {}",
+                    note.slug,
+                    folder.map_or_else(
+                        || "nothing (no witness and no hypothesis)".to_string(),
+                        |s| format!(
+                            "{s} ({})",
+                            note.witness_class.as_deref().unwrap_or("no class")
+                        )
+                    )
+                ),
+            });
+        }
+    };
+    note.status = Some(status.to_string());
+    record.record = Encoded::new(std::mem::take(&mut record.record.value));
     Ok(())
 }
 
@@ -87,18 +210,22 @@ pub fn read_folder(folder: &Path) -> Result<SourcedRecord, ImportError> {
             )
         }
     };
-    let (status, witness) = match read_text(folder, "AMBIGUITY_WITNESS.md")? {
-        Some(text) => (Some("proven".to_string()), Some(text)),
-        None => match read_text(folder, "AMBIGUITY_HYPOTHESIS.md")? {
-            Some(text) => (Some("rater-pending".to_string()), Some(text)),
-            None => (None, None),
-        },
+    let (proven, witness) = match read_text(folder, "AMBIGUITY_WITNESS.md")? {
+        Some(text) => (true, Some(text)),
+        None => (false, read_text(folder, "AMBIGUITY_HYPOTHESIS.md")?),
     };
     let slug = folder
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let witness_class = witness.as_deref().and_then(witness_class);
+    let status = match (proven, &witness, witness_class.as_deref()) {
+        (true, _, _) => Some("proven"),
+        (false, Some(_), Some(DETERMINED_CLASS)) => Some("determined"),
+        (false, Some(_), _) => Some("rater-pending"),
+        (false, None, _) => None,
+    }
+    .map(String::from);
     Ok(SourcedRecord {
         kind: SourceKind::AuditFolder,
         origin: folder.display().to_string(),
@@ -125,6 +252,10 @@ pub fn read_folder(folder: &Path) -> Result<SourcedRecord, ImportError> {
         }),
     })
 }
+
+/// The hypothesis class the audit does not claim as a defect: the prose is silent and the
+/// codebase makes the choice one live way, which the gold patch follows.
+const DETERMINED_CLASS: &str = "determined-codebase";
 
 /// Reads a file of the folder as UTF-8; `None` when it does not exist.
 fn read_text(folder: &Path, name: &str) -> Result<Option<String>, ImportError> {

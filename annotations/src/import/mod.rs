@@ -9,6 +9,7 @@ pub mod openai_csv;
 pub mod parquet;
 pub mod pro;
 pub mod ratings_csv;
+pub mod results;
 pub mod swebench;
 
 use std::collections::HashMap;
@@ -121,6 +122,32 @@ pub enum ImportError {
         path: PathBuf,
         /// Why no format matched.
         reason: String,
+    },
+    /// A results file names a task twice.
+    #[error(
+        "{path}: task {instance_id} is named again {place}; a results file names each task once, and nothing was stored"
+    )]
+    RepeatedTask {
+        /// The file.
+        path: PathBuf,
+        /// The task.
+        instance_id: String,
+        /// Where it appears again.
+        place: String,
+    },
+    /// A results file says a task was both resolved and not.
+    #[error(
+        "{path}: task {instance_id} is in {first} and in {second}, which contradict each other; nothing was stored"
+    )]
+    Contradiction {
+        /// The file.
+        path: PathBuf,
+        /// The task.
+        instance_id: String,
+        /// The first list naming it.
+        first: String,
+        /// The list that contradicts it.
+        second: String,
     },
 }
 

@@ -32,6 +32,8 @@ pub enum ExportFormat {
     Jsonl,
     /// One JSON line per case and rater with their latest submitted answer.
     AnswersJsonl,
+    /// The tasks a determinate-only score leaves out, and why: one CSV row each.
+    Underdetermined,
 }
 
 /// Options of an export.
@@ -371,6 +373,7 @@ pub fn export_project(
     if format == ExportFormat::AnswersJsonl {
         return super::export_jsonl(project, options.history, out, out_path);
     }
+
     let rule = options.rule.as_deref();
     let io_err = |source: std::io::Error| Error::Write {
         path: out_path.to_path_buf(),
@@ -441,6 +444,7 @@ pub fn export_project(
             sink.finish().map_err(write_err)
         }
         ExportFormat::AnswersJsonl => super::export_jsonl(project, options.history, out, out_path),
+        ExportFormat::Underdetermined => super::scores::write_left_out(project, out, out_path),
     }
 }
 

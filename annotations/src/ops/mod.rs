@@ -81,6 +81,8 @@ mod raters;
 pub use raters::*;
 mod report;
 pub use report::*;
+mod scores;
+pub use scores::*;
 // The coordinator's use cases read submitted answers through it; it has no API of its own.
 mod submitted;
 

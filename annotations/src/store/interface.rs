@@ -3,14 +3,17 @@
 //! implements it (`MetaStore` in `mod.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
 //! `RaterStore` in `raters.rs`, `AnswerStore` in `answers.rs`, `LabelStore` and `ImportLabels`
 //! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`, `ProgressStore` in
-//! `progress.rs`);
+//! `progress.rs`, `ResultStore` in `results.rs`);
 //! [`ProjectStore`] is all of them.
 //!
 //! Answer events are append-only: the interface has no way to change or delete one, and the
 //! SQLite schema refuses both besides (`tests/store_suite.rs` checks both).
 
 use super::transfer::TransferStore;
-use super::{AnswerStore, CaseStore, LabelStore, MetaStore, ProgressStore, RaterStore, RepoStore};
+use super::{
+    AnswerStore, CaseStore, LabelStore, MetaStore, ProgressStore, RaterStore, RepoStore,
+    ResultStore,
+};
 
 /// Everything `ops` reads and writes in a project.
 pub trait ProjectStore:
@@ -22,6 +25,7 @@ pub trait ProjectStore:
     + RepoStore
     + TransferStore
     + ProgressStore
+    + ResultStore
     + Send
     + std::fmt::Debug
 {
@@ -36,6 +40,7 @@ impl<T> ProjectStore for T where
         + RepoStore
         + TransferStore
         + ProgressStore
+        + ResultStore
         + Send
         + std::fmt::Debug
 {

@@ -221,6 +221,19 @@ BEGIN SELECT RAISE(ABORT, 'answer events are append-only: a saved answer is neve
 CREATE UNIQUE INDEX answer_events_one_revision
     ON answer_events (case_id, rater_id, answer_revision) WHERE kind <> 'draft';
 "#,
+    // 10: systems' per-task outcomes (`verity results import`), one row per system with its
+    // outcomes packed, for determinacy-aware scores. The coordinator's alone.
+    r#"
+CREATE TABLE system_results (
+    name        TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    origin      TEXT NOT NULL,
+    submitted   INTEGER NOT NULL,
+    resolved    INTEGER NOT NULL,
+    outcomes    BLOB NOT NULL,
+    imported_at TEXT NOT NULL
+);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

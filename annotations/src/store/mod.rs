@@ -15,6 +15,7 @@ pub mod postgres;
 mod progress;
 mod raters;
 mod repos;
+mod results;
 pub mod transfer;
 
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ fn server_url(location: &Path) -> Option<&str> {
 pub mod prelude {
     pub use super::{
         AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProgressStore,
-        ProjectStore, RaterStore, RepoStore, transfer::TransferStore,
+        ProjectStore, RaterStore, RepoStore, ResultStore, transfer::TransferStore,
     };
 }
 pub use labels::{
@@ -69,6 +70,7 @@ pub use labels::{
 };
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
+pub use results::{AuditVerdict, Outcomes, ResultStore, SystemRow};
 
 /// The project setting naming the rater a package is for (`verity package`).
 pub const PACKAGE_RATER: &str = "package_rater";

@@ -289,6 +289,20 @@ pub const TABLES: &[Table] = &[
         key: &["case_revision_id", "base_commit", "engine_version"],
         generated_id: false,
     },
+    Table {
+        name: "system_results",
+        columns: &[
+            text("name"),
+            text("format"),
+            text("origin"),
+            int("submitted"),
+            int("resolved"),
+            packed(text("outcomes")),
+            text("imported_at"),
+        ],
+        key: &["name"],
+        generated_id: false,
+    },
 ];
 
 /// The table named `name`.

@@ -1,8 +1,9 @@
 //! Raters' own logins on the server. `grant` makes a login role for a rater, a member of the
 //! panel's group role, which holds the grants the row-level policies (schema migration 2)
 //! narrow to the rater's own rows. Reading the id sequences (how many rows each table has had)
-//! is granted too, so a rater may `pg_dump` what they can see. The password is sent to the server only as a SCRAM-SHA-256
-//! verifier, so it appears in no server log; the rater is shown it once.
+//! is granted too, so a rater may `pg_dump` what they can see (`docs/rater-logins.md`). The
+//! password is sent to the server only as a SCRAM-SHA-256 verifier, so it appears in no server
+//! log; the rater is shown it once.
 
 use std::path::Path;
 
@@ -70,7 +71,8 @@ pub(super) fn group_grants(db: &str, group: &str) -> String {
 
 /// The tables a rater's login may SELECT from, whole rows; the row-level policies narrow each
 /// to what is theirs, and the coordinator's tables among them (adjudications, reference
-/// labels, calibration, conflicts, imported answers' fields) show them no row at all.
+/// labels, calibration, conflicts, imported answers' fields, systems' results) show them no
+/// row at all.
 pub(super) const RATER_READS: &[&str] = &[
     "schema_version",
     "meta",
@@ -89,6 +91,7 @@ pub(super) const RATER_READS: &[&str] = &[
     "repositories",
     "evidence_cache",
     "panel_logins",
+    "system_results",
 ];
 
 /// The rules `save_my_answer` checks a rater's answer against, as JSON: per question its id,

@@ -12,6 +12,7 @@ mod cases;
 pub mod config;
 mod panel;
 mod progress;
+mod results;
 mod schema;
 mod transfer;
 

@@ -454,4 +454,19 @@ CREATE FUNCTION case_text(p_revision_id BIGINT) RETURNS TEXT
 $$;
 REVOKE EXECUTE ON FUNCTION case_text(BIGINT) FROM PUBLIC;
 "#,
+    // 7: systems' per-task outcomes, the coordinator's alone: row-level security with no
+    // policy, so a rater's login reads no row of it (`access::RATER_READS`). Written to
+    // run again over a schema whose version was set back.
+    r#"
+CREATE TABLE IF NOT EXISTS system_results (
+    name        TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    origin      TEXT NOT NULL,
+    submitted   BIGINT NOT NULL,
+    resolved    BIGINT NOT NULL,
+    outcomes    TEXT NOT NULL,
+    imported_at TEXT NOT NULL
+);
+ALTER TABLE system_results ENABLE ROW LEVEL SECURITY;
+"#,
 ];

@@ -45,9 +45,14 @@ import type {
   RaterSummary,
   RecentProject,
   RepositoryStatus,
+  ResultsImport,
+  ResultsSource,
   Role,
+  ScoresOptions,
+  ScoresReport,
   ShownFile,
   Startup,
+  SystemResults,
 } from './types';
 
 export * from './types';
@@ -140,6 +145,12 @@ export const api = {
   markAllCalibration: () => call<CalibrationView>('mark_all_calibration'),
   setCalibrationRate: (rate: number) => call<CalibrationView>('set_calibration_rate', { rate }),
   ensembleLabels: (rule: string | null) => call<EnsembleReport>('ensemble_labels', { rule }),
+  /** Imports systems' per-task outcomes (each file a system); all or nothing. */
+  importResults: (sources: ResultsSource[]) => call<ResultsImport[]>('import_results', { sources }),
+  listResults: () => call<SystemResults[]>('list_results'),
+  removeResults: (system: string) => call<void>('remove_results', { system }),
+  /** Each system's raw and determinate-only rates, ranks and pairs compared. */
+  projectScores: (options: ScoresOptions) => call<ScoresReport>('project_scores', { options }),
   /** A page of the disagreement queue, worst first, with the whole queue's figures. */
   disagreementPage: (query: DisagreementQuery) => call<DisagreementPage>('disagreement_page', { query }),
   adjudicate: (req: AdjudicationRequest) => call<AdjudicationView>('adjudicate', { req }),

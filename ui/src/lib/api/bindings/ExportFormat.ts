@@ -3,4 +3,4 @@
 /**
  * What `export` writes.
  */
-export type ExportFormat = "openai-annotations" | "openai-ensembled" | "csv" | "jsonl" | "answers-jsonl";
+export type ExportFormat = "openai-annotations" | "openai-ensembled" | "csv" | "jsonl" | "answers-jsonl" | "underdetermined";

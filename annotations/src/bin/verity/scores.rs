@@ -1,0 +1,183 @@
+//! `verity results` and `verity scores`: systems' per-task outcomes, and their raw and
+//! determinate-only rates. Kept apart from the rest of the CLI so each prints in one place.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use annotations::ops::{self, Project, ScoresOptions, ScoresReport};
+use anyhow::{Result, bail};
+use time::OffsetDateTime;
+
+fn print_json<T: serde::Serialize>(out: &mut dyn Write, value: &T) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// `verity results import FILE... [--system NAME] [--json]`: warnings go to stderr.
+pub fn import(
+    p: &mut Project,
+    files: Vec<PathBuf>,
+    system: Option<String>,
+    json: bool,
+    now: OffsetDateTime,
+    out: &mut dyn Write,
+) -> Result<()> {
+    if system.is_some() && files.len() > 1 {
+        bail!(
+            "--system names one file's system; import several files without it, each named after its file"
+        );
+    }
+    let sources: Vec<ops::ResultsSource> = files
+        .into_iter()
+        .map(|path| ops::ResultsSource {
+            path,
+            system: system.clone(),
+        })
+        .collect();
+    let reports = ops::import_results(p, &sources, now)?;
+    for r in &reports {
+        for w in &r.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    if json {
+        return match reports.as_slice() {
+            [one] => print_json(out, one),
+            many => print_json(out, &many),
+        };
+    }
+    for r in &reports {
+        writeln!(
+            out,
+            "{}: {} ({}): {} of the project's {} tasks submitted, {} resolved; the other {} count as not resolved{}",
+            r.system,
+            r.origin,
+            r.format,
+            r.submitted,
+            r.tasks,
+            r.resolved,
+            r.tasks - r.submitted,
+            if r.replaced {
+                " (replaced the results stored under this name)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// `verity results list [--json]`.
+pub fn list(p: &Project, json: bool, out: &mut dyn Write) -> Result<()> {
+    let systems = ops::list_results(p)?;
+    if json {
+        return print_json(out, &systems);
+    }
+    if systems.is_empty() {
+        writeln!(out, "no results yet: `verity results import FILE`")?;
+    }
+    for s in &systems {
+        writeln!(
+            out,
+            "{}\t{} submitted\t{} resolved\t{}\t{}\t{}",
+            s.system, s.submitted, s.resolved, s.format, s.origin, s.imported_at
+        )?;
+    }
+    Ok(())
+}
+
+fn percent(rate: Option<f64>) -> String {
+    rate.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", 100.0 * r))
+}
+
+fn interval(ci: Option<[f64; 2]>) -> String {
+    ci.map_or_else(String::new, |[lo, hi]| {
+        format!(" [{:.1}, {:.1}]", 100.0 * lo, 100.0 * hi)
+    })
+}
+
+fn rank(rank: Option<f64>) -> String {
+    rank.map_or_else(|| "-".to_string(), |r| format!("{r}"))
+}
+
+/// `verity scores [--bootstrap N] [--seed S] [--json]`.
+pub fn scores(p: &Project, options: ScoresOptions, json: bool, out: &mut dyn Write) -> Result<()> {
+    let report = ops::scores(p, &options)?;
+    if json {
+        return print_json(out, &report);
+    }
+    write_text(&report, out)
+}
+
+fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
+    let c = &report.coverage;
+    writeln!(
+        out,
+        "{} tasks: {} determinate, {} underdetermined, {} pending raters, {} unlabelled",
+        c.tasks, c.determinate, c.underdetermined, c.pending, c.unlabelled
+    )?;
+    for s in &c.sources {
+        writeln!(
+            out,
+            "  decided by {}: {} tasks ({} determinate, {} underdetermined, {} pending)",
+            s.source.name(),
+            s.tasks,
+            s.determinate,
+            s.underdetermined,
+            s.pending
+        )?;
+    }
+    if report.systems.is_empty() {
+        writeln!(out, "no results yet: `verity results import FILE`")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nsystem\tsubmitted\traw (95% CI)\trank\tdeterminate-only (95% CI)\trank\tunderdetermined\tpending"
+    )?;
+    for s in &report.systems {
+        writeln!(
+            out,
+            "{}\t{}/{}\t{}{}\t{}\t{}{}\t{}\t{}\t{}",
+            s.system,
+            s.submitted,
+            s.n,
+            percent(s.rate),
+            interval(s.rate_ci),
+            rank(s.rank_raw),
+            percent(s.determinate_rate),
+            interval(s.determinate_rate_ci),
+            rank(s.rank_determinate),
+            percent(s.underdetermined_rate),
+            percent(s.pending_rate),
+        )?;
+    }
+    writeln!(
+        out,
+        "\nKendall's tau-b between the two orders: {}",
+        report
+            .kendall_tau
+            .map_or_else(|| "undefined".to_string(), |t| format!("{t:.3}"))
+    )?;
+    writeln!(
+        out,
+        "\npairs (McNemar's exact p; difference in points with its 95% bootstrap interval, {} resamples, seed {}):",
+        report.bootstrap, report.seed
+    )?;
+    for pair in &report.pairs {
+        writeln!(
+            out,
+            "{} vs {} ({}): p = {}, {}{}",
+            pair.a,
+            pair.b,
+            pair.denominator,
+            pair.p_value
+                .map_or_else(|| "-".to_string(), |p| format!("{p:.4}")),
+            pair.difference
+                .map_or_else(|| "-".to_string(), |d| format!("{:+.1}", 100.0 * d)),
+            interval(pair.difference_ci)
+        )?;
+    }
+    Ok(())
+}

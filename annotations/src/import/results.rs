@@ -1,0 +1,697 @@
+//! One system's per-task outcomes on a benchmark, in the formats they are published in, told
+//! apart by content:
+//! - the SWE-bench harness's run summary (`resolved_ids`, `unresolved_ids`, `error_ids`,
+//!   `empty_patch_ids`, `submitted_ids`, `schema_version`, with or without `infra_failure_ids`);
+//! - the harness's per-task `report.json` maps (`{iid: {"resolved": bool, ...}}`), one file or
+//!   a folder of them at any depth;
+//! - the experiments repository's `results.json` (`{"resolved": [...], "no_generation": [...],
+//!   ...}`, with or without its older keys);
+//! - Scale's SWE-bench Pro `eval_results.json` (`{"instance_<id>": true | false}`);
+//! - CSV or JSON lines with `instance_id` and `resolved` (true/false, 1/0).
+//!
+//! Every task a file mentions was submitted; whether it was resolved is what the file says. A
+//! task named twice, or resolved in one list and failed in another, refuses the whole file.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde_json::Value;
+
+use super::ImportError;
+
+/// The formats a system's outcomes are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultsFormat {
+    /// The SWE-bench harness's run summary.
+    HarnessSummary,
+    /// Per-task `report.json` maps, one file or a folder.
+    TaskReports,
+    /// The experiments repository's `results.json`.
+    ExperimentsResults,
+    /// SWE-bench Pro's `eval_results.json`.
+    ProEvalResults,
+    /// CSV with `instance_id` and `resolved` columns.
+    Csv,
+    /// JSON lines with `instance_id` and `resolved`.
+    JsonLines,
+}
+
+impl ResultsFormat {
+    /// The name shown to users and stored with the results.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResultsFormat::HarnessSummary => "swe-bench-run-summary",
+            ResultsFormat::TaskReports => "swe-bench-reports",
+            ResultsFormat::ExperimentsResults => "experiments-results",
+            ResultsFormat::ProEvalResults => "swe-bench-pro-eval-results",
+            ResultsFormat::Csv => "csv",
+            ResultsFormat::JsonLines => "jsonl",
+        }
+    }
+}
+
+/// One task's outcome as a file states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The task's id as written.
+    pub instance_id: String,
+    /// Whether the system resolved it.
+    pub resolved: bool,
+}
+
+/// A system's outcomes read from a file or folder: each task once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultsFile {
+    /// The format found.
+    pub format: ResultsFormat,
+    /// Every task the file mentions, in the file's order.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// The harness summary's id lists, and whether a task in one was resolved.
+const SUMMARY_LISTS: &[(&str, Option<bool>)] = &[
+    ("resolved_ids", Some(true)),
+    ("unresolved_ids", Some(false)),
+    ("error_ids", Some(false)),
+    ("empty_patch_ids", Some(false)),
+    ("infra_failure_ids", Some(false)),
+    ("incomplete_ids", Some(false)),
+    ("completed_ids", None),
+    ("submitted_ids", None),
+];
+
+/// The experiments repository's lists, new and old, and whether a task in one was resolved.
+const EXPERIMENT_LISTS: &[(&str, Option<bool>)] = &[
+    ("resolved", Some(true)),
+    ("no_generation", Some(false)),
+    ("no_logs", Some(false)),
+    ("no_apply", Some(false)),
+    ("install_fail", Some(false)),
+    ("reset_failed", Some(false)),
+    ("test_errored", Some(false)),
+    ("test_timeout", Some(false)),
+    ("generated", None),
+    ("with_logs", None),
+    ("applied", None),
+];
+
+/// Reads a system's outcomes from `path` (a file, or a folder of `report.json` files).
+pub fn read_results(path: &Path) -> Result<ResultsFile, ImportError> {
+    let io = |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if std::fs::metadata(path).map_err(io)?.is_dir() {
+        return read_report_folder(path);
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| ImportError::NotUtf8 {
+        path: path.to_path_buf(),
+        line: line_at(&bytes, e.valid_up_to()),
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let body = text.trim_start();
+    if body.is_empty() {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: "the file is empty".into(),
+        });
+    }
+    if !body.starts_with('{') {
+        return read_csv(path, text);
+    }
+    let first_line = body.lines().next().unwrap_or_default();
+    if let Ok(Value::Object(row)) = serde_json::from_str::<Value>(first_line)
+        && row.contains_key("instance_id")
+    {
+        return read_json_lines(path, text);
+    }
+    let entries = read_object(path, text)?;
+    let has = |key: &str| entries.iter().any(|(k, _)| k == key);
+    if has("resolved_ids") {
+        return from_lists(path, ResultsFormat::HarnessSummary, SUMMARY_LISTS, entries);
+    }
+    if entries.iter().any(|(k, v)| k == "resolved" && v.is_array()) {
+        return from_lists(
+            path,
+            ResultsFormat::ExperimentsResults,
+            EXPERIMENT_LISTS,
+            entries,
+        );
+    }
+    if !entries.is_empty() && entries.iter().all(|(_, v)| v.is_boolean()) {
+        let outcomes = entries
+            .into_iter()
+            .map(|(instance_id, v)| Outcome {
+                instance_id,
+                resolved: v == Value::Bool(true),
+            })
+            .collect();
+        return Ok(ResultsFile {
+            format: ResultsFormat::ProEvalResults,
+            outcomes,
+        });
+    }
+    if !entries.is_empty() && entries.iter().all(|(_, v)| v.is_object()) {
+        let mut outcomes = Vec::new();
+        task_reports(path, entries, &mut outcomes)?;
+        return Ok(ResultsFile {
+            format: ResultsFormat::TaskReports,
+            outcomes,
+        });
+    }
+    Err(ImportError::UnknownFormat {
+        path: path.to_path_buf(),
+        reason: "this JSON object is no results format Verity knows: not a SWE-bench run summary (resolved_ids), a report.json map, an experiments results.json (resolved: [...]) or a SWE-bench Pro eval_results.json (id: true/false)".into(),
+    })
+}
+
+/// The 1-based line of byte `offset`.
+fn line_at(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// A JSON document that must be one object, its keys in order and each key once.
+fn read_object(path: &Path, text: &str) -> Result<Vec<(String, Value)>, ImportError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let entries = OrderedObject
+        .deserialize(&mut de)
+        .and_then(|entries| de.end().map(|()| entries))
+        .map_err(|e| ImportError::Json {
+            path: path.to_path_buf(),
+            at: format!("line {}", e.line()),
+            reason: e.to_string(),
+        })?;
+    // Borrowed keys find a repeated one without copying any.
+    let mut keys = FastSet::with_capacity_and_hasher(entries.len(), Default::default());
+    if let Some((key, _)) = entries.iter().find(|(k, _)| !keys.insert(k.as_str())) {
+        return Err(ImportError::RepeatedTask {
+            path: path.to_path_buf(),
+            instance_id: key.clone(),
+            place: "as a key of the object".into(),
+        });
+    }
+    Ok(entries)
+}
+
+/// Deserializes an object into its entries in order.
+struct OrderedObject;
+
+impl<'de> DeserializeSeed<'de> for OrderedObject {
+    type Value = Vec<(String, Value)>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OrderedObject {
+    type Value = Vec<(String, Value)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(entry) = map.next_entry::<String, Value>()? {
+            entries.push(entry);
+        }
+        Ok(entries)
+    }
+}
+
+/// A set hashed with foldhash, quicker than the standard library's SipHash on long ids.
+type FastSet<'a> = std::collections::HashSet<&'a str, foldhash::fast::FixedState>;
+
+/// A summary of id lists: each list's ids must be strings, named once in the list, and no task
+/// both resolved and failed.
+fn from_lists(
+    path: &Path,
+    format: ResultsFormat,
+    known: &[(&str, Option<bool>)],
+    entries: Vec<(String, Value)>,
+) -> Result<ResultsFile, ImportError> {
+    let mut lists: Vec<(String, Option<bool>, Vec<Value>)> = Vec::new();
+    for (key, value) in entries {
+        let Some(&(_, verdict)) = known.iter().find(|(k, _)| *k == key) else {
+            if value.is_array() || key.ends_with("_ids") {
+                return Err(ImportError::BadField {
+                    path: path.to_path_buf(),
+                    at: "the top-level object".into(),
+                    field: key,
+                    reason: format!(
+                        "is not a list of the {} format (it has {})",
+                        format.name(),
+                        known.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            }
+            continue;
+        };
+        let Value::Array(ids) = value else {
+            return Err(ImportError::BadField {
+                path: path.to_path_buf(),
+                at: "the top-level object".into(),
+                field: key,
+                reason: "must be a list of task ids".into(),
+            });
+        };
+        lists.push((key, verdict, ids));
+    }
+    // Each task's verdict and the list that gave it, borrowing the ids from the lists.
+    let mut order: Vec<&str> = Vec::new();
+    let mut verdicts: std::collections::HashMap<
+        &str,
+        Option<(bool, usize)>,
+        foldhash::fast::FixedState,
+    > = Default::default();
+    let mut submitted: Option<FastSet<'_>> = None;
+    for (l, (key, verdict, ids)) in lists.iter().enumerate() {
+        let mut in_list = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
+        for (i, id) in ids.iter().enumerate() {
+            let Value::String(id) = id else {
+                return Err(ImportError::BadField {
+                    path: path.to_path_buf(),
+                    at: format!("item {}", i + 1),
+                    field: key.clone(),
+                    reason: "must hold task ids as strings".into(),
+                });
+            };
+            let id = id.as_str();
+            if !in_list.insert(id) {
+                return Err(ImportError::RepeatedTask {
+                    path: path.to_path_buf(),
+                    instance_id: id.to_string(),
+                    place: format!("in {key}"),
+                });
+            }
+            if key == "submitted_ids" {
+                submitted.get_or_insert_with(Default::default).insert(id);
+            }
+            let slot = verdicts.entry(id).or_insert_with(|| {
+                order.push(id);
+                None
+            });
+            if let Some(resolved) = verdict {
+                match slot {
+                    Some((earlier, first)) if earlier != resolved => {
+                        return Err(ImportError::Contradiction {
+                            path: path.to_path_buf(),
+                            instance_id: id.to_string(),
+                            first: lists[*first].0.clone(),
+                            second: key.clone(),
+                        });
+                    }
+                    Some(_) => {}
+                    None => *slot = Some((*resolved, l)),
+                }
+            }
+        }
+    }
+    if let Some(submitted) = &submitted
+        && let Some(outside) = order.iter().find(|id| !submitted.contains(*id))
+    {
+        return Err(ImportError::BadField {
+            path: path.to_path_buf(),
+            at: "the top-level object".into(),
+            field: "submitted_ids".into(),
+            reason: format!("lacks {outside}, which another list of the summary names"),
+        });
+    }
+    let outcomes = order
+        .into_iter()
+        .map(|id| Outcome {
+            instance_id: id.to_string(),
+            resolved: verdicts.get(id).copied().flatten().is_some_and(|(r, _)| r),
+        })
+        .collect();
+    Ok(ResultsFile { format, outcomes })
+}
+
+/// Entries of a `report.json` map: each value an object with a boolean `resolved`.
+fn task_reports(
+    path: &Path,
+    entries: Vec<(String, Value)>,
+    out: &mut Vec<Outcome>,
+) -> Result<(), ImportError> {
+    for (instance_id, value) in entries {
+        let resolved = value
+            .get("resolved")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| ImportError::BadField {
+                path: path.to_path_buf(),
+                at: format!("task {instance_id}"),
+                field: "resolved".into(),
+                reason: "must be true or false in every task's report".into(),
+            })?;
+        out.push(Outcome {
+            instance_id,
+            resolved,
+        });
+    }
+    Ok(())
+}
+
+/// Every `report.json` under `root`, at any depth, in path order; without any, every `.json`
+/// file directly inside.
+fn read_report_folder(root: &Path) -> Result<ResultsFile, ImportError> {
+    let mut files = Vec::new();
+    collect_reports(root, &mut files)?;
+    if files.is_empty() {
+        let entries = std::fs::read_dir(root).map_err(|source| ImportError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        for entry in entries {
+            let path = entry
+                .map_err(|source| ImportError::Io {
+                    path: root.to_path_buf(),
+                    source,
+                })?
+                .path();
+            if path.is_file() && path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(ImportError::UnknownFormat {
+            path: root.to_path_buf(),
+            reason: "this folder holds no report.json and no .json file".into(),
+        });
+    }
+    let mut outcomes = Vec::new();
+    let mut first_file: HashMap<String, PathBuf> = HashMap::new();
+    for file in files {
+        let read = read_results(&file)?;
+        if read.format != ResultsFormat::TaskReports {
+            return Err(ImportError::UnknownFormat {
+                path: file,
+                reason: format!(
+                    "a folder of results holds report.json maps only, and this file is {}",
+                    read.format.name()
+                ),
+            });
+        }
+        for outcome in read.outcomes {
+            if let Some(first) = first_file.get(&outcome.instance_id) {
+                return Err(ImportError::RepeatedTask {
+                    path: file,
+                    instance_id: outcome.instance_id,
+                    place: format!("after {}", first.display()),
+                });
+            }
+            first_file.insert(outcome.instance_id.clone(), file.clone());
+            outcomes.push(outcome);
+        }
+    }
+    Ok(ResultsFile {
+        format: ResultsFormat::TaskReports,
+        outcomes,
+    })
+}
+
+fn collect_reports(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ImportError> {
+    let io = |source| ImportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let path = entry.path();
+        if entry.file_type().map_err(io)?.is_dir() {
+            collect_reports(&path, out)?;
+        } else if entry.file_name() == "report.json" {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A `resolved` cell: true/false (any case) or 1/0.
+fn parse_resolved(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Refuses a task seen before, naming where.
+fn note_line(
+    path: &Path,
+    seen: &mut HashMap<String, usize>,
+    id: &str,
+    line: usize,
+) -> Result<(), ImportError> {
+    if let Some(first) = seen.insert(id.to_string(), line) {
+        return Err(ImportError::RepeatedTask {
+            path: path.to_path_buf(),
+            instance_id: id.to_string(),
+            place: format!("on line {line} (first on line {first})"),
+        });
+    }
+    Ok(())
+}
+
+fn read_json_lines(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
+    let mut outcomes = Vec::new();
+    let mut seen = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: Value = serde_json::from_str(line).map_err(|e| ImportError::Json {
+            path: path.to_path_buf(),
+            at: format!("line {at}"),
+            reason: e.to_string(),
+        })?;
+        let field = |name: &'static str| {
+            row.get(name).ok_or(ImportError::MissingField {
+                path: path.to_path_buf(),
+                at: format!("line {at}"),
+                field: name,
+            })
+        };
+        let Value::String(id) = field("instance_id")? else {
+            return Err(ImportError::BadField {
+                path: path.to_path_buf(),
+                at: format!("line {at}"),
+                field: "instance_id".into(),
+                reason: "must be a string".into(),
+            });
+        };
+        let resolved = match field("resolved")? {
+            Value::Bool(b) => Some(*b),
+            Value::Number(n) => match n.as_u64() {
+                Some(1) => Some(true),
+                Some(0) => Some(false),
+                _ => None,
+            },
+            Value::String(s) => parse_resolved(s),
+            _ => None,
+        }
+        .ok_or_else(|| ImportError::BadField {
+            path: path.to_path_buf(),
+            at: format!("line {at}"),
+            field: "resolved".into(),
+            reason: "must be true or false (or 1 or 0)".into(),
+        })?;
+        note_line(path, &mut seen, id, at)?;
+        outcomes.push(Outcome {
+            instance_id: id.clone(),
+            resolved,
+        });
+    }
+    Ok(ResultsFile {
+        format: ResultsFormat::JsonLines,
+        outcomes,
+    })
+}
+
+fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(text.as_bytes());
+    let csv_err = |e: csv::Error| ImportError::Json {
+        path: path.to_path_buf(),
+        at: format!("line {}", e.position().map_or(0, |p| p.line())),
+        reason: format!("not valid CSV: {e}"),
+    };
+    let headers = reader.headers().map_err(csv_err)?.clone();
+    let column = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let (Some(id_col), Some(resolved_col)) = (column("instance_id"), column("resolved")) else {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: "no results format Verity knows: a CSV of results needs the columns instance_id and resolved in its first line".into(),
+        });
+    };
+    let mut outcomes = Vec::new();
+    let mut seen = HashMap::new();
+    for record in reader.records() {
+        let record = record.map_err(csv_err)?;
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        let id = record.get(id_col).unwrap_or_default().trim();
+        if id.is_empty() {
+            return Err(ImportError::BadField {
+                path: path.to_path_buf(),
+                at: format!("line {line}"),
+                field: "instance_id".into(),
+                reason: "is empty".into(),
+            });
+        }
+        let cell = record.get(resolved_col).unwrap_or_default();
+        let resolved = parse_resolved(cell).ok_or_else(|| ImportError::BadField {
+            path: path.to_path_buf(),
+            at: format!("line {line}"),
+            field: "resolved".into(),
+            reason: format!("is {cell:?}, and must be true or false (or 1 or 0)"),
+        })?;
+        note_line(path, &mut seen, id, line)?;
+        outcomes.push(Outcome {
+            instance_id: id.to_string(),
+            resolved,
+        });
+    }
+    if outcomes.is_empty() {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: "the CSV has a header and no task".into(),
+        });
+    }
+    Ok(ResultsFile {
+        format: ResultsFormat::Csv,
+        outcomes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, text: &str) -> Result<ResultsFile, ImportError> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        read_results(&path)
+    }
+
+    fn pairs(file: &ResultsFile) -> Vec<(&str, bool)> {
+        file.outcomes
+            .iter()
+            .map(|o| (o.instance_id.as_str(), o.resolved))
+            .collect()
+    }
+
+    #[test]
+    fn each_format_is_told_by_its_content() {
+        let summary = read(
+            "run.json",
+            r#"{"schema_version": 2, "submitted_ids": ["a", "b", "c", "d"], "resolved_ids": ["a"],
+                "unresolved_ids": ["b"], "error_ids": ["c"], "empty_patch_ids": ["d"],
+                "infra_failure_ids": [], "total_instances": 500}"#,
+        )
+        .expect("summary");
+        assert_eq!(summary.format, ResultsFormat::HarnessSummary);
+        assert_eq!(
+            pairs(&summary),
+            [("a", true), ("b", false), ("c", false), ("d", false)]
+        );
+        let reports = read(
+            "report.json",
+            r#"{"x": {"resolved": true, "tests_status": {}}, "y": {"resolved": false}}"#,
+        )
+        .expect("reports");
+        assert_eq!(reports.format, ResultsFormat::TaskReports);
+        assert_eq!(pairs(&reports), [("x", true), ("y", false)]);
+        let experiments = read(
+            "results.json",
+            r#"{"no_generation": ["n"], "no_logs": [], "resolved": ["r"], "generated": ["r"]}"#,
+        )
+        .expect("experiments");
+        assert_eq!(experiments.format, ResultsFormat::ExperimentsResults);
+        assert_eq!(pairs(&experiments), [("n", false), ("r", true)]);
+        let pro = read(
+            "eval_results.json",
+            r#"{"instance_a": true, "instance_b": false}"#,
+        )
+        .expect("pro");
+        assert_eq!(pro.format, ResultsFormat::ProEvalResults);
+        let csv = read("r.csv", "instance_id,resolved,model\na,1,m\nb,False,m\n").expect("csv");
+        assert_eq!(csv.format, ResultsFormat::Csv);
+        assert_eq!(pairs(&csv), [("a", true), ("b", false)]);
+        let jsonl = read(
+            "r.jsonl",
+            "{\"instance_id\": \"a\", \"resolved\": 0}\n{\"instance_id\": \"b\", \"resolved\": true}\n",
+        )
+        .expect("jsonl");
+        assert_eq!(jsonl.format, ResultsFormat::JsonLines);
+        assert_eq!(pairs(&jsonl), [("a", false), ("b", true)]);
+    }
+
+    #[test]
+    fn repeated_and_contradictory_tasks_refuse_the_file() {
+        let err = read("r.csv", "instance_id,resolved\na,1\nb,0\na,1\n").expect_err("twice");
+        assert!(
+            err.to_string().contains("a") && err.to_string().contains("line 4"),
+            "{err}"
+        );
+        let err =
+            read("e.json", r#"{"instance_a": true, "instance_a": false}"#).expect_err("key twice");
+        assert!(err.to_string().contains("instance_a"), "{err}");
+        let err = read(
+            "run.json",
+            r#"{"submitted_ids": ["a"], "resolved_ids": ["a"], "error_ids": ["a"]}"#,
+        )
+        .expect_err("both");
+        assert!(
+            err.to_string().contains("resolved_ids") && err.to_string().contains("error_ids"),
+            "{err}"
+        );
+        let err = read(
+            "run.json",
+            r#"{"submitted_ids": ["a"], "resolved_ids": ["a", "b"]}"#,
+        )
+        .expect_err("not submitted");
+        assert!(err.to_string().contains("submitted_ids"), "{err}");
+        let err = read(
+            "r.jsonl",
+            "{\"instance_id\": \"a\", \"resolved\": \"maybe\"}\n",
+        )
+        .expect_err("bad value");
+        assert!(err.to_string().contains("line 1"), "{err}");
+        let err = read("x.json", r#"{"a": 1}"#).expect_err("unknown");
+        assert!(err.to_string().contains("no results format"), "{err}");
+        let err = read("x.json", "{\"a\": true,").expect_err("truncated");
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_of_reports_is_read_at_any_depth_and_a_task_twice_refuses_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (task, resolved) in [("a", true), ("b", false)] {
+            let sub = dir.path().join("model").join(task);
+            std::fs::create_dir_all(&sub).expect("dir");
+            std::fs::write(
+                sub.join("report.json"),
+                format!("{{\"{task}\": {{\"resolved\": {resolved}}}}}"),
+            )
+            .expect("write");
+        }
+        let read = read_results(dir.path()).expect("folder");
+        assert_eq!(pairs(&read), [("a", true), ("b", false)]);
+        std::fs::write(
+            dir.path().join("model").join("report.json"),
+            "{\"a\": {\"resolved\": false}}",
+        )
+        .expect("write");
+        let err = read_results(dir.path()).expect_err("a twice");
+        assert!(err.to_string().contains("a"), "{err}");
+    }
+}

@@ -1,0 +1,103 @@
+//! Systems' imported outcomes on the server: the coordinator's alone. Raters' logins have no
+//! grant on the table at all (see `access::group_grants`), and row-level security shows them
+//! no row besides.
+
+use super::{Client, PgStore};
+use crate::store::StoreError;
+use crate::store::results::{
+    AuditVerdict, Outcomes, ResultStore, SystemRow, audit_verdict, damaged, decode_outcomes,
+    encode_outcomes,
+};
+
+impl ResultStore for PgStore {
+    fn put_system_results(
+        &mut self,
+        systems: &[(SystemRow, Outcomes)],
+    ) -> Result<Vec<bool>, StoreError> {
+        let texts: Vec<String> = systems.iter().map(|(_, o)| encode_outcomes(o)).collect();
+        self.run(async |c: &mut Client| {
+            let tx = c.transaction().await?;
+            let mut replaced = Vec::with_capacity(systems.len());
+            for ((row, _), text) in systems.iter().zip(&texts) {
+                replaced.push(
+                    tx.query_opt("SELECT 1 FROM system_results WHERE name = $1", &[&row.name])
+                        .await?
+                        .is_some(),
+                );
+                tx.execute(
+                    "INSERT INTO system_results(name, format, origin, submitted, resolved, outcomes, imported_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)
+                     ON CONFLICT (name) DO UPDATE SET format = EXCLUDED.format,
+                         origin = EXCLUDED.origin, submitted = EXCLUDED.submitted,
+                         resolved = EXCLUDED.resolved, outcomes = EXCLUDED.outcomes,
+                         imported_at = EXCLUDED.imported_at",
+                    &[
+                        &row.name,
+                        &row.format,
+                        &row.origin,
+                        &row.submitted,
+                        &row.resolved,
+                        text,
+                        &row.imported_at,
+                    ],
+                )
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(replaced)
+        })
+    }
+
+    fn system_rows(&self) -> Result<Vec<SystemRow>, StoreError> {
+        self.rows(
+            "SELECT name, format, origin, submitted, resolved, imported_at FROM system_results
+             ORDER BY name COLLATE \"C\"",
+            &[],
+        )?
+        .iter()
+        .map(|r| {
+            Ok(SystemRow {
+                name: r.try_get(0)?,
+                format: r.try_get(1)?,
+                origin: r.try_get(2)?,
+                submitted: r.try_get(3)?,
+                resolved: r.try_get(4)?,
+                imported_at: r.try_get(5)?,
+            })
+        })
+        .collect::<Result<_, tokio_postgres::Error>>()
+        .map_err(|e| self.failure(e.into()))
+    }
+
+    fn system_outcomes(&self, each: &mut dyn FnMut(String, Outcomes)) -> Result<(), StoreError> {
+        let rows = self.rows(
+            "SELECT name, outcomes FROM system_results ORDER BY name COLLATE \"C\"",
+            &[],
+        )?;
+        for r in &rows {
+            let name: String = r.try_get(0).map_err(|e| self.failure(e.into()))?;
+            let text: String = r.try_get(1).map_err(|e| self.failure(e.into()))?;
+            let outcomes = decode_outcomes(&text).ok_or_else(|| damaged(&self.location, &name))?;
+            each(name, outcomes);
+        }
+        Ok(())
+    }
+
+    fn audit_verdicts(&self) -> Result<Vec<AuditVerdict>, StoreError> {
+        let rows = self.rows(
+            "SELECT case_id, content FROM case_sources WHERE kind = 'audit_folder'",
+            &[],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let case_id: i64 = r.try_get(0).map_err(|e| self.failure(e.into()))?;
+                let content: String = r.try_get(1).map_err(|e| self.failure(e.into()))?;
+                audit_verdict(&self.location, case_id, &content)
+            })
+            .collect()
+    }
+
+    fn remove_system_results(&mut self, name: &str) -> Result<bool, StoreError> {
+        Ok(self.execute("DELETE FROM system_results WHERE name = $1", &[&name])? > 0)
+    }
+}
