@@ -289,20 +289,25 @@ fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles_o
     diverge_and_settle(p, dir.path());
 }
 
-/// Ana's answer revised in two copies of her package, merged into `p`, listed, settled.
-fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
+/// The fixture's tasks, all assigned to ana, who submits the first (acting as ana after).
+fn ana_submits_first_task(p: &mut ops::Project) {
     ops::import_paths(
-        &mut p,
+        p,
         &[fixture("swebench.jsonl")],
         T0,
         &mut |_| {},
         &AtomicBool::new(false),
     )
     .unwrap();
-    ops::add_rater(&mut p, "ana", T0).unwrap();
-    ops::assign_to(&mut p, &["ana".into()], &CaseSelection::All, T0).unwrap();
+    ops::add_rater(p, "ana", T0).unwrap();
+    ops::assign_to(p, &["ana".into()], &CaseSelection::All, T0).unwrap();
     p.act_as(Actor::Rater { name: "ana".into() }).unwrap();
-    ops::submit_answer(&mut p, &request("ana", TASKS[0], 1), T0).unwrap();
+    ops::submit_answer(p, &request("ana", TASKS[0], 1), T0).unwrap();
+}
+
+/// Ana's answer revised in two copies of her package, merged into `p`, listed, settled.
+fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
+    ana_submits_first_task(&mut p);
     p.act_as(Actor::Coordinator).unwrap();
     // One package, copied to two machines; each revises the answer its own way.
     let first = dir.join("ana-laptop.verity");
@@ -532,18 +537,7 @@ fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
         T0,
     )
     .unwrap();
-    ops::import_paths(
-        &mut p,
-        &[fixture("swebench.jsonl")],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
-    ops::add_rater(&mut p, "ana", T0).unwrap();
-    ops::assign_to(&mut p, &["ana".into()], &CaseSelection::All, T0).unwrap();
-    p.act_as(Actor::Rater { name: "ana".into() }).unwrap();
-    ops::submit_answer(&mut p, &request("ana", TASKS[0], 1), T0).unwrap();
+    ana_submits_first_task(&mut p);
     drop(p);
     // The file as schema 8 left it after two saves raced: a second revision 1, stored later.
     let conn = rusqlite::Connection::open(&path).unwrap();

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use ts_rs::TS;
 
 use super::demo::user_data_dir;
-use super::evidence::check_repository_name;
+use super::evidence::{base_commits, check_repository_name};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::clone::{BareClone, CloneError, Prior, Stage, Transfer};
 
@@ -226,20 +226,6 @@ impl<'a> Reporter<'a> {
         });
         true
     }
-}
-
-/// The project's distinct base commits in repository `name`.
-fn base_commits(project: &Project, name: &str) -> Result<Vec<String>> {
-    let mut commits: Vec<String> = project
-        .store
-        .list_cases()?
-        .into_iter()
-        .filter(|c| c.repo == name)
-        .filter_map(|c| c.base_commit)
-        .collect();
-    commits.sort_unstable();
-    commits.dedup();
-    Ok(commits)
 }
 
 /// Fetches, by id, each of the project's base commits that the clone lacks.

@@ -150,7 +150,7 @@ pub fn remove_repository(project: &mut Project, name: &str) -> Result<()> {
 }
 
 /// The distinct base commits of a repository's tasks, in order.
-fn base_commits(project: &Project, name: &str) -> Result<Vec<String>> {
+pub(super) fn base_commits(project: &Project, name: &str) -> Result<Vec<String>> {
     let mut commits: Vec<String> = project
         .store
         .list_cases()?

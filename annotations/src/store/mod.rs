@@ -424,22 +424,7 @@ impl Store {
         let conn =
             Connection::open_with_flags(uri, flags).map_err(|source| sql_err(path, source))?;
         let sql = |source| sql_err(path, source);
-        let (app_id, version): (i64, i64) = conn
-            .query_row(
-                "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .map_err(|err| match err {
-                rusqlite::Error::SqliteFailure(e, _)
-                    if e.code == rusqlite::ErrorCode::NotADatabase =>
-                {
-                    StoreError::NotAProject {
-                        path: path.to_path_buf(),
-                    }
-                }
-                other => sql(other),
-            })?;
+        let (app_id, version) = read_marks(&conn, path)?;
         check_application_id(path, app_id)?;
         let known = migrations::MIGRATIONS.len() as i64;
         if version > known {
@@ -510,22 +495,7 @@ impl Store {
     /// mark a new file with, `None` for an existing project.
     fn prepare(mut conn: Connection, path: &Path, new: Option<i64>) -> Result<Store, StoreError> {
         let sql = |source| sql_err(path, source);
-        let (app_id, version): (i64, i64) = conn
-            .query_row(
-                "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .map_err(|err| match err {
-                rusqlite::Error::SqliteFailure(e, _)
-                    if e.code == rusqlite::ErrorCode::NotADatabase =>
-                {
-                    StoreError::NotAProject {
-                        path: path.to_path_buf(),
-                    }
-                }
-                other => sql(other),
-            })?;
+        let (app_id, version) = read_marks(&conn, path)?;
         if new.is_none() {
             check_application_id(path, app_id)?;
         }
@@ -619,6 +589,24 @@ fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
         path: path.to_path_buf(),
         source: Box::new(source),
     }
+}
+
+/// A file's application id and schema version; a file that is no SQLite database is
+/// [`StoreError::NotAProject`].
+fn read_marks(conn: &Connection, path: &Path) -> Result<(i64, i64), StoreError> {
+    conn.query_row(
+        "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .map_err(|err| match err {
+        rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::NotADatabase => {
+            StoreError::NotAProject {
+                path: path.to_path_buf(),
+            }
+        }
+        other => sql_err(path, other),
+    })
 }
 
 /// Refuses a file that is not a finished Verity project.

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::loopback::Loopback;
+use super::loopback::{Loopback, read_headers};
 
 /// A fault served instead of, or inside, an answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,16 +167,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>, stop: &AtomicBool) {
             }
             Err(_) => return,
         }
-        let mut headers = HashMap::new();
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
-            }
-        }
+        let headers = read_headers(&mut reader);
         let length: usize = headers
             .get("content-length")
             .and_then(|l| l.parse().ok())

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::loopback::Loopback;
+use super::loopback::{Loopback, read_headers};
 
 /// A dataset the server holds at one commit.
 #[derive(Clone, Default)]
@@ -118,16 +118,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
         return;
     }
-    let mut headers = HashMap::new();
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
-        }
-    }
+    let headers = read_headers(&mut reader);
     let target = line.split_whitespace().nth(1).unwrap_or("/").to_string();
     let absolute = target.starts_with("http://");
     let path = if absolute {

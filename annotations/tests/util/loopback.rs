@@ -2,6 +2,8 @@
 //! dropped: what the test servers (`hub_server`, `chat_server`) share.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::collections::HashMap;
+use std::io::BufRead;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +57,20 @@ impl Drop for Loopback {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+    }
+}
+
+/// An HTTP request's headers, after its request line: names in lower case.
+pub fn read_headers(reader: &mut impl BufRead) -> HashMap<String, String> {
+    let mut headers = HashMap::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+            return headers;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
         }
     }
 }

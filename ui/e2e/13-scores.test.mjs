@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { checkAccessibility } from './a11y.mjs';
 import { find, openDemoAsCoordinator, reopenDemo, shot, startApp, until } from './harness.mjs';
 
 /** Two systems' outcomes on the demo's twelve tasks, in two of the formats Verity reads. */
@@ -55,6 +56,7 @@ test('the coordinator imports two systems’ results and reads their scores, raw
     const chart = await find(browser, '[data-testid="scores-chart"]');
     assert.match(await chart.getAttribute('aria-label'), /alpha: raw 66\.7%/);
     await shot(browser, 'coordinator-scores');
+    await checkAccessibility(browser, 'the coordinator’s Scores section', { screenshot: 'coordinator-scores' });
   } finally {
     await browser.deleteSession();
   }
