@@ -544,6 +544,7 @@ fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
     conn.execute_batch(
         "DROP INDEX answer_events_one_revision;
          DROP TABLE answer_conflicts;
+         DROP TABLE system_results;
          PRAGMA user_version = 8;
          INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
            kind, answer_revision, answer, reason, at)
