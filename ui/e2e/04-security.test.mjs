@@ -32,7 +32,7 @@ test('issue text with scripts, handlers, javascript: links and SVG renders inert
     await signInAs(browser, 'Lena Vogt');
     const refused = await invoke(browser, 'import_paths', { paths: [fixture] });
     assert.equal(refused.err?.code, 'coordinator_only');
-    const draft = await invoke(browser, 'save_draft', { req: { rater: 'Lena Vogt', case: 'evil__payloads-1', values: {}, case_revision: null, reason: null } });
+    const draft = await invoke(browser, 'save_draft', { req: { rater: 'Lena Vogt', instance_id: 'evil__payloads-1', values: {}, case_revision: null, reason: null } });
     assert.equal(draft.err, undefined, JSON.stringify(draft.err));
     await browser.refresh();
     await openDemoAs(browser, 'Lena Vogt');

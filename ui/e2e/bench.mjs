@@ -45,7 +45,7 @@ try {
   await invoke(browser, 'assign_raters', { per_case: 3, seed: 0 });
   await signOut(browser);
   await openDemoAs(browser, 'Amara Nwosu');
-  await invoke(browser, 'save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: {}, case_revision: null, reason: null } });
+  await invoke(browser, 'save_draft', { req: { rater: 'Amara Nwosu', instance_id: 'bench__big-0', values: {}, case_revision: null, reason: null } });
   const opens = [];
   const diffs = [];
   const builds = [];
@@ -108,7 +108,7 @@ try {
     const step = (i) => {
       if (i >= 40) return done(out);
       const t0 = performance.now();
-      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', case: 'bench__big-0', values: { underspecified_notes: text.slice(0, 20 + i) }, case_revision: null, reason: null } })
+      internals.invoke('save_draft', { req: { rater: 'Amara Nwosu', instance_id: 'bench__big-0', values: { underspecified_notes: text.slice(0, 20 + i) }, case_revision: null, reason: null } })
         .then(() => { out.push(performance.now() - t0); step(i + 1); }, (e) => done({ err: e }));
     };
     step(0);
