@@ -25,7 +25,10 @@ pub fn write_case(
     if let Some(url) = &case.pr_url {
         writeln!(out, "pull request: {url}")?;
     }
-    writeln!(out, "sources: {}", case.sources.join(", "))?;
+    // A rater's view carries no sources (where a task came from can name the audit).
+    if !case.sources.is_empty() {
+        writeln!(out, "sources: {}", case.sources.join(", "))?;
+    }
     if !case.has_materials {
         writeln!(
             out,
