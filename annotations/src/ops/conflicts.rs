@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::questionnaire::Stage;
-use crate::store::{AnswerConflict, EventKind, NewAnswerEvent, new_event_uid};
+use crate::store::{AnswerConflict, EventKind, NewAnswerEvent, Rater, new_event_uid};
 
 /// A conflict as the coordinator reads it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,35 +58,37 @@ pub enum Keep {
 /// Every conflict (only the open ones unless `all`), in the order found.
 pub fn list_conflicts(project: &Project, all: bool) -> Result<Vec<ConflictView>> {
     project.require_coordinator("reads answer conflicts")?;
+    let raters = project.store.list_raters()?;
     project
         .store
         .answer_conflicts()?
         .into_iter()
         .filter(|c| all || c.resolved_at.is_none())
-        .map(|c| conflict_view(project, c))
+        .map(|c| conflict_view(project, &raters, c))
         .collect()
 }
 
 /// The conflicts of one task, open and settled, for its answer history.
 pub(super) fn case_conflicts(project: &Project, case_id: i64) -> Result<Vec<ConflictView>> {
+    let raters = project.store.list_raters()?;
     project
         .store
         .answer_conflicts()?
         .into_iter()
         .filter(|c| c.event.case_id == case_id)
-        .map(|c| conflict_view(project, c))
+        .map(|c| conflict_view(project, &raters, c))
         .collect()
 }
 
-fn conflict_view(project: &Project, c: AnswerConflict) -> Result<ConflictView> {
+/// A conflict as shown, with its rater's name from `raters` (read once per listing, not once
+/// per conflict).
+fn conflict_view(project: &Project, raters: &[Rater], c: AnswerConflict) -> Result<ConflictView> {
     let e = c.event;
     let case = project.store.case_revision(e.case_revision_id)?;
-    let rater = project
-        .store
-        .list_raters()?
-        .into_iter()
+    let rater = raters
+        .iter()
         .find(|r| r.id == e.rater_id)
-        .map(|r| r.name)
+        .map(|r| r.name.clone())
         .unwrap_or_default();
     let current = project
         .store
@@ -203,5 +205,5 @@ pub fn resolve_conflict(
         .into_iter()
         .find(|c| c.event.id == id)
         .ok_or_else(|| Error::NotFound(format!("the project has no answer conflict {id}")))?;
-    conflict_view(project, settled)
+    conflict_view(project, &project.store.list_raters()?, settled)
 }
