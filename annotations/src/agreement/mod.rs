@@ -31,6 +31,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alpha;
+pub mod alt_test;
 mod bootstrap;
 mod multi;
 mod pairwise;
@@ -323,6 +324,22 @@ pub enum AgreementError {
     ConfidenceLevel {
         /// The level given.
         level: f64,
+    },
+    /// The alternative annotator test's margin is outside `[0, 1]`.
+    #[error("the margin ε must lie between 0 and 1, but {given} was given")]
+    Epsilon {
+        /// The margin given.
+        given: f64,
+    },
+    /// The model's labels do not match the humans' table unit for unit.
+    #[error(
+        "the model has {labels} labels but the humans' table has {units} units; give one label (or none) per unit, in the table's order"
+    )]
+    ModelLabelCount {
+        /// Labels given.
+        labels: usize,
+        /// Units in the table.
+        units: usize,
     },
     /// A level name that is not one of nominal, ordinal, interval, ratio.
     #[error("'{given}' is not a level of measurement; use nominal, ordinal, interval or ratio")]

@@ -290,7 +290,7 @@ pub fn leave_one_out(table: &RatingTable) -> Result<PanelLeaveOneOut, AgreementE
 
 /// The others' consensus: the lower median on ordered scales, the most frequent category (the
 /// lower on a tie) on a nominal one.
-fn consensus(values: &mut [u32], level: Level, categories: usize) -> u32 {
+pub(crate) fn consensus(values: &mut [u32], level: Level, categories: usize) -> u32 {
     if level == Level::Nominal {
         let mut counts = vec![0usize; categories];
         for &v in values.iter() {

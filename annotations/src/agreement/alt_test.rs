@@ -1,0 +1,872 @@
+//! The alternative annotator test (Calderon, Reichart and Dror, 2025, "The Alternative Annotator
+//! Test for LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs",
+//! ACL 2025): can a model take the place of one of the panel's humans on one question?
+//!
+//! What [`alt_test`] computes, following the authors' published algorithm (their `alt_test`
+//! function):
+//!
+//! 1. **Tasks used**: a task takes part when the model labelled it and at least
+//!    [`MIN_HUMANS_PER_TASK`] (2) humans did; `n_cases` counts them. Other tasks are dropped, as
+//!    the authors' code drops them.
+//! 2. **Humans tested**: a human is tested when they rated at least [`MIN_TASKS_PER_HUMAN`] (30)
+//!    of those tasks, the size at which the paper relies on the t-test's normal approximation.
+//!    A human below it is left out of the test and listed with the reason (the authors' code
+//!    skips them the same way); the winning rate counts only the humans tested. When no human
+//!    is tested, or the panel has fewer than two humans or no usable task, the test is refused
+//!    with a sentence saying why.
+//! 3. **Alignment** of a label with the other humans' labels on a task (every human but the one
+//!    left out who rated it): on a nominal question, accuracy, the share of those labels it
+//!    equals; on an ordered question (ordinal, interval, ratio), the negative root mean squared
+//!    difference from them, in the categories' numeric values when every category has one and
+//!    in their positions in the scale otherwise (the paper's `neg_rmse`). The two alignments of
+//!    a task have the same number of other labels, so they are compared exactly on the count of
+//!    equal labels and on the sum of squared differences.
+//! 4. **Leave one human out**: for each tested human `j` and each task `i` they rated, the model
+//!    wins when its alignment is at least the human's (`W_model = 1`), the human wins when theirs
+//!    is at least the model's (`W_human = 1`): a tie is a win for both. `d_i = W_human − W_model`
+//!    is −1, 0 or 1.
+//! 5. **One-sided paired t-test with margin ε** per human: H0 `p_model ≤ p_human − ε` against H1
+//!    `p_model > p_human − ε`, that is a one-sample t-test of the `d_i` against the mean `ε`
+//!    with the alternative "less" (scipy's `ttest_1samp(d, ε, alternative="less")`):
+//!    `t = (mean(d) − ε) / (s / √n)` with `s` the sample standard deviation (`n − 1` in the
+//!    denominator), `p = F_{n−1}(t)`, `F` the Student t distribution function. When every `d_i`
+//!    is the same, `s = 0`: `p` is 0 when `mean(d) < ε`, 1 when `mean(d) > ε`, and undefined
+//!    (never rejected) when they are equal, as scipy gives `−∞`, `+∞` and NaN there.
+//! 6. **Benjamini–Yekutieli** across the tested humans at `q` = [`FDR_LEVEL`] (0.05): with `m`
+//!    humans, `H_m = Σ_{k=1..m} 1/k` and the p-values in increasing order, the nulls of the first
+//!    `k*` are rejected, `k*` the largest rank `k` with `p_(k) ≤ (k / m) · (q / H_m)`.
+//! 7. **Winning rate** `ω` = rejected nulls / humans tested; the model **passes** when
+//!    `ω ≥ 0.5`. The **advantage probability** `ρ` is the mean over the tested humans of the share
+//!    of their tasks the model won, the paper's measure for ranking models.
+//!
+//! ε defaults to [`DEFAULT_EPSILON`] (0.2, the paper's value for expert annotators) and is a
+//! caller's choice in `[0, 1]`.
+//!
+//! Beside the test, [`ModelAgreement`] places the model in the panel with the coefficients this
+//! module already has, each with a percentile bootstrap interval ([`bootstrap_ci`]): Cohen's
+//! kappa (linearly weighted on ordered questions, unweighted on nominal ones) of the model against
+//! the humans' consensus label, and Krippendorff's alpha of the humans alone and with the model
+//! as one more rater. The consensus is the rule [`super::quality::leave_one_out`] uses (the lower
+//! median of the humans' labels on ordered questions, their most frequent label, the lower on a
+//! tie, on nominal ones), over every task with the model's label and at least one human's: these
+//! are choices of Verity's, the paper reports no such figures.
+//!
+//! `bench/alt_test_reference.py` implements the paper's algorithm in Python (numpy, scipy,
+//! statsmodels); `bench/alt_test.sh` checks this module against it on generated panels, and the
+//! integration tests against the committed values in
+//! `annotations/tests/fixtures/agreement/alt_test_reference.json`.
+
+use serde::{Deserialize, Serialize};
+
+use super::quality::{consensus, weights_for};
+use super::{
+    AgreementError, BootstrapOptions, Coefficient, ConfidenceInterval, Level, Method, RatingTable,
+    Undefined, bootstrap_ci, cohen_kappa, krippendorff_alpha,
+};
+
+/// The margin ε the paper recommends for expert annotators.
+pub const DEFAULT_EPSILON: f64 = 0.2;
+/// The false discovery rate the Benjamini–Yekutieli procedure controls.
+pub const FDR_LEVEL: f64 = 0.05;
+/// Usable tasks a human needs to be tested.
+pub const MIN_TASKS_PER_HUMAN: usize = 30;
+/// Humans' labels a task needs to be usable.
+pub const MIN_HUMANS_PER_TASK: usize = 2;
+/// The winning rate at which the model passes.
+pub const PASSING_RATE: f64 = 0.5;
+
+/// The test's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AltTestOptions {
+    /// The margin ε, in `[0, 1]`: how much worse than a human the model may align and still win.
+    pub epsilon: f64,
+    /// How the agreement figures' intervals are bootstrapped.
+    pub bootstrap: BootstrapOptions,
+}
+
+impl Default for AltTestOptions {
+    fn default() -> Self {
+        AltTestOptions {
+            epsilon: DEFAULT_EPSILON,
+            bootstrap: BootstrapOptions::default(),
+        }
+    }
+}
+
+/// How a label's alignment with the other humans is scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Alignment {
+    /// The share of the other humans' labels it equals (nominal questions).
+    Accuracy,
+    /// The negative root mean squared difference from them (ordered questions).
+    NegativeRmse,
+}
+
+impl Alignment {
+    /// Accuracy on a nominal question, negative RMSE on an ordered one.
+    pub fn for_level(level: Level) -> Self {
+        match level {
+            Level::Nominal => Alignment::Accuracy,
+            _ => Alignment::NegativeRmse,
+        }
+    }
+
+    /// The alignment's name as the output prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Alignment::Accuracy => "accuracy",
+            Alignment::NegativeRmse => "negative RMSE",
+        }
+    }
+}
+
+/// One tested human against the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HumanTest {
+    /// The share of the human's tasks on which the model aligned at least as well as the human.
+    pub model_wins: f64,
+    /// The share on which the human aligned at least as well as the model.
+    pub human_wins: f64,
+    /// The one-sided p-value of H0 `p_model ≤ p_human − ε`.
+    pub p_value: Result<f64, Undefined>,
+    /// Whether Benjamini–Yekutieli rejects this human's null: the model wins against them.
+    pub rejected: bool,
+}
+
+/// One human of the panel in the test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HumanComparison {
+    /// The human rater.
+    pub rater: String,
+    /// Usable tasks this human rated.
+    pub tasks: usize,
+    /// The comparison, or why this human was left out of the test.
+    pub test: Result<HumanTest, Undefined>,
+}
+
+/// The test's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Humans tested.
+    pub humans_tested: usize,
+    /// Humans whose null was rejected.
+    pub humans_won: usize,
+    /// `humans_won / humans_tested`: the paper's ω.
+    pub winning_rate: f64,
+    /// Whether `ω ≥ 0.5`.
+    pub passed: bool,
+    /// The mean over the tested humans of [`HumanTest::model_wins`]: the paper's ρ.
+    pub advantage_probability: f64,
+}
+
+/// A coefficient with its bootstrap interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// The point estimate.
+    pub estimate: Coefficient,
+    /// Its percentile bootstrap interval.
+    pub ci: Result<ConfidenceInterval, Undefined>,
+}
+
+/// The model's agreement with the panel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelAgreement {
+    /// Cohen's kappa of the model against the humans' consensus label.
+    pub kappa_vs_consensus: Figure,
+    /// Krippendorff's alpha of the humans alone.
+    pub alpha_humans: Figure,
+    /// Krippendorff's alpha with the model as one more rater.
+    pub alpha_with_model: Figure,
+}
+
+/// The alternative annotator test of one model on one question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AltTest {
+    /// The margin ε.
+    pub epsilon: f64,
+    /// How alignment was scored.
+    pub alignment: Alignment,
+    /// Tasks used: the model's label and at least two humans' labels.
+    pub n_cases: usize,
+    /// Every human of the panel, in the table's order.
+    pub humans: Vec<HumanComparison>,
+    /// The outcome, or why the panel is too small for the test.
+    pub verdict: Result<Verdict, Undefined>,
+    /// The model's agreement with the panel.
+    pub agreement: ModelAgreement,
+}
+
+impl AltTest {
+    /// One sentence saying how the test was run, for the output to print beside the figures.
+    pub fn method(&self) -> String {
+        format!(
+            "alternative annotator test (Calderon, Reichart and Dror, 2025): each human left out in turn, \
+             the model's and that human's {} against the remaining humans (a tie is a win for both), \
+             a one-sided paired t-test per human with margin ε = {}, Benjamini–Yekutieli at q = {FDR_LEVEL} \
+             across humans, on the tasks with the model's label and at least {MIN_HUMANS_PER_TASK} humans' \
+             labels and the humans with at least {MIN_TASKS_PER_HUMAN} of them; passed when the winning rate \
+             is at least {PASSING_RATE}",
+            self.alignment.name(),
+            self.epsilon
+        )
+    }
+}
+
+/// Runs the alternative annotator test of the model named `model`, whose label of unit `u` of
+/// `humans` is `labels[u]`, against the humans of `humans`. See the module documentation for
+/// what is computed.
+///
+/// Errors when ε is outside `[0, 1]`, the bootstrap options are invalid, `labels` does not have
+/// one entry per unit, a label is outside the scale, or the model's name is a human's.
+pub fn alt_test(
+    humans: &RatingTable,
+    model: &str,
+    labels: &[Option<u32>],
+    options: &AltTestOptions,
+) -> Result<AltTest, AgreementError> {
+    let epsilon = options.epsilon;
+    if !(0.0..=1.0).contains(&epsilon) {
+        return Err(AgreementError::Epsilon { given: epsilon });
+    }
+    options.bootstrap.validate()?;
+    let units = humans.units().len();
+    if labels.len() != units {
+        return Err(AgreementError::ModelLabelCount {
+            labels: labels.len(),
+            units,
+        });
+    }
+    let pooled = with_model(humans, model, labels)?;
+    let alignment = Alignment::for_level(humans.level());
+    let values: Vec<f64> = if humans.is_numeric() {
+        humans.categories().iter().filter_map(|c| c.value).collect()
+    } else {
+        (0..humans.categories().len()).map(|i| i as f64).collect()
+    };
+    let used: Vec<usize> = (0..units)
+        .filter(|&u| {
+            labels[u].is_some() && humans.row(u).iter().flatten().count() >= MIN_HUMANS_PER_TASK
+        })
+        .collect();
+    let mut comparisons = Vec::with_capacity(humans.raters().len());
+    for (h, name) in humans.raters().iter().enumerate() {
+        let tasks: Vec<usize> = used
+            .iter()
+            .copied()
+            .filter(|&u| humans.rating(u, h).is_some())
+            .collect();
+        let test = if tasks.len() < MIN_TASKS_PER_HUMAN {
+            Err(Undefined::new(format!(
+                "{name} rated {} of the {} usable tasks, fewer than the {MIN_TASKS_PER_HUMAN} the t-test needs, so this human is left out of the test",
+                tasks.len(),
+                used.len()
+            )))
+        } else {
+            Ok(leave_out(
+                humans, h, labels, &tasks, alignment, &values, epsilon,
+            ))
+        };
+        comparisons.push(HumanComparison {
+            rater: name.clone(),
+            tasks: tasks.len(),
+            test,
+        });
+    }
+    let verdict = verdict(humans, &used, &mut comparisons);
+    Ok(AltTest {
+        epsilon,
+        alignment,
+        n_cases: used.len(),
+        humans: comparisons,
+        verdict,
+        agreement: model_agreement(humans, &pooled, labels, &options.bootstrap)?,
+    })
+}
+
+/// The humans' table with the model as one more rater, which also checks the model's labels
+/// against the scale and its name against the humans'.
+fn with_model(
+    humans: &RatingTable,
+    model: &str,
+    labels: &[Option<u32>],
+) -> Result<RatingTable, AgreementError> {
+    let mut raters = humans.raters().to_vec();
+    raters.push(model.to_owned());
+    let cells = (0..humans.units().len())
+        .flat_map(|u| {
+            humans
+                .row(u)
+                .iter()
+                .copied()
+                .chain(std::iter::once(labels[u]))
+        })
+        .collect();
+    RatingTable::new(
+        humans.units().to_vec(),
+        raters,
+        humans.categories().to_vec(),
+        humans.level(),
+        cells,
+    )
+}
+
+/// Human `h` left out on `tasks`: the win shares and the t-test's p-value (BY decides later).
+fn leave_out(
+    humans: &RatingTable,
+    h: usize,
+    labels: &[Option<u32>],
+    tasks: &[usize],
+    alignment: Alignment,
+    values: &[f64],
+    epsilon: f64,
+) -> HumanTest {
+    let (mut model_wins, mut human_wins) = (0u64, 0u64);
+    for &u in tasks {
+        let (Some(own), Some(model)) = (humans.rating(u, h), labels[u]) else {
+            continue;
+        };
+        let rest: Vec<u32> = humans
+            .row(u)
+            .iter()
+            .enumerate()
+            .filter(|&(r, _)| r != h)
+            .filter_map(|(_, c)| *c)
+            .collect();
+        // Larger is better for both scores: equal labels, or minus the squared differences.
+        let score = |label: u32| -> f64 {
+            match alignment {
+                Alignment::Accuracy => rest.iter().filter(|&&c| c == label).count() as f64,
+                Alignment::NegativeRmse => -rest
+                    .iter()
+                    .map(|&c| {
+                        let d = values[label as usize] - values[c as usize];
+                        d * d
+                    })
+                    .sum::<f64>(),
+            }
+        };
+        let (model_score, human_score) = (score(model), score(own));
+        model_wins += u64::from(model_score >= human_score);
+        human_wins += u64::from(human_score >= model_score);
+    }
+    let n = tasks.len() as f64;
+    let (model_share, human_share) = (model_wins as f64 / n, human_wins as f64 / n);
+    HumanTest {
+        model_wins: model_share,
+        human_wins: human_share,
+        p_value: paired_t_test(tasks.len() as u64, human_wins, model_wins, epsilon),
+        rejected: false,
+    }
+}
+
+/// The p-value of the one-sided t-test of `d_i = W_human − W_model` against the mean `epsilon`
+/// (alternative: less), from the counts of wins over `n` tasks.
+///
+/// Every task counts towards at least one side, so `d_i` is 1 on `n − model_wins` tasks, −1 on
+/// `n − human_wins` and 0 on the rest; the mean and the sum of squared deviations are computed
+/// from those counts exactly.
+fn paired_t_test(n: u64, human_wins: u64, model_wins: u64, epsilon: f64) -> Result<f64, Undefined> {
+    let plus = n - model_wins;
+    let minus = n - human_wins;
+    let nf = n as f64;
+    let mean = (plus as f64 - minus as f64) / nf;
+    // n · Σ (d_i − mean)² = n (plus + minus) − (plus − minus)², an integer.
+    let spread =
+        i128::from(n) * i128::from(plus + minus) - (i128::from(plus) - i128::from(minus)).pow(2);
+    if spread == 0 {
+        return if mean < epsilon {
+            Ok(0.0)
+        } else if mean > epsilon {
+            Ok(1.0)
+        } else {
+            Err(Undefined::new(format!(
+                "every task has the same difference between the human's and the model's wins, equal to ε = {epsilon}, so the t statistic is undefined"
+            )))
+        };
+    }
+    let variance = spread as f64 / nf / (nf - 1.0);
+    let t = (mean - epsilon) / (variance / nf).sqrt();
+    Ok(student_t_cdf(t, nf - 1.0))
+}
+
+/// Benjamini–Yekutieli across the tested humans, then ω and ρ; or why there is no test.
+fn verdict(
+    humans: &RatingTable,
+    used: &[usize],
+    comparisons: &mut [HumanComparison],
+) -> Result<Verdict, Undefined> {
+    let n_humans = humans.raters().len();
+    if n_humans < MIN_HUMANS_PER_TASK {
+        return Err(Undefined::new(format!(
+            "the alternative annotator test needs at least {MIN_HUMANS_PER_TASK} human raters, and the panel has {n_humans}"
+        )));
+    }
+    if used.is_empty() {
+        return Err(Undefined::new(format!(
+            "no task has both the model's label and labels from at least {MIN_HUMANS_PER_TASK} humans"
+        )));
+    }
+    // Tested humans by p-value, an undefined one last (never rejected).
+    let mut order: Vec<(usize, Option<f64>)> = comparisons
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            c.test
+                .as_ref()
+                .ok()
+                .map(|t| (i, t.p_value.as_ref().ok().copied()))
+        })
+        .collect();
+    let m = order.len();
+    if m == 0 {
+        let (most, by) = comparisons
+            .iter()
+            .rev()
+            .map(|c| (c.tasks, c.rater.as_str()))
+            .max_by_key(|&(tasks, _)| tasks)
+            .unwrap_or((0, ""));
+        return Err(Undefined::new(format!(
+            "no human rated {MIN_TASKS_PER_HUMAN} or more of the {} tasks with the model's label and at least {MIN_HUMANS_PER_TASK} humans' labels (the most is {most}, by {by}), and the t-test needs {MIN_TASKS_PER_HUMAN} per human",
+            used.len()
+        )));
+    }
+    order.sort_by(|a, b| match (a.1, b.1) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    let harmonic: f64 = (1..=m).map(|k| 1.0 / k as f64).sum();
+    let mf = m as f64;
+    let rejected = order
+        .iter()
+        .enumerate()
+        .filter(|(k, (_, p))| {
+            p.is_some_and(|p| p <= (*k as f64 + 1.0) / mf * (FDR_LEVEL / harmonic))
+        })
+        .map(|(k, _)| k + 1)
+        .max()
+        .unwrap_or(0);
+    for &(i, _) in &order[..rejected] {
+        if let Ok(t) = &mut comparisons[i].test {
+            t.rejected = true;
+        }
+    }
+    let advantage: f64 = comparisons
+        .iter()
+        .filter_map(|c| c.test.as_ref().ok().map(|t| t.model_wins))
+        .sum::<f64>()
+        / mf;
+    let winning_rate = rejected as f64 / mf;
+    Ok(Verdict {
+        humans_tested: m,
+        humans_won: rejected,
+        winning_rate,
+        passed: winning_rate >= PASSING_RATE,
+        advantage_probability: advantage,
+    })
+}
+
+/// Kappa against the consensus and alpha without and with the model, with their intervals.
+fn model_agreement(
+    humans: &RatingTable,
+    pooled: &RatingTable,
+    labels: &[Option<u32>],
+    options: &BootstrapOptions,
+) -> Result<ModelAgreement, AgreementError> {
+    let level = humans.level();
+    let q = humans.categories().len();
+    let mut units = Vec::new();
+    let mut cells = Vec::new();
+    for (u, label) in labels.iter().enumerate() {
+        let mut rest: Vec<u32> = humans.row(u).iter().flatten().copied().collect();
+        if let (Some(label), false) = (label, rest.is_empty()) {
+            units.push(humans.units()[u].clone());
+            cells.push(Some(*label));
+            cells.push(Some(consensus(&mut rest, level, q)));
+        }
+    }
+    let pair = RatingTable::new(
+        units,
+        vec!["model".to_owned(), "consensus".to_owned()],
+        humans.categories().to_vec(),
+        level,
+        cells,
+    )?;
+    let weights = weights_for(level);
+    let alpha = |table: &RatingTable| -> Result<Figure, AgreementError> {
+        Ok(Figure {
+            estimate: krippendorff_alpha(table, level),
+            ci: bootstrap_ci(table, Method::KrippendorffAlpha(level), None, options)?,
+        })
+    };
+    Ok(ModelAgreement {
+        kappa_vs_consensus: Figure {
+            estimate: cohen_kappa(&pair, 0, 1, weights)?,
+            ci: bootstrap_ci(&pair, Method::CohenKappa(weights), Some((0, 1)), options)?,
+        },
+        alpha_humans: alpha(humans)?,
+        alpha_with_model: alpha(pooled)?,
+    })
+}
+
+/// `P(T ≤ t)` for Student's t distribution with `df > 0` degrees of freedom:
+/// `½ I_{df/(df+t²)}(df/2, ½)` for `t < 0`, one minus that for `t ≥ 0`.
+fn student_t_cdf(t: f64, df: f64) -> f64 {
+    if t.is_nan() {
+        return f64::NAN;
+    }
+    if t.is_infinite() {
+        return if t < 0.0 { 0.0 } else { 1.0 };
+    }
+    let t2 = t * t;
+    let x = df / (df + t2);
+    let y = t2 / (df + t2);
+    let tail = 0.5 * regularized_beta(df / 2.0, 0.5, x, y);
+    if t < 0.0 { tail } else { 1.0 - tail }
+}
+
+/// The regularized incomplete beta function `I_x(a, b)`, `y = 1 − x` given separately so that
+/// it keeps its precision near `x = 1`: the continued fraction (modified Lentz), on `I_x(a, b)`
+/// where it converges fast (`x < (a + 1)/(a + b + 2)`) and on `1 − I_y(b, a)` otherwise.
+fn regularized_beta(a: f64, b: f64, x: f64, y: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if y <= 0.0 {
+        return 1.0;
+    }
+    let front = (a * x.ln() + b * y.ln() - ln_beta(a, b)).exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_fraction(a, b, x) / a
+    } else {
+        1.0 - front * beta_fraction(b, a, y) / b
+    }
+}
+
+/// The continued fraction of the incomplete beta function (Numerical Recipes' `betacf`).
+fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let clamp = |v: f64| if v.abs() < TINY { TINY } else { v };
+    let mut c = 1.0;
+    let mut d = 1.0 / clamp(1.0 - (a + b) * x / (a + 1.0));
+    let mut h = d;
+    for m in 1..=10_000 {
+        let m = f64::from(m);
+        let even = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
+        d = 1.0 / clamp(1.0 + even * d);
+        c = clamp(1.0 + even / c);
+        h *= d * c;
+        let odd = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
+        d = 1.0 / clamp(1.0 + odd * d);
+        c = clamp(1.0 + odd / c);
+        let step = d * c;
+        h *= step;
+        if (step - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    h
+}
+
+/// `ln B(a, b) = ln Γ(a) + ln Γ(b) − ln Γ(a + b)`.
+fn ln_beta(a: f64, b: f64) -> f64 {
+    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
+}
+
+/// `ln Γ(x)` for `x ≥ ½` (the t distribution needs no less): the Lanczos approximation (g = 7, nine coefficients), good to about
+/// 15 significant digits.
+fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const COEFFICIENTS: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    let x = x - 1.0;
+    let mut sum = COEFFICIENTS[0];
+    for (i, c) in COEFFICIENTS.iter().enumerate().skip(1) {
+        sum += c / (x + i as f64);
+    }
+    let t = x + G + 0.5;
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agreement::{Category, Weights};
+
+    /// `units` tasks on a 0-3 scale rated by `humans` humans who agree on `truth(u)`, except
+    /// that human `h` gives `(truth + 1) % 4` where `off(u, h)`.
+    fn panel(
+        units: usize,
+        humans: usize,
+        level: Level,
+        off: impl Fn(usize, usize) -> bool,
+    ) -> RatingTable {
+        let truth = |u: usize| (u % 4) as u32;
+        RatingTable::new(
+            (0..units).map(|u| format!("t{u}")).collect(),
+            (0..humans).map(|h| format!("h{h}")).collect(),
+            (0..4).map(|c| Category::number(f64::from(c))).collect(),
+            level,
+            (0..units)
+                .flat_map(|u| (0..humans).map(move |h| (u, h)))
+                .map(|(u, h)| {
+                    Some(if off(u, h) {
+                        (truth(u) + 1) % 4
+                    } else {
+                        truth(u)
+                    })
+                })
+                .collect(),
+        )
+        .expect("a well-formed table")
+    }
+
+    fn truth_labels(units: usize) -> Vec<Option<u32>> {
+        (0..units).map(|u| Some((u % 4) as u32)).collect()
+    }
+
+    fn options() -> AltTestOptions {
+        AltTestOptions {
+            epsilon: DEFAULT_EPSILON,
+            bootstrap: BootstrapOptions {
+                resamples: 200,
+                seed: 3,
+                confidence: 0.95,
+            },
+        }
+    }
+
+    #[test]
+    fn the_t_distribution_matches_scipy() {
+        // scipy.stats.t.cdf(t, df), scipy 1.15.3.
+        for (df, t, p) in [
+            (29.0, -2.045229642132703, 0.025000000000000078),
+            (29.0, -0.5, 0.3104240420968907),
+            (1.0, -3.0, 0.10241638234956672),
+            (149.0, -4.2, 2.287918794933072e-05),
+            (59.0, 1.3, 0.9006715498365628),
+            (30.0, 0.0, 0.5),
+        ] {
+            let ours = student_t_cdf(t, df);
+            assert!(
+                (ours - p).abs() < 1e-13,
+                "df {df}, t {t}: {ours}, scipy {p}"
+            );
+        }
+        let tiny = student_t_cdf(-12.0, 499.0);
+        assert!((tiny / 1.2620046995899687e-29 - 1.0).abs() < 1e-9, "{tiny}");
+        assert_eq!(student_t_cdf(f64::NEG_INFINITY, 5.0), 0.0);
+        assert_eq!(student_t_cdf(f64::INFINITY, 5.0), 1.0);
+    }
+
+    #[test]
+    fn a_model_that_gives_the_panels_label_wins_against_humans_who_err() {
+        // On every fifth task one human errs, in turn: the model gives the majority's label
+        // everywhere, so it is at least as close to the others as the human left out.
+        let table = panel(60, 3, Level::Ordinal, |u, h| u % 5 == 0 && (u / 5) % 3 == h);
+        let out = alt_test(&table, "model", &truth_labels(60), &options()).expect("valid input");
+        assert_eq!(out.n_cases, 60);
+        assert_eq!(out.alignment, Alignment::NegativeRmse);
+        let verdict = out.verdict.expect("every human rated 60 tasks");
+        assert_eq!((verdict.humans_tested, verdict.humans_won), (3, 3));
+        assert_eq!(verdict.winning_rate, 1.0);
+        assert!(verdict.passed);
+        assert_eq!(verdict.advantage_probability, 1.0);
+        for h in &out.humans {
+            let test = h.test.as_ref().expect("tested");
+            assert!(test.rejected && test.model_wins == 1.0, "{h:?}");
+        }
+    }
+
+    #[test]
+    fn a_model_that_is_always_off_by_one_loses_to_every_human() {
+        let table = panel(60, 3, Level::Nominal, |_, _| false);
+        let labels: Vec<Option<u32>> = (0..60).map(|u| Some(((u + 1) % 4) as u32)).collect();
+        let out = alt_test(&table, "model", &labels, &options()).expect("valid input");
+        assert_eq!(out.alignment, Alignment::Accuracy);
+        let verdict = out.verdict.expect("testable");
+        assert_eq!((verdict.winning_rate, verdict.passed), (0.0, false));
+        assert_eq!(verdict.advantage_probability, 0.0);
+        // Every difference is 1 > ε: a zero-variance test whose p-value is 1.
+        assert_eq!(out.humans[0].test.as_ref().unwrap().p_value, Ok(1.0));
+    }
+
+    #[test]
+    fn a_tie_on_every_task_with_no_margin_has_no_p_value_and_is_not_rejected() {
+        let table = panel(40, 2, Level::Nominal, |_, _| false);
+        let out = alt_test(
+            &table,
+            "model",
+            &truth_labels(40),
+            &AltTestOptions {
+                epsilon: 0.0,
+                ..options()
+            },
+        )
+        .expect("valid input");
+        let test = out.humans[0].test.as_ref().expect("tested");
+        assert!(test.p_value.is_err() && !test.rejected);
+        assert_eq!(out.verdict.expect("testable").winning_rate, 0.0);
+    }
+
+    #[test]
+    fn humans_with_fewer_than_thirty_usable_tasks_are_left_out_and_say_why() {
+        // h2 rates only the first 20 tasks.
+        let mut table = panel(50, 3, Level::Ordinal, |_, _| false);
+        let cells: Vec<Option<u32>> = table
+            .cells()
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i % 3 == 2 && i / 3 >= 20 { None } else { *c })
+            .collect();
+        table = RatingTable::new(
+            table.units().to_vec(),
+            table.raters().to_vec(),
+            table.categories().to_vec(),
+            table.level(),
+            cells,
+        )
+        .expect("a well-formed table");
+        let out = alt_test(&table, "model", &truth_labels(50), &options()).expect("valid input");
+        assert_eq!(out.humans[2].tasks, 20);
+        assert_eq!(
+            out.humans[2].test.as_ref().expect_err("left out").reason,
+            "h2 rated 20 of the 50 usable tasks, fewer than the 30 the t-test needs, so this human is left out of the test"
+        );
+        assert_eq!(out.verdict.expect("two humans tested").humans_tested, 2);
+    }
+
+    #[test]
+    fn a_panel_too_small_is_refused_with_the_reason() {
+        let reason = |table: &RatingTable, labels: &[Option<u32>]| {
+            alt_test(table, "model", labels, &options())
+                .expect("valid input")
+                .verdict
+                .expect_err("refused")
+                .reason
+        };
+        assert_eq!(
+            reason(
+                &panel(40, 1, Level::Ordinal, |_, _| false),
+                &truth_labels(40)
+            ),
+            "the alternative annotator test needs at least 2 human raters, and the panel has 1"
+        );
+        assert_eq!(
+            reason(&panel(40, 3, Level::Ordinal, |_, _| false), &[None; 40]),
+            "no task has both the model's label and labels from at least 2 humans"
+        );
+        assert_eq!(
+            reason(
+                &panel(25, 3, Level::Ordinal, |_, _| false),
+                &truth_labels(25)
+            ),
+            "no human rated 30 or more of the 25 tasks with the model's label and at least 2 humans' labels (the most is 25, by h0), and the t-test needs 30 per human"
+        );
+    }
+
+    #[test]
+    fn bad_input_is_refused_in_one_sentence() {
+        let table = panel(40, 2, Level::Ordinal, |_, _| false);
+        let err = |model: &str, labels: &[Option<u32>], epsilon: f64| {
+            alt_test(
+                &table,
+                model,
+                labels,
+                &AltTestOptions {
+                    epsilon,
+                    ..options()
+                },
+            )
+            .expect_err("refused")
+            .to_string()
+        };
+        assert_eq!(
+            err("model", &truth_labels(40), 1.5),
+            "the margin ε must lie between 0 and 1, but 1.5 was given"
+        );
+        assert_eq!(
+            err("model", &truth_labels(39), 0.2),
+            "the model has 39 labels but the humans' table has 40 units; give one label (or none) per unit, in the table's order"
+        );
+        assert_eq!(
+            err("h1", &truth_labels(40), 0.2),
+            "rater 'h1' appears twice in the table; rater names must be unique"
+        );
+        let mut labels = truth_labels(40);
+        labels[3] = Some(7);
+        assert_eq!(
+            err("model", &labels, 0.2),
+            "unit 't3', rater 'model' has category index 7, but the scale has only 4 categories"
+        );
+    }
+
+    #[test]
+    fn the_agreement_figures_are_the_modules_coefficients_on_the_model_and_the_panel() {
+        let table = panel(60, 3, Level::Ordinal, |u, h| (u + h) % 7 == 0);
+        let labels: Vec<Option<u32>> = (0..60)
+            .map(|u| (u % 9 != 0).then_some(((u + u / 10) % 4) as u32))
+            .collect();
+        let out = alt_test(&table, "judge", &labels, &options()).expect("valid input");
+        let pooled = with_model(&table, "judge", &labels).expect("valid");
+        let a = &out.agreement;
+        assert_eq!(
+            a.alpha_with_model.estimate,
+            krippendorff_alpha(&pooled, Level::Ordinal)
+        );
+        assert_eq!(
+            a.alpha_humans.estimate,
+            krippendorff_alpha(&table, Level::Ordinal)
+        );
+        assert!(a.alpha_with_model.ci.is_ok() && a.alpha_humans.ci.is_ok());
+        // With no human erring on two of three, the consensus (lower median) is the truth.
+        let units: Vec<usize> = (0..60).filter(|u| labels[*u].is_some()).collect();
+        let direct = RatingTable::new(
+            units.iter().map(|u| format!("t{u}")).collect(),
+            vec!["judge".into(), "truth".into()],
+            table.categories().to_vec(),
+            Level::Ordinal,
+            units
+                .iter()
+                .flat_map(|&u| [labels[u], Some((u % 4) as u32)])
+                .collect(),
+        )
+        .expect("valid");
+        assert_eq!(
+            a.kappa_vs_consensus.estimate,
+            cohen_kappa(&direct, 0, 1, Weights::Linear).expect("valid")
+        );
+        let ci = a.kappa_vs_consensus.ci.as_ref().expect("defined");
+        let kappa = a.kappa_vs_consensus.estimate.value().expect("defined");
+        assert!(ci.low <= kappa && kappa <= ci.high, "{ci:?} around {kappa}");
+    }
+
+    #[test]
+    fn the_method_sentence_names_the_papers_settings() {
+        let table = panel(40, 2, Level::Nominal, |_, _| false);
+        let out = alt_test(&table, "model", &truth_labels(40), &options()).expect("valid input");
+        let method = out.method();
+        for part in [
+            "Calderon, Reichart and Dror, 2025",
+            "accuracy",
+            "ε = 0.2",
+            "q = 0.05",
+            "at least 2 humans' labels",
+            "at least 30 of them",
+            "at least 0.5",
+        ] {
+            assert!(method.contains(part), "{part:?} in {method}");
+        }
+    }
+}
