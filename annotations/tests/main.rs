@@ -7,6 +7,7 @@ mod util;
 
 mod access;
 mod agreement;
+mod alt_test;
 mod bad_input;
 mod cli;
 mod clone;
