@@ -699,7 +699,10 @@ mod tests {
         assert_eq!((verdict.winning_rate, verdict.passed), (0.0, false));
         assert_eq!(verdict.advantage_probability, 0.0);
         // Every difference is 1 > ε: a zero-variance test whose p-value is 1.
-        assert_eq!(out.humans[0].test.as_ref().unwrap().p_value, Ok(1.0));
+        assert_eq!(
+            out.humans[0].test.as_ref().expect("tested").p_value,
+            Ok(1.0)
+        );
     }
 
     #[test]
