@@ -8,6 +8,7 @@ mod util;
 mod access;
 mod agreement;
 mod bad_input;
+mod circles;
 mod cli;
 mod clone;
 mod demo;
