@@ -443,11 +443,7 @@ impl Graph {
     fn report(&self) -> String {
         let mut out = String::new();
         for component in self.circles() {
-            let cycle: Vec<String> = self
-                .shortest_cycle(&component)
-                .iter()
-                .map(|m| name(m))
-                .collect();
+            let cycle: Vec<String> = self.shortest_cycle(&component).iter().map(name).collect();
             out.push_str(&format!(
                 "circle of {} modules: {}\n",
                 component.len(),
