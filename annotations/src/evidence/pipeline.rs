@@ -103,7 +103,7 @@ fn compute(
             BlobText::Binary { .. } => None,
         }
     };
-    // Parsing the test files takes one core; the other reads the blobs the blob scan will scan
+    // Parsing the test files takes one core; the other reads the blobs the blob scan will read
     // into the cache meanwhile.
     let done = AtomicBool::new(false);
     let terms = std::thread::scope(|scope| {
