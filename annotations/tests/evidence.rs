@@ -733,7 +733,7 @@ fn errors_name_the_case_the_repository_and_the_commit() {
         .unwrap_err();
     assert!(matches!(err, EvidenceError::NotACommit { .. }), "{err}");
 
-    // Damage one loose blob: the sweep must stop with a clear error, not skip the file.
+    // Damage one loose blob: the blob scan must stop with a clear error, not skip the file.
     let blob = git(
         dir.path(),
         &["rev-parse", &format!("{base}:lib/net/util.py")],
@@ -846,7 +846,7 @@ fn warm_and_tightly_bounded_engines_give_what_fresh_engines_give() {
         request(&base),
         other(&later),
     ];
-    // 0 keeps nothing; 2 KiB evicts contents and scan results mid-sweep; 1 MiB keeps all.
+    // 0 keeps nothing; 2 KiB evicts contents and scan results mid-scan; 1 MiB keeps all.
     let engines = [2 << 10, 1 << 20].map(|bytes| Engine::builder().cache_bytes(bytes).build());
     for task in &tasks {
         let fresh = Engine::builder()

@@ -9,6 +9,7 @@ mod access;
 mod agreement;
 mod alt_test;
 mod bad_input;
+mod circles;
 mod cli;
 mod clone;
 mod demo;

@@ -174,7 +174,7 @@ pub(crate) trait Indexed: Clone + Costed + Send + Sync + Sized + 'static {
     fn slot(entry: &mut BlobEntry) -> &mut Option<Arc<ScanIndex<Self>>>;
 }
 
-// The kinds of scan result the cache keeps per blob: the sweep's (`sweep.rs`) and the
+// The kinds of scan result the cache keeps per blob: the blob scan's (`blob_scan.rs`) and the
 // airtight candidates' near strings (`candidates.rs`). They live here, with the cache that
 // stores them, so the cache depends on none of its users.
 
@@ -260,7 +260,7 @@ impl BlobEntry {
     }
 }
 
-/// What a sweep learns about a blob from one look-up.
+/// What a blob scan learns about a blob from one look-up.
 #[derive(Debug)]
 pub(crate) struct Known<T> {
     /// Its content, if cached.
@@ -280,7 +280,7 @@ pub(crate) struct BlobCache {
     bound: usize,
     bytes: usize,
     tick: u64,
-    /// Bumped by [`BlobCache::clear`], so that a sweep that began before never stores results
+    /// Bumped by [`BlobCache::clear`], so that a blob scan that began before never stores results
     /// under query ids that no longer mean what they meant.
     generation: u64,
     blobs: OidMap<BlobEntry>,
@@ -365,7 +365,7 @@ impl BlobCache {
     }
 
     /// A blob's content and its scan index of one kind (not counted as a hit or miss: a
-    /// sweep needs the content only when the index falls short, and counts it then).
+    /// blob scan needs the content only when the index falls short, and counts it then).
     pub(crate) fn known<T: Indexed>(&mut self, blob: Oid) -> Known<T> {
         let tick = self.touch();
         match self.blobs.get_mut(&blob) {
@@ -383,7 +383,7 @@ impl BlobCache {
         }
     }
 
-    /// A blob's content, not counted as a hit or miss (a sweep counts its own).
+    /// A blob's content, not counted as a hit or miss (a blob scan counts its own).
     pub(crate) fn content(&mut self, blob: Oid) -> Option<BlobText> {
         let tick = self.touch();
         self.blobs.get_mut(&blob).and_then(|entry| {
@@ -392,7 +392,7 @@ impl BlobCache {
         })
     }
 
-    /// Counts content look-ups a sweep made through [`BlobCache::known`].
+    /// Counts content look-ups a blob scan made through [`BlobCache::known`].
     pub(crate) fn record(&mut self, hits: u64, misses: u64) {
         self.hits += hits;
         self.misses += misses;
@@ -404,7 +404,7 @@ impl BlobCache {
     }
 
     /// Stores a blob's content (if given) and its new scan index of one kind, unless the cache
-    /// was cleared since the sweep began (`generation`).
+    /// was cleared since the blob scan began (`generation`).
     pub(crate) fn insert_index<T: Indexed>(
         &mut self,
         blob: Oid,
@@ -443,7 +443,7 @@ impl BlobCache {
         }
     }
 
-    /// Evicts down to 90% of the bound, in one batch so that a sweep over a repository larger
+    /// Evicts down to 90% of the bound, in one batch so that a blob scan over a repository larger
     /// than the bound does not sort on every insert: least recently used contents first, then
     /// least recently used entries and listings whole.
     fn evict(&mut self) {

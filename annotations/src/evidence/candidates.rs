@@ -18,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 use aho_corasick::BuildError;
 use similar::{ChangeTag, TextDiff};
 
+use super::blob_scan::{Scanned, Scanner, Search, index_blobs};
 use super::blobs::NearHits;
 use super::engine::Engine;
 use super::error::EvidenceError;
@@ -26,8 +27,8 @@ use super::receipt::line_receipt;
 use super::report::{AirtightCandidate, ChangeOp, NearString, TermClass, TermEvidence, WordChange};
 use super::repository::{RepoAccess, ResolvedCommit};
 use super::risk::{absent_near_change, is_airtight, strength};
-use super::sweep::{Scanned, Scanner, Search, index_blobs};
 use super::terms::{TermKind, TermRole, TermSource};
+use super::text::line_literals;
 
 const STOP_WORDS: &[&str] = &[
     "the", "and", "not", "are", "was", "were", "for", "with", "when", "this", "that", "from",
@@ -67,45 +68,6 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
     } else {
         shared as f32 / union as f32
     }
-}
-
-/// Where the string literal opened by the quote at `open` closes: the next unescaped byte
-/// equal to that quote, on the same line; `None` when the line ends first.
-pub(crate) fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
-    let quote = *bytes.get(open)?;
-    let mut j = open + 1;
-    while j < bytes.len() {
-        if bytes[j] == b'\\' {
-            j += 2;
-            continue;
-        }
-        if bytes[j] == quote {
-            return Some(j);
-        }
-        j += 1;
-    }
-    None
-}
-
-/// Quoted literals on one line (any of `'`, `"`, `` ` ``), raw text between the quotes.
-pub(crate) fn line_literals(line: &str) -> Vec<&str> {
-    let bytes = line.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !matches!(bytes[i], b'"' | b'\'' | b'`') {
-            i += 1;
-            continue;
-        }
-        match closing_quote(bytes, i) {
-            Some(end) => {
-                out.push(&line[i + 1..end]);
-                i = end + 1;
-            }
-            None => break,
-        }
-    }
-    out
 }
 
 /// A candidate prepared for matching.
@@ -416,14 +378,6 @@ fn is_candidate(term: &TermEvidence) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn literals_on_a_line() {
-        assert_eq!(
-            line_literals(r#"warn('Only show commands, not ' "x\"y" + `t`)"#),
-            vec!["Only show commands, not ", "x\\\"y", "t"]
-        );
-    }
 
     #[test]
     fn word_diff_marks_changed_words() {

@@ -16,6 +16,7 @@
 
 use super::report::TermClass;
 use super::terms::TermKind;
+use super::text::contains_word;
 
 /// The class of a term given where it occurs; see the module documentation for precedence.
 pub fn classify_term(
@@ -35,28 +36,12 @@ pub fn classify_term(
     }
 }
 
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
 /// Whether `haystack` contains `term` under the matching rule for its kind.
 pub(crate) fn text_contains(haystack: &str, term: &str, kind: TermKind) -> bool {
-    if term.is_empty() {
-        return false;
-    }
     if kind == TermKind::String {
-        return haystack.contains(term);
+        return !term.is_empty() && haystack.contains(term);
     }
-    let bytes = haystack.as_bytes();
-    let word_edges = term.as_bytes().first().is_some_and(|b| is_word_byte(*b));
-    haystack.match_indices(term).any(|(at, _)| {
-        if !word_edges {
-            return true;
-        }
-        let before = at.checked_sub(1).map(|p| bytes[p]);
-        let after = bytes.get(at + term.len()).copied();
-        !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte)
-    })
+    contains_word(haystack, term)
 }
 
 /// The added lines of a patch joined by newlines: what "the gold patch adds" means.

@@ -31,7 +31,7 @@ impl Default for EngineBuilder {
 }
 
 impl EngineBuilder {
-    /// Worker threads for a sweep (at least 1; default 2).
+    /// Worker threads for a blob scan (at least 1; default 2).
     pub fn threads(&mut self, threads: usize) -> &mut EngineBuilder {
         self.threads = threads.max(1);
         self
@@ -40,7 +40,7 @@ impl EngineBuilder {
     /// Memory bound in bytes for everything the engine caches: blob contents, per-blob scan
     /// results, each tree's own entries (default 64 MiB; 0 disables the cache). Contents are
     /// evicted first, least recently used first. The process holds more than the bound: what
-    /// one sweep has in flight, the allocator's overhead, the clone's mapped pack files. Over
+    /// one blob scan has in flight, the allocator's overhead, the clone's mapped pack files. Over
     /// 418 SWE-bench Pro tasks of six repositories `verity evidence --all` peaked at 219 MB with
     /// the default bound (97 MB with the cache off); with a 256 MiB bound, flattened listings
     /// and glibc's default malloc settings it had peaked at 465 MB.

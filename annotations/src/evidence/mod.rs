@@ -56,6 +56,7 @@
 //! # Ok::<(), annotations::evidence::EvidenceError>(())
 //! ```
 
+mod blob_scan;
 mod blobs;
 mod candidates;
 mod classify;
@@ -71,8 +72,8 @@ mod receipt;
 mod report;
 mod repository;
 mod risk;
-mod sweep;
 mod terms;
+mod text;
 
 pub use blobs::CacheStats;
 pub use classify::classify_term;

@@ -1,4 +1,4 @@
-//! The pipeline that computes one task's evidence report: terms from the test patch, one sweep
+//! The pipeline that computes one task's evidence report: terms from the test patch, one blob scan
 //! of the repository at the base commit for every term and precedent, classification, airtight
 //! candidates with their nearest live strings, and the summary.
 
@@ -57,13 +57,13 @@ impl Engine {
         let listing = repo.list_files(&commit, self)?;
         let files = &listing.files;
         let patterns: Vec<String> = snippets.iter().map(|s| prefilter(&s.snippet)).collect();
-        let sweep = super::sweep::run_patterns(self, &repo, &commit, files, &patterns)?;
+        let blob_scan = super::blob_scan::run_patterns(self, &repo, &commit, files, &patterns)?;
         let findings = super::precedents::findings_from(
             self,
             &repo,
             &commit,
             snippets,
-            &sweep.patterns,
+            &blob_scan.patterns,
             files,
         )?;
         Ok(PrecedentCheck {
@@ -94,7 +94,7 @@ fn compute(
     let listing = repo.list_files(&commit, engine)?;
     let files = &listing.files;
     lap("list");
-    // A test file's content at the base commit, through the engine's cache (the sweep reads it
+    // A test file's content at the base commit, through the engine's cache (the blob scan reads it
     // again); a missing or binary blob leaves the file to be parsed from its hunks alone.
     let base_file = |path: &str| -> Option<String> {
         let entry = files.iter().find(|entry| &*entry.path == path)?;
@@ -103,7 +103,7 @@ fn compute(
             BlobText::Binary { .. } => None,
         }
     };
-    // Parsing the test files takes one core; the other reads the blobs the sweep will scan
+    // Parsing the test files takes one core; the other reads the blobs the blob scan will read
     // into the cache meanwhile.
     let done = AtomicBool::new(false);
     let terms = std::thread::scope(|scope| {
@@ -126,13 +126,13 @@ fn compute(
 
     let mut patterns: Vec<String> = terms.iter().map(|t| t.term.clone()).collect();
     patterns.extend(request.precedents.iter().map(|s| prefilter(&s.snippet)));
-    let sweep = super::sweep::run_patterns(engine, &repo, &commit, files, &patterns)?;
-    lap("sweep");
+    let blob_scan = super::blob_scan::run_patterns(engine, &repo, &commit, files, &patterns)?;
+    lap("blob scan");
 
     let mut evidence = Vec::with_capacity(terms.len());
     // A file's grade depends on its path alone: each is graded once, however many terms hit it.
     let mut grades: Vec<Option<HitGrade>> = vec![None; files.len()];
-    for (term, found) in terms.into_iter().zip(&sweep.patterns) {
+    for (term, found) in terms.into_iter().zip(&blob_scan.patterns) {
         let (mut live_paths, mut test_paths) = (Vec::new(), Vec::new());
         let mut nearest_grade: Option<HitGrade> = None;
         for &index in &found.files {
@@ -190,7 +190,7 @@ fn compute(
         listing.missing.len(),
     )?;
     lap("candidates");
-    let precedent_results = &sweep.patterns[evidence.len()..];
+    let precedent_results = &blob_scan.patterns[evidence.len()..];
     let precedents = super::precedents::findings_from(
         engine,
         &repo,
@@ -250,7 +250,7 @@ fn compute(
         precedents,
         summary,
         risk_drivers,
-        binary_paths: sweep
+        binary_paths: blob_scan
             .binary_files
             .iter()
             .map(|&index| String::from(&*files[index].path))
@@ -260,7 +260,7 @@ fn compute(
 }
 
 /// Reads the commit's blobs into the engine's cache in tree order until `done`, on its own
-/// handle of the clone. What it cannot read is left for the sweep, which reports it.
+/// handle of the clone. What it cannot read is left for the blob scan, which reports it.
 fn prefetch(
     engine: &Engine,
     path: &Path,

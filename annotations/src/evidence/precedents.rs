@@ -10,10 +10,11 @@
 //! whitespace at every line's ends: the snippet occurs in the file with only the whitespace
 //! around its line breaks changed. The reported line is where the first match starts.
 //!
-//! Files to check are found by the sweep for the snippet's longest line (every match holds
+//! Files to check are found by the blob scan for the snippet's longest line (every match holds
 //! it); each is then read and checked line by line. Snippets come from a rater or from an
 //! audit's `codebase_ambiguity.json` ([`parse_codebase_ambiguity`]).
 
+use super::blob_scan::PatternResult;
 use super::blobs::BlobText;
 use super::engine::Engine;
 use super::error::EvidenceError;
@@ -21,7 +22,6 @@ use super::paths::FileEntry;
 use super::receipt::{LINE_END_SPACE, precedent_receipt};
 use super::report::{PrecedentFinding, PrecedentLocation};
 use super::repository::{RepoAccess, ResolvedCommit};
-use super::sweep::PatternResult;
 
 /// A code snippet to verify.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -116,7 +116,7 @@ pub(crate) fn snippet_lines(snippet: &str) -> Vec<&str> {
     }
 }
 
-/// The text the sweep looks for to find the files that may hold the snippet: its longest line.
+/// The text the blob scan looks for to find the files that may hold the snippet: its longest line.
 pub(crate) fn prefilter(snippet: &str) -> String {
     snippet_lines(snippet)
         .into_iter()
@@ -175,7 +175,7 @@ pub(crate) fn first_match(text: &[u8], lines: &[&str]) -> Option<usize> {
     }
 }
 
-/// Builds findings from the sweep's results for the snippets' [`prefilter`] lines (same
+/// Builds findings from the blob scan's results for the snippets' [`prefilter`] lines (same
 /// order): each file holding that line is read and checked for the whole snippet.
 pub(crate) fn findings_from(
     engine: &Engine,

@@ -58,7 +58,7 @@ static STARTED: Once = Once::new();
 /// verification and libgit2's object cache. A program can call it as it starts (`verity` does,
 /// with the authorities left out); the engine calls it anyway.
 pub fn prepare() {
-    // Checking every object's SHA-1 costs 50-100 ms per sweep and buys nothing for a read-only
+    // Checking every object's SHA-1 costs 50-100 ms per blob scan and buys nothing for a read-only
     // search: a damaged object still fails to inflate. libgit2's object cache (up to 256 MiB a
     // handle, of commits and trees) would hold every tree a listing reads, outside the engine's
     // bound, while the engine caches listings itself. Both are process-wide libgit2 options.

@@ -6,8 +6,8 @@
 
 use super::{Pattern, Place, Sink, TermKind, TermRole, TermSource};
 use super::{is_noise_identifier, is_noise_number};
-use crate::evidence::candidates::closing_quote;
 use crate::evidence::noise;
+use crate::evidence::text::closing_quote;
 use crate::patch::{LineKind, PatchLine};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

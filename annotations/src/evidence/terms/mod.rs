@@ -34,11 +34,12 @@ mod newside;
 mod pattern;
 mod roles;
 mod syntax;
+mod tree;
 
 use std::collections::HashMap;
 
-use super::classify::text_contains;
 use super::noise;
+use super::text::contains_word;
 use crate::patch::{LineKind, PatchLine, patch_lines};
 
 /// What kind of token a term is.
@@ -199,14 +200,14 @@ pub fn extract_terms(
 /// How a file of the test patch is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FileKind {
-    Syntax(syntax::Grammar),
+    Syntax(tree::Grammar),
     Lexer(lexer::Lang),
     Shell,
     Data(data::DataFormat),
 }
 
 fn file_kind(path: &str) -> Option<FileKind> {
-    if let Some(grammar) = syntax::grammar_of(path) {
+    if let Some(grammar) = tree::grammar_of(path) {
         return Some(FileKind::Syntax(grammar));
     }
     if let Some(lang) = lexer::lang_of(path) {
@@ -435,10 +436,7 @@ impl Sink {
                 member,
             } = used;
             let fits = defined.get(&name).is_some_and(|&bare| bare || member);
-            if name.chars().count() < 4
-                || !fits
-                || text_contains(prose, &name, TermKind::Identifier)
-            {
+            if name.chars().count() < 4 || !fits || contains_word(prose, &name) {
                 continue;
             }
             match self.index.get(&name) {

@@ -44,7 +44,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Tree};
 
 use super::clues::{call_clue, expects, fixture_like, line_key, name_role, wants};
-use super::syntax::{
+use super::tree::{
     FUNCTION_KINDS, Grammar, IMPORT_KINDS, call_parts, same, string_content, text, walk,
 };
 use super::{Pattern, TermRole};

@@ -1,4 +1,4 @@
-//! The sweep: every pattern over every text file of a commit in one pass.
+//! The blob scan: every pattern over every text file of a commit in one pass.
 //!
 //! An Aho-Corasick automaton with standard semantics reports every occurrence of every pattern,
 //! so a term that is part of another term (`connection` in `get_connection`) is still found,
@@ -197,9 +197,9 @@ pub(crate) struct PatternResult {
     pub(crate) hits: Vec<Hit>,
 }
 
-/// The sweep's result.
+/// The blob scan's result.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Sweep {
+pub(crate) struct BlobScan {
     /// Per pattern, in the order given.
     pub(crate) patterns: Vec<PatternResult>,
     /// Indexes of binary files.
@@ -252,14 +252,14 @@ fn scan_text(scanner: &Scanner, bytes: &[u8], max_hits: usize) -> Vec<(usize, Pa
     scans
 }
 
-/// What a sweep knows of one file of the listing.
+/// What a blob scan knows of one file of the listing.
 #[derive(Debug)]
 pub(crate) enum Scanned<T> {
-    /// Not selected for this sweep.
+    /// Not selected for this blob scan.
     Skipped,
     /// A binary file, never searched.
     Binary,
-    /// A text file and its scan results (covering at least the sweep's queries).
+    /// A text file and its scan results (covering at least the blob scan's queries).
     Text(Arc<ScanIndex<T>>),
 }
 
@@ -285,7 +285,7 @@ pub(crate) type ScanFn<'a, T, S> = dyn Fn(&S, &[u8]) -> Vec<(usize, T)> + Sync +
 /// One worker's scanned blobs, by position in the list of blobs to scan.
 type WorkerResult<T> = Result<Vec<(usize, Scanned<T>)>, EvidenceError>;
 
-/// How a sweep scans: `compile` builds the search for some of the queries (positions in the
+/// How a blob scan scans: `compile` builds the search for some of the queries (positions in the
 /// query list), `scan` runs it over one text and returns finds by position in that subset.
 pub(crate) struct Search<'a, T, S> {
     pub(crate) queries: &'a [String],
@@ -320,7 +320,7 @@ pub(crate) fn index_blobs<T: Indexed, S: Sync>(
                 continue;
             }
             // A cached content is looked up again when the blob is scanned, not held here: a
-            // sweep pinning every content it will need would keep what the cache evicts.
+            // blob scan pinning every content it will need would keep what the cache evicts.
             let known = cache.known::<T>(entry.blob);
             match (known.content, known.index) {
                 (Some(BlobText::Binary { .. }), _) => out[at] = Scanned::Binary,
@@ -446,7 +446,7 @@ pub(crate) fn run_patterns(
     commit: &ResolvedCommit,
     files: &[FileEntry],
     patterns: &[String],
-) -> Result<Sweep, EvidenceError> {
+) -> Result<BlobScan, EvidenceError> {
     let max_hits = engine.max_hits;
     let compile = |subset: &[usize]| {
         let chosen: Vec<&str> = subset.iter().map(|&p| patterns[p].as_str()).collect();
@@ -481,9 +481,9 @@ fn merge(
     files: &[FileEntry],
     ids: &[u32],
     scanned: &[Scanned<PatternScan>],
-) -> Result<Sweep, EvidenceError> {
+) -> Result<BlobScan, EvidenceError> {
     let max_hits = engine.max_hits;
-    let mut sweep = Sweep {
+    let mut blob_scan = BlobScan {
         patterns: vec![PatternResult::default(); ids.len()],
         binary_files: Vec::new(),
     };
@@ -502,7 +502,7 @@ fn merge(
         let index = match scan {
             Scanned::Skipped => continue,
             Scanned::Binary => {
-                sweep.binary_files.push(file);
+                blob_scan.binary_files.push(file);
                 continue;
             }
             Scanned::Text(index) => index,
@@ -512,7 +512,7 @@ fn merge(
             let Some(&pattern) = position.get(*id as usize).filter(|&&p| p != usize::MAX) else {
                 continue;
             };
-            let result = &mut sweep.patterns[pattern];
+            let result = &mut blob_scan.patterns[pattern];
             result.files.push(file);
             result
                 .first_lines
@@ -565,7 +565,7 @@ fn merge(
     }
     for (hit, text) in chosen.into_iter().zip(texts) {
         let entry = &files[hit.file];
-        sweep.patterns[hit.pattern].hits.push(Hit {
+        blob_scan.patterns[hit.pattern].hits.push(Hit {
             path: String::from(&*entry.path),
             line: hit.line as usize,
             text,
@@ -575,10 +575,10 @@ fn merge(
     for (p, id) in ids.iter().enumerate() {
         let first = position[*id as usize];
         if first != p {
-            sweep.patterns[p] = sweep.patterns[first].clone();
+            blob_scan.patterns[p] = blob_scan.patterns[first].clone();
         }
     }
-    Ok(sweep)
+    Ok(blob_scan)
 }
 
 #[cfg(test)]
