@@ -1,0 +1,322 @@
+//! Which tasks are determinate: the panel's labels first, then reference label sets, then the
+//! determinacy audit's verdicts, under the questionnaire's `[scores]` section; and the tasks a
+//! determinate-only score leaves out.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::ops::ensemble::build_ensemble;
+use crate::ops::submitted::Panel;
+use crate::ops::{Error, Project, Result};
+use crate::questionnaire::{FilterCondition, ScoresSpec};
+
+/// Whether a task counts in a determinate-only score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum Determinacy {
+    /// Its material selects the graded behaviour: it counts.
+    Determinate,
+    /// Shown (by the panel's filter, or a proven tier of the audit) not to: left out.
+    Underdetermined,
+    /// A claim waits for raters (an audit hypothesis, the panel's `unknown`): left out, and
+    /// reported apart from the underdetermined.
+    Pending,
+    /// Nothing labels it: left out, and reported.
+    Unlabelled,
+}
+
+/// Who decided a task's determinacy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum LabelSource {
+    /// An adjudicator's decision on a question the filter reads.
+    Adjudication,
+    /// The panel's ensemble of raters' answers.
+    Ensemble,
+    /// An imported reference label set.
+    Reference,
+    /// The determinacy audit's verdict, imported with its case folder.
+    Audit,
+}
+
+/// One task's determinacy, who decided it, and why.
+#[derive(Debug, Clone)]
+pub(super) struct TaskLabel {
+    pub(super) determinacy: Determinacy,
+    pub(super) source: Option<LabelSource>,
+    pub(super) why: String,
+}
+
+/// Every task's determinacy, by case row id, with the tasks' ids.
+pub(super) struct DeterminacyMap {
+    /// (case row id, instance id), in instance-id order.
+    pub(super) tasks: Vec<(i64, String)>,
+    pub(super) labels: HashMap<i64, TaskLabel>,
+}
+
+/// The conditions among `conditions` that the values meet, in words; `None` when a value a
+/// condition needs is missing and none is met.
+fn conditions_met(
+    conditions: &[FilterCondition],
+    value_of: &dyn Fn(&str) -> Option<Value>,
+) -> Option<Vec<String>> {
+    let mut met = Vec::new();
+    let mut unknown = false;
+    for c in conditions {
+        let Some(value) = value_of(&c.question) else {
+            unknown = true;
+            continue;
+        };
+        let at_least = c
+            .at_least
+            .is_some_and(|min| value.as_f64().is_some_and(|v| v >= min));
+        let one_of = c.one_of.as_ref().is_some_and(|list| list.contains(&value));
+        if at_least || one_of {
+            met.push(format!(
+                "{} = {}",
+                c.question,
+                crate::ops::submitted::value_text(&value)
+            ));
+        }
+    }
+    if met.is_empty() && unknown {
+        None
+    } else {
+        Some(met)
+    }
+}
+
+/// A task's determinacy from one source's values: pending when a `pending` condition holds,
+/// underdetermined when the filter drops it, determinate when it keeps it; `None` when a label
+/// the rule needs is missing.
+fn judge(
+    project: &Project,
+    spec: Option<&ScoresSpec>,
+    value_of: &dyn Fn(&str) -> Option<Value>,
+) -> Option<(Determinacy, String)> {
+    if let Some(spec) = spec
+        && let Some(met) = conditions_met(&spec.pending, value_of)
+        && !met.is_empty()
+    {
+        return Some((Determinacy::Pending, met.join(", ")));
+    }
+    let filter = project.questionnaire.filter.as_ref()?;
+    let met = conditions_met(&filter.any, value_of)?;
+    Some(if met.is_empty() {
+        (Determinacy::Determinate, "the filter keeps it".into())
+    } else {
+        (Determinacy::Underdetermined, met.join(", "))
+    })
+}
+
+pub(super) fn determinacy_map(project: &Project) -> Result<DeterminacyMap> {
+    let spec = project.questionnaire.scores.as_ref();
+    let tasks = project.store.case_instance_ids()?;
+    let by_instance: HashMap<&str, i64> = tasks
+        .iter()
+        .map(|(id, name)| (name.as_str(), *id))
+        .collect();
+    let mut labels: HashMap<i64, TaskLabel> = HashMap::new();
+    let panel = Panel::load_rated(project)?;
+    if !panel.latest.is_empty() || !panel.adjudications.is_empty() {
+        let report = build_ensemble(project, &panel, None)?;
+        for case in &report.cases {
+            let Some(&case_id) = by_instance.get(case.instance_id.as_str()) else {
+                continue;
+            };
+            let value_of = |q: &str| {
+                case.labels
+                    .iter()
+                    .find(|l| l.question == q)
+                    .and_then(|l| l.value.clone())
+            };
+            let Some((determinacy, why)) = judge(project, spec, &value_of) else {
+                continue;
+            };
+            let adjudicated = case
+                .labels
+                .iter()
+                .any(|l| l.procedure.as_deref() == Some("adjudicated"));
+            labels.insert(
+                case_id,
+                TaskLabel {
+                    determinacy,
+                    source: Some(if adjudicated {
+                        LabelSource::Adjudication
+                    } else {
+                        LabelSource::Ensemble
+                    }),
+                    why: format!("the panel: {why}"),
+                },
+            );
+        }
+    }
+    if spec.is_some_and(|s| s.reference) {
+        for (set, _) in project.store.reference_sets()? {
+            for row in project.store.reference_labels(&set)? {
+                if labels.contains_key(&row.case_id) {
+                    continue;
+                }
+                let values = row.labels.get("values").cloned().unwrap_or(Value::Null);
+                let value_of = |q: &str| values.get(q).cloned().filter(|v| !v.is_null());
+                if let Some((determinacy, why)) = judge(project, spec, &value_of) {
+                    labels.insert(
+                        row.case_id,
+                        TaskLabel {
+                            determinacy,
+                            source: Some(LabelSource::Reference),
+                            why: format!("reference set {set}: {why}"),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    if let Some(tiers) = spec.and_then(|s| s.audit.as_ref()) {
+        for verdict in project.store.audit_verdicts()? {
+            if labels.contains_key(&verdict.case_id) {
+                continue;
+            }
+            let Some(status) = verdict.status.as_deref() else {
+                continue;
+            };
+            let has = |list: &[String]| list.iter().any(|s| s == status);
+            let determinacy = if has(&tiers.determinate) {
+                Determinacy::Determinate
+            } else if has(&tiers.underdetermined) {
+                Determinacy::Underdetermined
+            } else if has(&tiers.pending) {
+                Determinacy::Pending
+            } else {
+                continue;
+            };
+            labels.insert(
+                verdict.case_id,
+                TaskLabel {
+                    determinacy,
+                    source: Some(LabelSource::Audit),
+                    why: format!(
+                        "the audit: {status}{}",
+                        verdict
+                            .witness_class
+                            .map(|c| format!(" ({c})"))
+                            .unwrap_or_default()
+                    ),
+                },
+            );
+        }
+    }
+    Ok(DeterminacyMap { tasks, labels })
+}
+
+impl Determinacy {
+    /// The name used in files and `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Determinacy::Determinate => "determinate",
+            Determinacy::Underdetermined => "underdetermined",
+            Determinacy::Pending => "pending",
+            Determinacy::Unlabelled => "unlabelled",
+        }
+    }
+}
+
+impl LabelSource {
+    /// The name used in files and `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelSource::Adjudication => "adjudication",
+            LabelSource::Ensemble => "ensemble",
+            LabelSource::Reference => "reference",
+            LabelSource::Audit => "audit",
+        }
+    }
+}
+
+impl DeterminacyMap {
+    pub(super) fn of(&self, case_id: i64) -> Determinacy {
+        self.labels
+            .get(&case_id)
+            .map_or(Determinacy::Unlabelled, |l| l.determinacy)
+    }
+}
+/// A task a determinate-only score leaves out, and why.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct LeftOutTask {
+    /// The task.
+    pub instance_id: String,
+    /// `underdetermined`, `pending` or `unlabelled`.
+    pub determinacy: Determinacy,
+    /// Who decided; `null` for an unlabelled task.
+    pub source: Option<LabelSource>,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// Every task a determinate-only score leaves out, in id order. A coordinator function.
+pub fn left_out_tasks(project: &Project) -> Result<Vec<LeftOutTask>> {
+    project.require_coordinator("reads the panel's labels")?;
+    let map = determinacy_map(project)?;
+    let mut out: Vec<LeftOutTask> = map
+        .tasks
+        .iter()
+        .filter_map(|(id, instance_id)| {
+            let (determinacy, source, why) = match map.labels.get(id) {
+                Some(l) if l.determinacy == Determinacy::Determinate => return None,
+                Some(l) => (l.determinacy, l.source, l.why.clone()),
+                None => (
+                    Determinacy::Unlabelled,
+                    None,
+                    "no panel label and no imported verdict".to_string(),
+                ),
+            };
+            Some(LeftOutTask {
+                instance_id: instance_id.clone(),
+                determinacy,
+                source,
+                why,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| crate::ops::natural_cmp(&a.instance_id, &b.instance_id));
+    Ok(out)
+}
+
+/// Writes [`left_out_tasks`] as CSV (`instance_id,determinacy,source,why`); returns the rows.
+pub(in crate::ops) fn write_left_out(
+    project: &Project,
+    out: &mut dyn std::io::Write,
+    out_path: &Path,
+) -> Result<usize> {
+    let tasks = left_out_tasks(project)?;
+    let failed = |e: csv::Error| Error::Write {
+        path: out_path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    let mut writer = csv::Writer::from_writer(out);
+    writer
+        .write_record(["instance_id", "determinacy", "source", "why"])
+        .map_err(failed)?;
+    for t in &tasks {
+        writer
+            .write_record([
+                t.instance_id.as_str(),
+                t.determinacy.name(),
+                t.source.map_or("", LabelSource::name),
+                t.why.as_str(),
+            ])
+            .map_err(failed)?;
+    }
+    writer.flush().map_err(|source| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    })?;
+    Ok(tasks.len())
+}
