@@ -1,5 +1,6 @@
-//! Natural ordering of names and ids: runs of digits compare by their value, so `tinylib-2`
-//! sorts before `tinylib-10` and `rater 9` before `rater 10`.
+//! Numbers in names, ids and counts as people read them: runs of digits compare by their
+//! value, so `tinylib-2` sorts before `tinylib-10` and `rater 9` before `rater 10`, and counts
+//! are written with their thousands separated (1,699).
 //!
 //! ```
 //! use annotations::natural::natural_cmp;
@@ -44,6 +45,19 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// A count with thousands separated by commas, as people write it (1,699).
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 fn split_digits(s: &str) -> (&str, &str) {
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     s.split_at(end)
@@ -72,5 +86,13 @@ mod tests {
         assert_eq!(natural_cmp("x-1", "x-1"), Ordering::Equal);
         assert_ne!(natural_cmp("x-01", "x-1"), Ordering::Equal);
         assert_eq!(natural_cmp("ü2", "ü10"), Ordering::Less);
+    }
+
+    #[test]
+    fn counts_have_their_thousands_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_699), "1,699");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

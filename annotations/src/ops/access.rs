@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::raters::find_active_rater;
+use super::lookup::find_active_rater;
 use super::{Error, ErrorCode, Project, Result};
 
 /// Who is acting.

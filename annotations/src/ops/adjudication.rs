@@ -7,7 +7,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::cases::find_case;
+use super::lookup::{check_name, find_case};
 use super::submitted::{Panel, find_question, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::ensemble::Procedure;
@@ -289,7 +289,7 @@ pub fn add_adjudicator(project: &mut Project, name: &str, now: OffsetDateTime) -
             "an adjudicator's name must not be empty",
         ));
     }
-    super::raters::check_name(name, "an adjudicator's name")?;
+    check_name(name, "an adjudicator's name")?;
     if name == COORDINATOR {
         return Err(Error::refused(
             ErrorCode::NameTaken,

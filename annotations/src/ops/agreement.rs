@@ -10,7 +10,9 @@ use ts_rs::TS;
 
 use super::ensemble::build_ensemble;
 use super::quality::reference_values;
-use super::submitted::{CaseAnswers, Panel, level_of, option_index, rated_questions, value_text};
+use super::submitted::{
+    Panel, categories_of, level_of, option_index, question_table, rated_questions, value_text,
+};
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::agreement::{
     self, AgreementReport, BootstrapOptions, Category, Level, RatingTable, ReportOptions, Weights,
@@ -171,78 +173,6 @@ pub struct ProjectAgreement {
     pub questions: Vec<QuestionAgreement>,
     /// Text questions, which agreement does not cover.
     pub skipped: Vec<String>,
-}
-
-fn categories_of(question: &Question) -> Vec<Category> {
-    question
-        .options
-        .iter()
-        .map(|o| match o.value.as_f64() {
-            Some(v) => Category::labelled_number(value_text(&o.value), v),
-            None => Category::label(value_text(&o.value)),
-        })
-        .collect()
-}
-
-/// Distinct answer values [`question_table`] remembers the option of.
-const DECODED_VALUES: usize = 64;
-
-/// The units × raters table of one question over some answers.
-pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
-    // Each answer's option, found once: (case, rater, option). A panel gives a handful of
-    // distinct values per question, so each is decoded once and remembered.
-    let mut decoded: Vec<(&Value, Option<usize>)> = Vec::new();
-    let mut rated: Vec<(usize, &str, u32)> = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        for (rater, event) in &case.answers {
-            let Some(value) = event.answer.get(&question.id) else {
-                continue;
-            };
-            let index = match decoded.iter().find(|(v, _)| *v == value) {
-                Some((_, index)) => *index,
-                None => {
-                    let index = option_index(question, value);
-                    if decoded.len() < DECODED_VALUES {
-                        decoded.push((value, index));
-                    }
-                    index
-                }
-            };
-            if let Some(index) = index {
-                rated.push((i, &**rater, index as u32));
-            }
-        }
-    }
-    let mut raters: Vec<&str> = rated
-        .iter()
-        .map(|(_, r, _)| *r)
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    raters.sort_by(|a, b| natural_cmp(a, b));
-    let column: HashMap<&str, usize> = raters.iter().enumerate().map(|(i, r)| (*r, i)).collect();
-    let width = raters.len();
-    let mut units = Vec::new();
-    let mut cells = Vec::new();
-    let mut last = None;
-    for (case, rater, index) in rated {
-        if last != Some(case) {
-            units.push(cases[case].instance_id.clone());
-            cells.resize(cells.len() + width, None);
-            last = Some(case);
-        }
-        if let Some(&col) = column.get(rater) {
-            let row = cells.len() - width;
-            cells[row + col] = Some(index);
-        }
-    }
-    Ok(RatingTable::new(
-        units,
-        raters.into_iter().map(str::to_owned).collect(),
-        categories_of(question),
-        level_of(question.level),
-        cells,
-    )?)
 }
 
 fn coefficient_rows(report: &AgreementReport) -> Vec<CoefficientRow> {

@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::cases::{AnswerStatus, find_case, status_of};
-use super::raters::{find_active_rater, find_rater, not_assigned};
+use super::lookup::{find_active_rater, find_case, find_rater, not_assigned};
+use super::status::{AnswerStatus, status_of};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::questionnaire::Stage;
 use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};

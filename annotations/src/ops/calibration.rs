@@ -8,8 +8,9 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::cases::resolve_case_id;
+use super::lookup::resolve_case_id;
 use super::{Error, ErrorCode, Project, Result, stamp};
+use crate::natural::thousands;
 
 /// The meta key of the share of each rater's queue that is calibration tasks.
 pub(super) const CALIBRATION_RATE: &str = "calibration_rate";
@@ -102,7 +103,7 @@ pub fn mark_calibration(
                 ErrorCode::CannotAssign,
                 format!(
                     "no task with reference labels can be a calibration task: {} {} a problem statement and gold patch (the reference file made {}): import their instances first",
-                    super::raters::thousands(lacking),
+                    thousands(lacking),
                     if lacking == 1 {
                         "task lacks"
                     } else {

@@ -5,59 +5,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use super::progress::{ProgressQuery, all_progress, assignments_of};
-use super::{Actor, Error, ErrorCode, Project, Result};
+use super::access::Actor;
+use super::lookup::find_case;
+use super::progress::{CaseListItem, CaseOrder, ProgressQuery, all_progress, assignments_of};
+use super::status::{AnswerStatus, AssignmentStatus};
+use super::{Project, Result};
 use crate::case::{AuditNote, Case};
-use crate::store::{AnswerEvent, EventKind, PairScope};
-
-/// A rater's progress on a case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub enum AnswerStatus {
-    /// Nothing saved yet.
-    ToDo,
-    /// A draft is saved.
-    InProgress,
-    /// Submitted (perhaps revised since).
-    Submitted,
-}
-
-/// A rater's assignment on a case, without the answer (raters stay blind to each other).
-#[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct AssignmentStatus {
-    /// The rater.
-    pub rater: String,
-    /// How far they are.
-    pub status: AnswerStatus,
-    /// Active time spent, in milliseconds.
-    #[ts(type = "number")]
-    pub active_ms: i64,
-}
-
-/// A line of the case list.
-#[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct CaseListItem {
-    /// The task's id.
-    pub instance_id: String,
-    /// `owner/name`.
-    pub repo: String,
-    /// The issue's first line.
-    pub title: String,
-    /// The base commit, when known.
-    pub base_commit: Option<String>,
-    /// The current revision.
-    #[ts(type = "number")]
-    pub revision: i64,
-    /// Whether the issue text and patches are present.
-    pub has_materials: bool,
-    /// Assignments and their status.
-    pub assignments: Vec<AssignmentStatus>,
-    /// The evidence's risk score at the current revision and engine, when computed.
-    pub risk: Option<f64>,
-}
+use crate::store::PairScope;
 
 /// Everything about one case a rater reads.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -107,16 +61,6 @@ pub struct CaseDetail {
     pub assignments: Vec<AssignmentStatus>,
 }
 
-pub(super) fn status_of(events: &[AnswerEvent]) -> AnswerStatus {
-    if events.iter().any(|e| e.kind != EventKind::Draft) {
-        AnswerStatus::Submitted
-    } else if events.is_empty() {
-        AnswerStatus::ToDo
-    } else {
-        AnswerStatus::InProgress
-    }
-}
-
 /// Which cases `list_cases` returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CaseFilter {
@@ -128,19 +72,6 @@ pub struct CaseFilter {
     pub repo: Option<String>,
     /// In natural id order, or by risk.
     pub order: CaseOrder,
-}
-
-/// The order of a task list.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub enum CaseOrder {
-    /// Natural id order: `tinylib-2` before `tinylib-10`.
-    #[default]
-    Id,
-    /// The highest evidence risk score first, then tasks with no current report; ties in
-    /// natural id order.
-    Risk,
 }
 
 /// The cases the filter keeps, with their assignments' status, in the filter's order.
@@ -156,45 +87,6 @@ pub fn list_cases(project: &Project, filter: &CaseFilter) -> Result<Vec<CaseList
             ..ProgressQuery::default()
         },
     )
-}
-
-/// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
-/// starts with. Answered from the id index alone: no case is read.
-pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
-    const SHOWN: usize = 5;
-    // An id is a prefix of itself and sorts before every longer id that starts with it.
-    let matches = if id.is_empty() {
-        Vec::new()
-    } else {
-        project.store.instance_ids_with_prefix(id, SHOWN + 1)?
-    };
-    match matches.as_slice() {
-        [first, ..] if first == id => Ok(id.to_string()),
-        [] => Err(Error::NotFound(format!(
-            "the project has no case {id:?}, and no case id starts with it"
-        ))),
-        [only] => Ok(only.clone()),
-        many => Err(Error::refused(
-            ErrorCode::Ambiguous,
-            format!(
-                "{id:?} is the start of more than one case id ({}{}); give more of it",
-                many.iter()
-                    .take(SHOWN)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if many.len() > SHOWN { ", …" } else { "" }
-            ),
-        )),
-    }
-}
-
-pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::StoredCase> {
-    let full = resolve_case_id(project, id)?;
-    project
-        .store
-        .case_by_instance(&full)?
-        .ok_or_else(|| Error::NotFound(format!("the project has no case {id:?}")))
 }
 
 /// One case in full, with its assignments' status (never another rater's answers).

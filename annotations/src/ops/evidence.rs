@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::{Error, ErrorCode, Project, Result, find_case, stamp};
+use super::lookup::find_case;
+use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,
     GrepQuery, GrepReport, ShownFile, Snippet,

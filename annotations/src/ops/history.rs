@@ -5,7 +5,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::conflicts::{ConflictView, case_conflicts};
-use super::{Actor, AnswerStatus, Project, Result, find_case, find_rater, natural_cmp, status_of};
+use super::lookup::{find_case, find_rater};
+use super::status::{AnswerStatus, status_of};
+use super::{Actor, Project, Result, natural_cmp};
 use crate::store::EventKind;
 
 /// One saved event of an answer.

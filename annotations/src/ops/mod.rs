@@ -63,6 +63,8 @@ mod hub;
 pub use hub::*;
 mod import;
 pub use import::*;
+mod lookup;
+pub use lookup::*;
 mod migrate;
 pub use migrate::*;
 mod output;
@@ -83,6 +85,8 @@ mod report;
 pub use report::*;
 mod scores;
 pub use scores::*;
+mod status;
+pub use status::*;
 // The coordinator's use cases read submitted answers through it; it has no API of its own.
 mod submitted;
 

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::raters::find_rater;
+use super::lookup::find_rater;
 use super::{Error, ErrorCode, Overwrite, Project, Result, stamp};
 use crate::case::AuditNote;
 use crate::store::prelude::*;

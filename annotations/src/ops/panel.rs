@@ -5,7 +5,7 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::raters::{find_active_rater, find_rater};
+use super::lookup::{find_active_rater, find_rater};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::store::PanelLogins;
 

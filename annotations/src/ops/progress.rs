@@ -15,12 +15,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::access::Actor;
 use super::adjudication::{Disagreement, list_disagreements};
-use super::cases::{AnswerStatus, AssignmentStatus, CaseListItem, CaseOrder};
-use super::raters::{QueueItem, find_rater};
+use super::lookup::find_rater;
+use super::status::{AnswerStatus, AssignmentStatus};
 use super::{Project, Result, natural_cmp};
 use crate::evidence::ENGINE_VERSION;
-use crate::store::{CaseRow, ChangeStamp, PairProgress, PairScope, PairState};
+use crate::store::{CaseRow, ChangeStamp, PairProgress, PairScope};
 
 /// What is kept between pages: the case list and the last rater's progress.
 #[derive(Debug, Default)]
@@ -56,16 +57,6 @@ struct Catalog {
 
 /// A rater's status and active time per case row id.
 type RaterProgress = HashMap<i64, (AnswerStatus, i64)>;
-
-impl From<PairState> for AnswerStatus {
-    fn from(state: PairState) -> Self {
-        match state {
-            PairState::Open => AnswerStatus::ToDo,
-            PairState::Started => AnswerStatus::InProgress,
-            PairState::Submitted => AnswerStatus::Submitted,
-        }
-    }
-}
 
 impl ListingCache {
     fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -125,6 +116,23 @@ fn search_matcher(search: &str) -> impl Fn(&CaseRow) -> bool {
                 .to_lowercase()
                 .contains(&needle)
     }
+}
+
+/// A line of a rater's queue.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct QueueItem {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The issue's first line.
+    pub title: String,
+    /// How far the rater is.
+    pub status: AnswerStatus,
+    /// Active time spent, in milliseconds.
+    #[ts(type = "number")]
+    pub active_ms: i64,
 }
 
 /// A page of a rater's queue.
@@ -272,6 +280,42 @@ pub fn next_task(project: &Project, rater: &str, after: Option<&str>) -> Result<
     Ok(next.map(|(id, _)| id.clone()))
 }
 
+/// The order of a task list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum CaseOrder {
+    /// Natural id order: `tinylib-2` before `tinylib-10`.
+    #[default]
+    Id,
+    /// The highest evidence risk score first, then tasks with no current report; ties in
+    /// natural id order.
+    Risk,
+}
+
+/// A line of the case list.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct CaseListItem {
+    /// The task's id.
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The issue's first line.
+    pub title: String,
+    /// The base commit, when known.
+    pub base_commit: Option<String>,
+    /// The current revision.
+    #[ts(type = "number")]
+    pub revision: i64,
+    /// Whether the issue text and patches are present.
+    pub has_materials: bool,
+    /// Assignments and their status.
+    pub assignments: Vec<AssignmentStatus>,
+    /// The evidence's risk score at the current revision and engine, when computed.
+    pub risk: Option<f64>,
+}
+
 /// A page of the coordinator's progress per task.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
@@ -336,7 +380,7 @@ pub(super) fn assignments_of(
         .collect();
     // A rater sees their own work only: not who else rates a task, nor how far they are.
     let only = match project.actor() {
-        Some(super::Actor::Rater { name }) => Some(name.as_str()),
+        Some(Actor::Rater { name }) => Some(name.as_str()),
         _ => None,
     };
     let mut out: HashMap<i64, Vec<AssignmentStatus>> = HashMap::new();

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use super::submitted::{Panel, level_of, option_index, rated_questions};
+use super::submitted::{
+    CaseAnswers, Panel, level_of, option_index, question_table, rated_questions,
+};
 use super::{Error, ErrorCode, Project, Result};
 use crate::agreement::quality::{
     AgainstReference, PanelLeaveOneOut, ReferenceFigures, against_reference, leave_one_out, pace,
@@ -319,11 +321,10 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
         loo: PanelLeaveOneOut,
         against: HashMap<String, AgainstReference>,
     }
-    let by_case: HashMap<i64, &super::submitted::CaseAnswers> =
-        panel.first.iter().map(|c| (c.case_id, c)).collect();
+    let by_case: HashMap<i64, &CaseAnswers> = panel.first.iter().map(|c| (c.case_id, c)).collect();
     let mut per_question = Vec::new();
     for question in &questions {
-        let table = super::agreement::question_table(question, &panel.first)?;
+        let table = question_table(question, &panel.first)?;
         let loo = leave_one_out(&table)?;
         let categories = categories_of(question);
         let level = level_of(question.level);

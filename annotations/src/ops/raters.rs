@@ -11,9 +11,12 @@ use time::OffsetDateTime;
 use ts_rs::TS;
 
 use super::calibration::calibration_rate;
-use super::cases::{AnswerStatus, find_case, resolve_case_id};
+use super::lookup::{
+    check_name, find_active_rater, find_case, find_rater, not_assigned, resolve_case_id,
+};
 use super::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
 use crate::evidence::shell_quote;
+use crate::natural::thousands;
 use crate::store::{PairScope, PairState};
 
 /// A rater as the app shows it.
@@ -48,27 +51,6 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
         assigned: 0,
         submitted: 0,
     })
-}
-
-/// Refuses a name that would break the lines and columns it is printed in: control
-/// characters (a newline, a tab), and `|`, which joins two raters' names in a pair's key
-/// (`ana|bo`).
-pub(super) fn check_name(name: &str, what: &str) -> Result<()> {
-    if let Some(c) = name.chars().find(|c| c.is_control() || *c == '|') {
-        return Err(Error::refused(
-            ErrorCode::BadInput,
-            format!(
-                "{what} may not hold {}: {name:?}",
-                match c {
-                    '\n' | '\r' => "a line break".to_string(),
-                    '\t' => "a tab".to_string(),
-                    '|' => "'|', which joins two raters' names in a pair's key".to_string(),
-                    other => format!("the control character U+{:04X}", u32::from(other)),
-                }
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// What happened to a rater who left the panel.
@@ -297,19 +279,6 @@ fn lacking_materials(count: usize, scope: &str) -> String {
         "nothing to assign: {} {tasks}{scope} {verb} a problem statement and gold patch (an annotation file made them): import their instances first",
         thousands(count)
     )
-}
-
-/// A count with thousands separated by commas, as people write it (1,699).
-pub(super) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// Gives every selected case `per_case` distinct active raters, keeping existing assignments
@@ -551,44 +520,6 @@ pub fn assign_to(
     Ok(report)
 }
 
-/// A line of a rater's queue.
-#[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct QueueItem {
-    /// The task's id.
-    pub instance_id: String,
-    /// `owner/name`.
-    pub repo: String,
-    /// The first line.
-    pub title: String,
-    /// How far the rater is.
-    pub status: AnswerStatus,
-    /// Active time spent, in milliseconds.
-    #[ts(type = "number")]
-    pub active_ms: i64,
-}
-
-pub(super) fn find_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
-    project
-        .store
-        .rater_by_name(name)?
-        .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
-}
-
-/// The rater, refused when deactivated: a rater who left the panel answers nothing more.
-pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
-    let rater = find_rater(project, name)?;
-    if !rater.active {
-        return Err(Error::refused(
-            ErrorCode::RaterInactive,
-            format!(
-                "rater {name:?} is deactivated and has no queue; the coordinator can reactivate them"
-            ),
-        ));
-    }
-    Ok(rater)
-}
-
 /// Adds active time (the window focused and the rater not idle) to a rater's work on an
 /// assigned case.
 pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i64) -> Result<()> {
@@ -602,15 +533,4 @@ pub fn record_time(project: &mut Project, rater: &str, case: &str, active_ms: i6
         return Err(not_assigned(&rater.name, &stored.case.instance_id));
     }
     Ok(())
-}
-
-pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
-    Error::refused(
-        ErrorCode::NotAssigned,
-        format!(
-            "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
-            shell_quote(case),
-            shell_quote(rater)
-        ),
-    )
 }

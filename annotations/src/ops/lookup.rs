@@ -1,0 +1,101 @@
+//! Looking up what a use case is given: a task by its id or a unique prefix, a rater by name,
+//! and the refusals that go with them (a name that would break the lines it is printed in, a
+//! task not assigned to the rater).
+
+use super::{Error, ErrorCode, Project, Result};
+use crate::evidence::shell_quote;
+
+/// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
+/// starts with. Answered from the id index alone: no case is read.
+pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
+    const SHOWN: usize = 5;
+    // An id is a prefix of itself and sorts before every longer id that starts with it.
+    let matches = if id.is_empty() {
+        Vec::new()
+    } else {
+        project.store.instance_ids_with_prefix(id, SHOWN + 1)?
+    };
+    match matches.as_slice() {
+        [first, ..] if first == id => Ok(id.to_string()),
+        [] => Err(Error::NotFound(format!(
+            "the project has no case {id:?}, and no case id starts with it"
+        ))),
+        [only] => Ok(only.clone()),
+        many => Err(Error::refused(
+            ErrorCode::Ambiguous,
+            format!(
+                "{id:?} is the start of more than one case id ({}{}); give more of it",
+                many.iter()
+                    .take(SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if many.len() > SHOWN { ", …" } else { "" }
+            ),
+        )),
+    }
+}
+
+/// The case named by `id` (its id, or a unique prefix), as stored.
+pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::StoredCase> {
+    let full = resolve_case_id(project, id)?;
+    project
+        .store
+        .case_by_instance(&full)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no case {id:?}")))
+}
+
+/// The rater named `name`, active or not.
+pub(super) fn find_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+    project
+        .store
+        .rater_by_name(name)?
+        .ok_or_else(|| Error::NotFound(format!("the project has no rater named {name:?}")))
+}
+
+/// The rater, refused when deactivated: a rater who left the panel answers nothing more.
+pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+    let rater = find_rater(project, name)?;
+    if !rater.active {
+        return Err(Error::refused(
+            ErrorCode::RaterInactive,
+            format!(
+                "rater {name:?} is deactivated and has no queue; the coordinator can reactivate them"
+            ),
+        ));
+    }
+    Ok(rater)
+}
+
+/// Refuses a name that would break the lines and columns it is printed in: control
+/// characters (a newline, a tab), and `|`, which joins two raters' names in a pair's key
+/// (`ana|bo`).
+pub(super) fn check_name(name: &str, what: &str) -> Result<()> {
+    if let Some(c) = name.chars().find(|c| c.is_control() || *c == '|') {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            format!(
+                "{what} may not hold {}: {name:?}",
+                match c {
+                    '\n' | '\r' => "a line break".to_string(),
+                    '\t' => "a tab".to_string(),
+                    '|' => "'|', which joins two raters' names in a pair's key".to_string(),
+                    other => format!("the control character U+{:04X}", u32::from(other)),
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The refusal of an answer or active time on a case not assigned to the rater.
+pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
+    Error::refused(
+        ErrorCode::NotAssigned,
+        format!(
+            "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
+            shell_quote(case),
+            shell_quote(rater)
+        ),
+    )
+}
