@@ -322,11 +322,7 @@ impl MetaStore for Store {
             .map_err(|e| sql_err(&self.path, e))?;
         let row = match existing {
             Some((row, stored)) if stored == source => row,
-            Some(_) => {
-                return Err(StoreError::Rule(format!(
-                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
-                )));
-            }
+            Some(_) => return Err(changed_questionnaire(id, version)),
             None => {
                 tx.execute(
                     "INSERT INTO questionnaires(qid, version, source) VALUES (?1, ?2, ?3)",
@@ -556,6 +552,13 @@ impl Store {
             source,
         }
     }
+}
+
+/// Refuses a questionnaire whose id and version the project holds with other content.
+fn changed_questionnaire(id: &str, version: &str) -> StoreError {
+    StoreError::Rule(format!(
+        "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
+    ))
 }
 
 /// The store's error for a database failure: a full disk and a read-only file are said as

@@ -603,10 +603,7 @@ impl MetaStore for PgStore {
                 .await?;
             let stored: String = row.try_get(1)?;
             if stored != source {
-                return Err(StoreError::Rule(format!(
-                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
-                ))
-                .into());
+                return Err(super::changed_questionnaire(id, version).into());
             }
             access::write_questionnaire_rules(&**c.0).await?;
             Ok(row.try_get(0)?)
