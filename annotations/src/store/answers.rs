@@ -7,6 +7,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::shared::{self, Cells, EVENT_COLUMNS, SqliteRow};
 use super::{Store, StoreError, sql_err};
 
 /// What an answer event records.
@@ -100,10 +101,6 @@ pub struct AnswerEvent {
 const EVENT_FIELDS: &str =
     "case_id, rater_id, case_revision_id, questionnaire_id, kind, answer_revision, reason, at";
 
-/// Every column of an event, in the order [`Store::event_from_row`] reads them.
-const EVENT_COLUMNS: &str = "id, uid, case_id, rater_id, case_revision_id, questionnaire_id, \
-     kind, answer_revision, reason, at, answer";
-
 /// A new event's global id: a UUID v7, so ids sort in the order events were made.
 pub fn new_event_uid() -> String {
     uuid::Uuid::now_v7().to_string()
@@ -124,33 +121,14 @@ pub(super) fn insert_answer_event(
         what: "answer",
         source,
     })?;
-    let stored: Option<(i64, StoredFields)> = conn
-        .query_row(
-            "SELECT id, case_id, rater_id, case_revision_id, questionnaire_id, kind,
-               answer_revision, answer, reason, at FROM answer_events WHERE uid = ?1",
-            [event.uid],
-            |row| {
-                Ok((
-                    row.get(0)?,
-                    (
-                        row.get(1)?,
-                        row.get(2)?,
-                        row.get(3)?,
-                        row.get(4)?,
-                        row.get(5)?,
-                        row.get(6)?,
-                        row.get(7)?,
-                        row.get(8)?,
-                        row.get(9)?,
-                    ),
-                ))
-            },
-        )
-        .optional()
+    let mut stmt = conn
+        .prepare_cached(shared::STORED_EVENT)
         .map_err(|e| sql_err(path, e))?;
-    if let Some((id, stored)) = stored {
-        same_event(event, &answer, stored)?;
-        return Ok(id);
+    let mut rows = stmt.query([event.uid]).map_err(|e| sql_err(path, e))?;
+    if let Some(row) = rows.next().map_err(|e| sql_err(path, e))? {
+        let row = SqliteRow { row, path };
+        same_event(event, &answer, shared::stored_fields(&row)?)?;
+        return row.cell(0);
     }
     let (last, first, newest): (Option<i64>, Option<String>, Option<String>) = conn
         .query_row(HISTORY, params![event.case_id, event.rater_id], |row| {
@@ -158,10 +136,8 @@ pub(super) fn insert_answer_event(
         })
         .map_err(|e| sql_err(path, e))?;
     check_follows(event, last, first.as_deref(), newest.as_deref())?;
-    conn.execute(
-        "INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
-           kind, answer_revision, answer, reason, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    conn.query_row(
+        shared::INSERT_ANSWER_EVENT,
         params![
             event.uid,
             event.case_id,
@@ -174,9 +150,9 @@ pub(super) fn insert_answer_event(
             event.reason,
             event.at
         ],
+        |row| row.get(0),
     )
-    .map_err(|e| sql_err(path, e))?;
-    Ok(conn.last_insert_rowid())
+    .map_err(|e| sql_err(path, e))
 }
 
 /// Where a rater's answer on a task stands, for [`check_follows`]: the highest submitted
@@ -380,13 +356,9 @@ impl AnswerStore for Store {
         found_at: &str,
     ) -> Result<Option<i64>, StoreError> {
         let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
-        let inserted = self
-            .conn
-            .execute(
-                "INSERT INTO answer_conflicts(uid, case_id, rater_id, case_revision_id,
-                   questionnaire_id, kind, answer_revision, answer, reason, at, origin, found_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                 ON CONFLICT (uid) DO NOTHING",
+        self.conn
+            .query_row(
+                shared::INSERT_CONFLICT,
                 params![
                     event.uid,
                     event.case_id,
@@ -401,32 +373,14 @@ impl AnswerStore for Store {
                     origin,
                     found_at
                 ],
+                |row| row.get(0),
             )
-            .map_err(|e| self.sql(e))?;
-        Ok((inserted == 1).then(|| self.conn.last_insert_rowid()))
+            .optional()
+            .map_err(|e| self.sql(e))
     }
 
     fn answer_conflicts(&self) -> Result<Vec<AnswerConflict>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {EVENT_COLUMNS}, origin, found_at, resolved_at, resolution
-                 FROM answer_conflicts ORDER BY id"
-            ))
-            .map_err(|e| self.sql(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
-            let sql = |e| self.sql(e);
-            out.push(AnswerConflict {
-                event: self.event_from_row(row, None)?,
-                origin: row.get(11).map_err(sql)?,
-                found_at: row.get(12).map_err(sql)?,
-                resolved_at: row.get(13).map_err(sql)?,
-                resolution: row.get(14).map_err(sql)?,
-            });
-        }
-        Ok(out)
+        self.decode(shared::CONFLICTS, [], |row| shared::conflict(row))
     }
 
     fn resolve_conflict(
@@ -437,11 +391,7 @@ impl AnswerStore for Store {
     ) -> Result<bool, StoreError> {
         let changed = self
             .conn
-            .execute(
-                "UPDATE answer_conflicts SET resolved_at = ?2, resolution = ?3
-                 WHERE id = ?1 AND resolved_at IS NULL",
-                params![id, now, resolution],
-            )
+            .execute(shared::RESOLVE_CONFLICT, params![now, resolution, id])
             .map_err(|e| self.sql(e))?;
         Ok(changed == 1)
     }
@@ -515,12 +465,7 @@ impl AnswerStore for Store {
     }
 
     fn answer_event_by_uid(&self, uid: &str) -> Result<Option<AnswerEvent>, StoreError> {
-        Ok(self
-            .query_events(
-                &format!("SELECT {EVENT_COLUMNS} FROM answer_events WHERE uid = ?1"),
-                [uid],
-            )?
-            .pop())
+        Ok(self.query_events(shared::EVENT_BY_UID, [uid])?.pop())
     }
 }
 
@@ -579,7 +524,7 @@ impl Store {
             .map_err(|e| self.sql(e))?;
         let mut events = Vec::new();
         while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
-            events.push(self.event_from_row(row, filter.questions)?);
+            events.push(shared::event(&self.cells(row), filter.questions)?);
         }
         Ok(events)
     }
@@ -589,64 +534,8 @@ impl Store {
         sql: &str,
         params: impl rusqlite::Params,
     ) -> Result<Vec<AnswerEvent>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.sql(e))?;
-        let mut rows = stmt.query(params).map_err(|e| self.sql(e))?;
-        let mut events = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
-            events.push(self.event_from_row(row, None)?);
-        }
-        Ok(events)
+        self.decode(sql, params, |row| shared::event(row, None))
     }
-
-    /// An event from a row of [`EVENT_COLUMNS`]: its answer whole, or the values of
-    /// `questions`, one column each.
-    fn event_from_row(
-        &self,
-        row: &rusqlite::Row<'_>,
-        questions: Option<&[&str]>,
-    ) -> Result<AnswerEvent, StoreError> {
-        let sql = |e| self.sql(e);
-        let kind: String = row.get(6).map_err(sql)?;
-        Ok(AnswerEvent {
-            id: row.get(0).map_err(sql)?,
-            uid: row.get(1).map_err(sql)?,
-            case_id: row.get(2).map_err(sql)?,
-            rater_id: row.get(3).map_err(sql)?,
-            case_revision_id: row.get(4).map_err(sql)?,
-            questionnaire_id: row.get(5).map_err(sql)?,
-            kind: EventKind::parse(&kind)
-                .ok_or_else(|| StoreError::Rule(format!("unknown answer event kind {kind:?}")))?,
-            answer_revision: row.get(7).map_err(sql)?,
-            reason: row.get(8).map_err(sql)?,
-            at: row.get(9).map_err(sql)?,
-            answer: answer_from_cells(
-                questions,
-                |i| row.get(10 + i).map_err(sql),
-                |e| self.corrupt("answer", e),
-            )?,
-        })
-    }
-}
-
-/// An answer as a query of events gives it, from the cells after the event's fields: the whole
-/// answer's JSON in one cell (`questions` is `None`), or the JSON of each question's value in a
-/// cell of its own, `NULL` where it was not answered. Shared by both backends.
-pub(crate) fn answer_from_cells(
-    questions: Option<&[&str]>,
-    mut cell: impl FnMut(usize) -> Result<Option<String>, StoreError>,
-    corrupt: impl Fn(serde_json::Error) -> StoreError,
-) -> Result<Map<String, Value>, StoreError> {
-    let Some(questions) = questions else {
-        return serde_json::from_str(&cell(0)?.unwrap_or_default()).map_err(corrupt);
-    };
-    let mut answer = Map::new();
-    for (i, question) in questions.iter().enumerate() {
-        if let Some(value) = cell(i)? {
-            let value = serde_json::from_str(&value).map_err(&corrupt)?;
-            answer.insert((*question).to_string(), value);
-        }
-    }
-    Ok(answer)
 }
 
 #[cfg(test)]

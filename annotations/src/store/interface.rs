@@ -6,6 +6,11 @@
 //! `progress.rs`, `ResultStore` in `results.rs`);
 //! [`ProjectStore`] is all of them.
 //!
+//! The server backend (`postgres/`) implements each trait in the file of the same name as the
+//! SQLite code (`postgres/raters.rs` beside `raters.rs`, and so on). The statements whose text is
+//! the same in both dialects, and the decoders of the rows they give, are written once in
+//! `shared.rs`; what differs stays beside the method of each backend that runs it.
+//!
 //! Answer events are append-only: the interface has no way to change or delete one, and the
 //! SQLite schema refuses both besides (`tests/store_suite.rs` checks both).
 

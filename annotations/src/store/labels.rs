@@ -11,6 +11,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::{Map, Value};
 
 use super::answers::NewAnswerEvent;
+use super::shared::{self, ADJUDICATION_COLUMNS};
 use super::{ImportSession, Store, StoreError, sql_err};
 
 /// An adjudicator's decision on one question of one case, as stored.
@@ -104,11 +105,7 @@ impl ImportLabels for ImportSession<'_> {
         let tx = self.transaction();
         let path = tx_path(tx);
         let case_id: i64 = tx
-            .query_row(
-                "SELECT id FROM cases WHERE instance_id = ?1",
-                [instance_id],
-                |row| row.get(0),
-            )
+            .query_row(shared::CASE_ID, [instance_id], |row| row.get(0))
             .optional()
             .map_err(|e| sql_err(path, e))?
             .ok_or_else(|| {
@@ -119,11 +116,7 @@ impl ImportLabels for ImportSession<'_> {
         // Every source a case gets settles its revision at once, so a case made in this
         // import has one too.
         let id = tx
-            .query_row(
-                "SELECT id FROM case_revisions WHERE case_id = ?1 ORDER BY revision DESC LIMIT 1",
-                [case_id],
-                |row| row.get(0),
-            )
+            .query_row(shared::LATEST_REVISION_ID, [case_id], |row| row.get(0))
             .optional()
             .map_err(|e| sql_err(path, e))?
             .ok_or_else(|| {
@@ -135,15 +128,10 @@ impl ImportLabels for ImportSession<'_> {
     fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
         let tx = self.transaction();
         let path = tx_path(tx);
-        tx.execute(
-            "INSERT OR IGNORE INTO raters(name, created_at) VALUES (?1, ?2)",
-            params![name, now],
-        )
-        .map_err(|e| sql_err(path, e))?;
-        tx.query_row("SELECT id FROM raters WHERE name = ?1", [name], |row| {
-            row.get(0)
-        })
-        .map_err(|e| sql_err(path, e))
+        tx.execute(shared::ENSURE_RATER, params![name, now])
+            .map_err(|e| sql_err(path, e))?;
+        tx.query_row(shared::RATER_ID, [name], |row| row.get(0))
+            .map_err(|e| sql_err(path, e))
     }
 
     fn submission_of(&self, case_id: i64, rater_id: i64) -> Result<Option<Submission>, StoreError> {
@@ -151,8 +139,7 @@ impl ImportLabels for ImportSession<'_> {
         let path = tx_path(tx);
         let row: Option<(String, String)> = tx
             .query_row(
-                "SELECT answer, at FROM answer_events
-                 WHERE case_id = ?1 AND rater_id = ?2 AND kind = 'submit' ORDER BY uid LIMIT 1",
+                shared::FIRST_SUBMISSION,
                 params![case_id, rater_id],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
@@ -177,11 +164,8 @@ impl ImportLabels for ImportSession<'_> {
         let path = tx_path(tx);
         let id = super::answers::insert_answer_event(tx, path, event)?;
         let fields = serde_json::to_string(fields).map_err(|e| corrupt(path, "fields", e))?;
-        tx.execute(
-            "INSERT INTO answer_event_fields(answer_event_id, origin, fields) VALUES (?1, ?2, ?3)",
-            params![id, origin, fields],
-        )
-        .map_err(|e| sql_err(path, e))?;
+        tx.execute(shared::INSERT_EVENT_FIELDS, params![id, origin, fields])
+            .map_err(|e| sql_err(path, e))?;
         Ok(id)
     }
 
@@ -197,10 +181,7 @@ impl ImportLabels for ImportSession<'_> {
         let path = tx_path(tx);
         let labels = serde_json::to_string(labels).map_err(|e| corrupt(path, "labels", e))?;
         tx.execute(
-            "INSERT INTO reference_labels(label_set, case_id, labels, origin, imported_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT(label_set, case_id) DO UPDATE SET labels = excluded.labels,
-               origin = excluded.origin, imported_at = excluded.imported_at",
+            shared::PUT_REFERENCE_LABEL,
             params![label_set, case_id, labels, origin, now],
         )
         .map_err(|e| sql_err(path, e))?;
@@ -209,13 +190,9 @@ impl ImportLabels for ImportSession<'_> {
 
     fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
         let tx = self.transaction();
-        tx.query_row(
-            "SELECT id FROM cases WHERE instance_id = ?1",
-            [instance_id],
-            |row| row.get(0),
-        )
-        .optional()
-        .map_err(|e| sql_err(tx_path(tx), e))
+        tx.query_row(shared::CASE_ID, [instance_id], |row| row.get(0))
+            .optional()
+            .map_err(|e| sql_err(tx_path(tx), e))
     }
 }
 
@@ -288,10 +265,7 @@ pub trait LabelStore {
 impl LabelStore for Store {
     fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
         self.conn
-            .execute(
-                "INSERT OR IGNORE INTO adjudicators(name, added_at) VALUES (?1, ?2)",
-                params![name, now],
-            )
+            .execute(shared::ADD_ADJUDICATOR, params![name, now])
             .map_err(|e| self.sql(e))?;
         Ok(())
     }
@@ -299,7 +273,7 @@ impl LabelStore for Store {
     fn remove_adjudicator(&mut self, name: &str) -> Result<bool, StoreError> {
         let removed = self
             .conn
-            .execute("DELETE FROM adjudicators WHERE name = ?1", [name])
+            .execute(shared::REMOVE_ADJUDICATOR, [name])
             .map_err(|e| self.sql(e))?;
         Ok(removed > 0)
     }
@@ -318,55 +292,32 @@ impl LabelStore for Store {
     fn add_adjudication(&mut self, d: &NewAdjudication<'_>) -> Result<i64, StoreError> {
         let value = serde_json::to_string(d.value).map_err(|e| self.corrupt("adjudication", e))?;
         self.conn
-            .execute(
-                "INSERT INTO adjudications(case_id, question_id, value, rationale, decided_by, rule, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![d.case_id, d.question, value, d.rationale, d.decided_by, d.rule, d.at],
+            .query_row(
+                shared::INSERT_ADJUDICATION,
+                params![
+                    d.case_id,
+                    d.question,
+                    value,
+                    d.rationale,
+                    d.decided_by,
+                    d.rule,
+                    d.at
+                ],
+                |row| row.get(0),
             )
-            .map_err(|e| self.sql(e))?;
-        Ok(self.conn.last_insert_rowid())
+            .map_err(|e| self.sql(e))
     }
 
     fn latest_adjudications(&self) -> Result<Vec<AdjudicationRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, case_id, question_id, value, rationale, decided_by, rule, at
-                 FROM adjudications WHERE id IN
+        self.decode(
+            &format!(
+                "SELECT {ADJUDICATION_COLUMNS} FROM adjudications WHERE id IN
                    (SELECT MAX(id) FROM adjudications GROUP BY case_id, question_id)
-                 ORDER BY case_id, question_id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, String>(4)?,
-                    row.get::<_, String>(5)?,
-                    row.get::<_, String>(6)?,
-                    row.get::<_, String>(7)?,
-                ))
-            })
-            .map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, case_id, question, value, rationale, decided_by, rule, at) =
-                row.map_err(|e| self.sql(e))?;
-            out.push(AdjudicationRow {
-                id,
-                case_id,
-                question,
-                value: serde_json::from_str(&value).map_err(|e| self.corrupt("adjudication", e))?,
-                rationale,
-                decided_by,
-                rule,
-                at,
-            });
-        }
-        Ok(out)
+                 ORDER BY case_id, question_id"
+            ),
+            [],
+            |row| shared::adjudication(row),
+        )
     }
 
     fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError> {
@@ -437,53 +388,21 @@ impl LabelStore for Store {
     }
 
     fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
-                 JOIN cases c ON c.id = r.case_id WHERE r.label_set = ?1 ORDER BY c.instance_id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([label_set], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (case_id, instance_id, labels) = row.map_err(|e| self.sql(e))?;
-            out.push(ReferenceRow {
-                case_id,
-                instance_id,
-                labels: serde_json::from_str(&labels).map_err(|e| self.corrupt("labels", e))?,
-            });
-        }
-        Ok(out)
+        self.decode(
+            "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
+             JOIN cases c ON c.id = r.case_id WHERE r.label_set = ?1 ORDER BY c.instance_id",
+            [label_set],
+            |row| shared::reference(row),
+        )
     }
 
     fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT answer_event_id, fields FROM answer_event_fields")
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-            })
-            .map_err(|e| self.sql(e))?;
-        let mut out = HashMap::new();
-        for row in rows {
-            let (id, fields) = row.map_err(|e| self.sql(e))?;
-            out.insert(
-                id,
-                serde_json::from_str(&fields).map_err(|e| self.corrupt("fields", e))?,
-            );
-        }
-        Ok(out)
+        Ok(self
+            .decode(shared::ANSWER_EVENT_FIELDS, [], |row| {
+                shared::event_fields(row)
+            })?
+            .into_iter()
+            .collect())
     }
 
     fn answer_event_span(&self) -> Result<EventSpans, StoreError> {

@@ -16,6 +16,7 @@ mod progress;
 mod raters;
 mod repos;
 mod results;
+mod shared;
 pub mod transfer;
 
 use std::path::{Path, PathBuf};
@@ -291,20 +292,14 @@ impl MetaStore for Store {
 
     fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
         self.conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
-                row.get(0)
-            })
+            .query_row(shared::META, [key], |row| row.get(0))
             .optional()
             .map_err(|e| self.sql(e))
     }
 
     fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.conn
-            .execute(
-                "INSERT INTO meta(key, value) VALUES (?1, ?2)
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [key, value],
-            )
+            .execute(shared::SET_META, [key, value])
             .map_err(|e| self.sql(e))?;
         Ok(())
     }
@@ -320,20 +315,14 @@ impl MetaStore for Store {
             .transaction()
             .map_err(|e| sql_err(&self.path, e))?;
         let existing: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, source FROM questionnaires WHERE qid = ?1 AND version = ?2",
-                [id, version],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
+            .query_row(shared::QUESTIONNAIRE_BY_VERSION, [id, version], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
             .optional()
             .map_err(|e| sql_err(&self.path, e))?;
         let row = match existing {
             Some((row, stored)) if stored == source => row,
-            Some(_) => {
-                return Err(StoreError::Rule(format!(
-                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
-                )));
-            }
+            Some(_) => return Err(changed_questionnaire(id, version)),
             None => {
                 tx.execute(
                     "INSERT INTO questionnaires(qid, version, source) VALUES (?1, ?2, ?3)",
@@ -353,11 +342,9 @@ impl MetaStore for Store {
 
     fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {
         self.conn
-            .query_row(
-                "SELECT qid, version, source FROM questionnaires WHERE id = ?1",
-                [row],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
+            .query_row(shared::QUESTIONNAIRE_SOURCE, [row], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
             .map_err(|e| self.sql(e))
     }
 }
@@ -567,6 +554,13 @@ impl Store {
     }
 }
 
+/// Refuses a questionnaire whose id and version the project holds with other content.
+fn changed_questionnaire(id: &str, version: &str) -> StoreError {
+    StoreError::Rule(format!(
+        "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
+    ))
+}
+
 /// The store's error for a database failure: a full disk and a read-only file are said as
 /// such, since what the user can do about them differs from any other failure.
 fn sql_err(path: &Path, source: rusqlite::Error) -> StoreError {
@@ -656,192 +650,4 @@ fn file_uri(path: &Path) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn a_newer_project_file_is_refused_and_left_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.verity");
-        drop(Store::create(&path).unwrap());
-        {
-            let conn = Connection::open(&path).unwrap();
-            conn.pragma_update(None, "user_version", 999).unwrap();
-        }
-        let before = std::fs::read(&path).unwrap();
-        let err = Store::open(&path).unwrap_err();
-        assert!(
-            matches!(err, StoreError::TooNew { found: 999, .. }),
-            "{err}"
-        );
-        assert_eq!(
-            std::fs::read(&path).unwrap(),
-            before,
-            "a newer file is not modified"
-        );
-    }
-
-    #[test]
-    fn an_existing_file_is_never_overwritten_by_create() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.verity");
-        std::fs::write(&path, "hello").unwrap();
-        assert!(matches!(
-            Store::create(&path).unwrap_err(),
-            StoreError::AlreadyExists { .. }
-        ));
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "hello");
-    }
-
-    #[test]
-    fn a_file_that_is_not_a_project_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("notes.txt");
-        std::fs::write(&path, "x".repeat(4096)).unwrap();
-        assert!(matches!(
-            Store::open(&path).unwrap_err(),
-            StoreError::NotAProject { .. }
-        ));
-        let other = dir.path().join("other.sqlite");
-        Connection::open(&other)
-            .unwrap()
-            .execute_batch("CREATE TABLE t(x); PRAGMA user_version = 1;")
-            .unwrap();
-        assert!(matches!(
-            Store::open(&other).unwrap_err(),
-            StoreError::NotAProject { .. }
-        ));
-    }
-
-    #[test]
-    fn a_file_written_by_the_first_schema_opens_and_upgrades_with_its_data() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v1.verity");
-        {
-            // The file exactly as the first Verity wrote it: schema 1 and its rows.
-            let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(migrations::MIGRATIONS[0]).unwrap();
-            conn.pragma_update(None, "application_id", APPLICATION_ID)
-                .unwrap();
-            conn.pragma_update(None, "user_version", 1).unwrap();
-            conn.execute_batch(
-                r#"INSERT INTO questionnaires VALUES (1, 'q', '1', 'source');
-                INSERT INTO cases VALUES (1, 'a', 't');
-                INSERT INTO case_revisions VALUES
-                  (1, 1, 1, '{"instance_id":"a"}', 'h', 'o/r', NULL, 'A', 1, 't');
-                INSERT INTO raters VALUES (1, 'ana', 't');
-                INSERT INTO assignments VALUES (1, 1, 't', 0);
-                INSERT INTO answer_events VALUES
-                  (1, 1, 1, 1, 1, 'draft', 0, '{"underspecified":"1"}', NULL, 't'),
-                  (2, 1, 1, 1, 1, 'submit', 1, '{"underspecified":"2"}', NULL, 't');"#,
-            )
-            .unwrap();
-        }
-        let mut store = Store::open(&path).unwrap();
-        assert_eq!(
-            store.schema_version().unwrap(),
-            migrations::MIGRATIONS.len() as i64
-        );
-        let raters = store.list_raters().unwrap();
-        assert_eq!((raters[0].name.as_str(), raters[0].active), ("ana", true));
-        let events = store.first_submissions().unwrap();
-        assert_eq!(events[0].answer["underspecified"], "2");
-        // Events written before global ids get ids that keep their order and precede any
-        // event made since.
-        let mut uids: Vec<String> = store
-            .answer_events(1, 1)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.uid)
-            .collect();
-        assert_eq!(
-            uids,
-            [
-                "00000000-0000-7000-8000-000000000001",
-                "00000000-0000-7000-8000-000000000002"
-            ]
-        );
-        uids.push(new_event_uid());
-        assert!(uids.is_sorted());
-        let project_id = store.meta("project_id").unwrap().unwrap();
-        assert_eq!(project_id.len(), 36);
-        assert_eq!(&project_id[14..15], "4");
-        assert_eq!(store.list_cases().unwrap()[0].instance_id, "a");
-        assert!(store.list_adjudicators().unwrap().is_empty());
-        assert!(store.reference_sets().unwrap().is_empty());
-        // The new schema's parts work on the upgraded file, and its rules still hold.
-        assert_eq!(store.set_rater_active(1, false, "t2").unwrap(), 0);
-        assert!(!store.list_raters().unwrap()[0].active);
-        assert!(
-            store
-                .conn
-                .execute("UPDATE answer_events SET answer = '{}'", [])
-                .is_err()
-        );
-        drop(store);
-        assert_eq!(
-            Store::open(&path).unwrap().schema_version().unwrap(),
-            migrations::MIGRATIONS.len() as i64,
-            "reopening an upgraded file changes nothing"
-        );
-    }
-
-    #[test]
-    fn a_full_disk_says_so_and_nothing_of_the_write_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.verity");
-        let mut store = Store::create(&path).unwrap();
-        // The file may not grow: SQLite answers as it does on a full disk (SQLITE_FULL).
-        let pages: i64 = store
-            .conn
-            .query_row("PRAGMA page_count", [], |row| row.get(0))
-            .unwrap();
-        store
-            .conn
-            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
-            .unwrap();
-        let err = store.set_meta("notes", &"x".repeat(1 << 20)).unwrap_err();
-        assert!(matches!(err, StoreError::DiskFull { .. }), "{err:?}");
-        assert_eq!(
-            err.to_string(),
-            format!(
-                "the disk holding the project {} is full: nothing was saved (free some space and try again)",
-                path.display()
-            )
-        );
-        assert_eq!(store.meta("notes").unwrap(), None);
-    }
-
-    #[test]
-    fn an_unfinished_copy_never_opens_as_a_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let partial = dir.path().join(".copy.verity.migrating");
-        let target = dir.path().join("copy.verity");
-        drop(Store::create_unfinished(&partial).unwrap());
-        let err = Store::open(&partial).unwrap_err();
-        assert!(matches!(err, StoreError::Unfinished { .. }), "{err:?}");
-        Store::create_unfinished(&partial)
-            .map(drop)
-            .expect_err("an existing file is never overwritten");
-        std::fs::remove_file(&partial).unwrap();
-        Store::create_unfinished(&partial)
-            .unwrap()
-            .finish_copy(&target)
-            .unwrap();
-        assert!(!partial.exists());
-        Store::open(&target).unwrap();
-    }
-
-    #[test]
-    fn reopening_keeps_the_schema_version() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.verity");
-        let version = Store::create(&path).unwrap().schema_version().unwrap();
-        assert_eq!(version, migrations::MIGRATIONS.len() as i64);
-        assert_eq!(
-            Store::open(&path).unwrap().schema_version().unwrap(),
-            version
-        );
-    }
-}
+mod tests;

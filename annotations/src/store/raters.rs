@@ -3,6 +3,7 @@
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
+use super::shared::{self, RATER_COLUMNS};
 use super::{Store, StoreError, sql_err};
 
 /// A member of the panel.
@@ -14,16 +15,6 @@ pub struct Rater {
     pub name: String,
     /// False once deactivated: the rater's answers stay, and they leave every queue.
     pub active: bool,
-}
-
-const RATER_COLUMNS: &str = "id, name, deactivated_at IS NULL";
-
-fn rater_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Rater> {
-    Ok(Rater {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        active: row.get(2)?,
-    })
 }
 
 /// A case given to a rater.
@@ -99,37 +90,29 @@ pub trait RaterStore {
 impl RaterStore for Store {
     fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError> {
         check_name_free(&self.list_raters()?, name)?;
-        self.conn
-            .execute(
-                "INSERT INTO raters(name, created_at) VALUES (?1, ?2)",
-                params![name, now],
-            )
+        let id = self
+            .conn
+            .query_row(shared::INSERT_RATER, params![name, now], |row| row.get(0))
             .map_err(|e| self.sql(e))?;
         Ok(Rater {
-            id: self.conn.last_insert_rowid(),
+            id,
             name: name.to_string(),
             active: true,
         })
     }
 
     fn list_raters(&self) -> Result<Vec<Rater>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT {RATER_COLUMNS} FROM raters ORDER BY name"))
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt.query_map([], rater_row).map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+        self.decode(
+            &format!("SELECT {RATER_COLUMNS} FROM raters ORDER BY name"),
+            [],
+            |row| shared::rater(row),
+        )
     }
 
     fn rater_by_name(&self, name: &str) -> Result<Option<Rater>, StoreError> {
-        self.conn
-            .query_row(
-                &format!("SELECT {RATER_COLUMNS} FROM raters WHERE name = ?1"),
-                [name],
-                rater_row,
-            )
-            .optional()
-            .map_err(|e| self.sql(e))
+        Ok(self
+            .decode(shared::RATER_BY_NAME, [name], |row| shared::rater(row))?
+            .pop())
     }
 
     fn set_rater_active(
@@ -143,20 +126,15 @@ impl RaterStore for Store {
             .transaction()
             .map_err(|e| sql_err(&self.path, e))?;
         tx.execute(
-            "UPDATE raters SET deactivated_at = ?2 WHERE id = ?1",
-            params![rater_id, (!active).then_some(now)],
+            shared::SET_RATER_DEACTIVATED,
+            params![(!active).then_some(now), rater_id],
         )
         .map_err(|e| sql_err(&self.path, e))?;
         let released = if active {
             0
         } else {
-            tx.execute(
-                "DELETE FROM assignments WHERE rater_id = ?1 AND NOT EXISTS (
-                   SELECT 1 FROM answer_events e
-                   WHERE e.case_id = assignments.case_id AND e.rater_id = ?1 AND e.kind <> 'draft')",
-                [rater_id],
-            )
-            .map_err(|e| sql_err(&self.path, e))?
+            tx.execute(shared::RELEASE_UNSUBMITTED, [rater_id])
+                .map_err(|e| sql_err(&self.path, e))?
         };
         tx.commit().map_err(|e| sql_err(&self.path, e))?;
         Ok(released)
@@ -164,11 +142,7 @@ impl RaterStore for Store {
 
     fn rater_event_count(&self, rater_id: i64) -> Result<i64, StoreError> {
         self.conn
-            .query_row(
-                "SELECT COUNT(*) FROM answer_events WHERE rater_id = ?1",
-                [rater_id],
-                |row| row.get(0),
-            )
+            .query_row(shared::RATER_EVENT_COUNT, [rater_id], |row| row.get(0))
             .map_err(|e| self.sql(e))
     }
 
@@ -178,32 +152,17 @@ impl RaterStore for Store {
             .transaction()
             .map_err(|e| sql_err(&self.path, e))?;
         let released = tx
-            .execute("DELETE FROM assignments WHERE rater_id = ?1", [rater_id])
+            .execute(shared::DELETE_RATER_ASSIGNMENTS, [rater_id])
             .map_err(|e| sql_err(&self.path, e))?;
         // The answer events' foreign key refuses this for a rater who answered.
-        tx.execute("DELETE FROM raters WHERE id = ?1", [rater_id])
+        tx.execute(shared::DELETE_RATER, [rater_id])
             .map_err(|e| sql_err(&self.path, e))?;
         tx.commit().map_err(|e| sql_err(&self.path, e))?;
         Ok(released)
     }
 
     fn list_assignments(&self) -> Result<Vec<Assignment>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT case_id, rater_id, active_ms FROM assignments ORDER BY case_id, rater_id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok(Assignment {
-                    case_id: row.get(0)?,
-                    rater_id: row.get(1)?,
-                    active_ms: row.get(2)?,
-                })
-            })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+        self.decode(shared::ASSIGNMENTS, [], |row| shared::assignment(row))
     }
 
     fn add_assignments(&mut self, pairs: &[(i64, i64)], now: &str) -> Result<usize, StoreError> {
@@ -230,11 +189,7 @@ impl RaterStore for Store {
 
     fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError> {
         self.conn
-            .query_row(
-                "SELECT 1 FROM assignments WHERE case_id = ?1 AND rater_id = ?2",
-                params![case_id, rater_id],
-                |_| Ok(()),
-            )
+            .query_row(shared::IS_ASSIGNED, params![case_id, rater_id], |_| Ok(()))
             .optional()
             .map(|row| row.is_some())
             .map_err(|e| self.sql(e))
@@ -249,8 +204,8 @@ impl RaterStore for Store {
         let updated = self
             .conn
             .execute(
-                "UPDATE assignments SET active_ms = active_ms + ?3 WHERE case_id = ?1 AND rater_id = ?2",
-                params![case_id, rater_id, ms.max(0)],
+                shared::ADD_ACTIVE_TIME,
+                params![ms.max(0), case_id, rater_id],
             )
             .map_err(|e| self.sql(e))?;
         Ok(updated > 0)

@@ -4,6 +4,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use super::packed::{pack, unpack};
+use super::shared;
 use super::{Store, StoreError};
 
 /// A local clone registered for a repository.
@@ -101,11 +102,7 @@ pub(crate) fn case_risks_sql(mark: &str, cases: Option<&str>) -> String {
 impl RepoStore for Store {
     fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
         self.conn
-            .execute(
-                "INSERT INTO repositories(name, path, added_at) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(name) DO UPDATE SET path = excluded.path, added_at = excluded.added_at",
-                params![name, path, now],
-            )
+            .execute(shared::PUT_REPOSITORY, params![name, path, now])
             .map_err(|e| self.sql(e))?;
         Ok(())
     }
@@ -113,49 +110,30 @@ impl RepoStore for Store {
     fn remove_repository(&mut self, name: &str) -> Result<bool, StoreError> {
         let removed = self
             .conn
-            .execute("DELETE FROM repositories WHERE name = ?1", [name])
+            .execute(shared::REMOVE_REPOSITORY, [name])
             .map_err(|e| self.sql(e))?;
         Ok(removed > 0)
     }
 
     fn list_repositories(&self) -> Result<Vec<Repository>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT name, path FROM repositories ORDER BY name")
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok(Repository {
-                    name: row.get(0)?,
-                    path: row.get(1)?,
-                })
-            })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+        self.decode(
+            "SELECT name, path FROM repositories ORDER BY name",
+            [],
+            |row| shared::repository(row),
+        )
     }
 
     fn repository(&self, name: &str) -> Result<Option<Repository>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT name, path FROM repositories WHERE name = ?1",
-                [name],
-                |row| {
-                    Ok(Repository {
-                        name: row.get(0)?,
-                        path: row.get(1)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(|e| self.sql(e))
+        Ok(self
+            .decode(shared::REPOSITORY, [name], |row| shared::repository(row))?
+            .pop())
     }
 
     fn cached_evidence(&self, key: &EvidenceKey<'_>) -> Result<Option<CachedEvidence>, StoreError> {
         let row = self
             .conn
             .query_row(
-                "SELECT report, computed_at FROM evidence_cache
-                 WHERE case_revision_id = ?1 AND base_commit = ?2 AND engine_version = ?3",
+                shared::CACHED_EVIDENCE,
                 params![key.case_revision_id, key.base_commit, key.engine_version],
                 |row| {
                     Ok((

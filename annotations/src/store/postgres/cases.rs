@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::{Client, Failure, PgStore};
 use crate::case::{CaseRecord, Encoded, SourceKind};
 use crate::store::cases::{CASE_ORIGINS, merge_sources};
+use crate::store::shared;
 use crate::store::{
     CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, NewAnswerEvent, StoreError,
     StoredCase, Submission,
@@ -120,12 +121,7 @@ impl CaseStore for PgStore {
 
     fn case_revisions(&self, case_id: i64) -> Result<Vec<(i64, i64)>, StoreError> {
         self.run(async |c: &mut Client| {
-            let rows = c
-                .query(
-                    "SELECT id, revision FROM case_revisions WHERE case_id = $1 ORDER BY revision",
-                    &[&case_id],
-                )
-                .await?;
+            let rows = c.query(shared::CASE_REVISIONS, &[&case_id]).await?;
             Ok(rows
                 .iter()
                 .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
@@ -198,13 +194,7 @@ impl PgImport<'_> {
     fn case_id(&mut self, instance_id: &str) -> Result<i64, StoreError> {
         let now = self.now.clone();
         let (id, new): (i64, bool) = self.on(async |c: &Client| {
-            if let Some(r) = c
-                .query_opt(
-                    "SELECT id FROM cases WHERE instance_id = $1",
-                    &[&instance_id],
-                )
-                .await?
-            {
+            if let Some(r) = c.query_opt(shared::CASE_ID, &[&instance_id]).await? {
                 return Ok((r.try_get(0)?, false));
             }
             let r = c
@@ -321,10 +311,7 @@ impl ImportBatch for PgImport<'_> {
         let kind = kind.as_str();
         let changed = self.on(async |c: &Client| {
             let stored: Option<String> = c
-                .query_opt(
-                    "SELECT content_hash FROM case_sources WHERE case_id = $1 AND kind = $2",
-                    &[&case_id, &kind],
-                )
+                .query_opt(shared::SOURCE_HASH, &[&case_id, &kind])
                 .await?
                 .map(|r| r.try_get(0))
                 .transpose()?;
@@ -388,13 +375,10 @@ impl ImportLabels for PgImport<'_> {
         })?;
         let latest = || {
             self.on(async |c: &Client| {
-                Ok(c.query_opt(
-                    "SELECT id FROM case_revisions WHERE case_id = $1 ORDER BY revision DESC LIMIT 1",
-                    &[&case_id],
-                )
-                .await?
-                .map(|r| r.try_get(0))
-                .transpose()?)
+                Ok(c.query_opt(shared::LATEST_REVISION_ID, &[&case_id])
+                    .await?
+                    .map(|r| r.try_get(0))
+                    .transpose()?)
             })
         };
         if let Some(id) = latest()? {
@@ -409,27 +393,21 @@ impl ImportLabels for PgImport<'_> {
 
     fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
         self.on(async |c: &Client| {
-            c.execute(
-                "INSERT INTO raters(name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-                &[&name, &now],
-            )
-            .await?;
-            Ok(c.query_one("SELECT id FROM raters WHERE name = $1", &[&name])
-                .await?
-                .try_get(0)?)
+            c.execute(shared::ENSURE_RATER, &[&name, &now]).await?;
+            Ok(c.query_one(shared::RATER_ID, &[&name]).await?.try_get(0)?)
         })
     }
 
     fn submission_of(&self, case_id: i64, rater_id: i64) -> Result<Option<Submission>, StoreError> {
         let row: Option<(String, String)> = self.on(async |c: &Client| {
-            Ok(c.query_opt(
-                "SELECT answer, at FROM answer_events
-                 WHERE case_id = $1 AND rater_id = $2 AND kind = 'submit' ORDER BY uid LIMIT 1",
-                &[&case_id, &rater_id],
+            Ok(
+                c.query_opt(shared::FIRST_SUBMISSION, &[&case_id, &rater_id])
+                    .await?
+                    .map(|r| -> Result<_, tokio_postgres::Error> {
+                        Ok((r.try_get(0)?, r.try_get(1)?))
+                    })
+                    .transpose()?,
             )
-            .await?
-            .map(|r| -> Result<_, tokio_postgres::Error> { Ok((r.try_get(0)?, r.try_get(1)?)) })
-            .transpose()?)
         })?;
         row.map(|(answer, at)| {
             Ok((
@@ -450,12 +428,9 @@ impl ImportLabels for PgImport<'_> {
         let answer =
             serde_json::to_string(event.answer).map_err(|e| self.store.corrupt("answer", e))?;
         self.on(async |c: &Client| {
-            let id = super::panel::insert_answer_event(c, event, &answer).await?;
-            c.execute(
-                "INSERT INTO answer_event_fields(answer_event_id, origin, fields) VALUES ($1, $2, $3)",
-                &[&id, &origin, &fields],
-            )
-            .await?;
+            let id = super::answers::insert_answer_event(self.store, c, event, &answer).await?;
+            c.execute(shared::INSERT_EVENT_FIELDS, &[&id, &origin, &fields])
+                .await?;
             Ok(id)
         })
     }
@@ -471,10 +446,7 @@ impl ImportLabels for PgImport<'_> {
         let labels = serde_json::to_string(labels).map_err(|e| self.store.corrupt("labels", e))?;
         self.on(async |c: &Client| {
             c.execute(
-                "INSERT INTO reference_labels(label_set, case_id, labels, origin, imported_at)
-                 VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (label_set, case_id) DO UPDATE SET labels = excluded.labels,
-                   origin = excluded.origin, imported_at = excluded.imported_at",
+                shared::PUT_REFERENCE_LABEL,
                 &[&label_set, &case_id, &labels, &origin, &now],
             )
             .await?;
@@ -484,13 +456,10 @@ impl ImportLabels for PgImport<'_> {
 
     fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
         self.on(async |c: &Client| {
-            Ok(c.query_opt(
-                "SELECT id FROM cases WHERE instance_id = $1",
-                &[&instance_id],
-            )
-            .await?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+            Ok(c.query_opt(shared::CASE_ID, &[&instance_id])
+                .await?
+                .map(|r| r.try_get(0))
+                .transpose()?)
         })
     }
 }

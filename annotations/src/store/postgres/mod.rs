@@ -8,10 +8,14 @@
 //! events' global ids make a retried save land once.
 
 mod access;
+mod answers;
 mod cases;
 pub mod config;
-mod panel;
+mod feed;
+mod labels;
 mod progress;
+mod raters;
+mod repos;
 mod results;
 mod schema;
 mod transfer;
@@ -25,6 +29,7 @@ use tokio_postgres::error::SqlState;
 
 pub use config::{Environment, ServerConfig, SslMode, is_server_url};
 
+use super::shared::{self, Cell, Cells};
 use super::{AnswersChanged, MetaStore, StoreError};
 
 /// How long a statement is tried again while the server cannot be reached.
@@ -506,6 +511,42 @@ impl PgStore {
             source,
         }
     }
+
+    /// A row of this server's, to decode.
+    fn cells<'r>(&'r self, row: &'r tokio_postgres::Row) -> PgRow<'r> {
+        PgRow { row, store: self }
+    }
+
+    /// Every row a query gives, decoded by `decode`.
+    fn decode<T>(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+        decode: impl Fn(&PgRow<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        self.rows(sql, params)?
+            .iter()
+            .map(|row| decode(&self.cells(row)))
+            .collect()
+    }
+}
+
+/// A row of the server's.
+pub(super) struct PgRow<'r> {
+    row: &'r tokio_postgres::Row,
+    store: &'r PgStore,
+}
+
+impl Cells for PgRow<'_> {
+    fn cell<T: Cell>(&self, index: usize) -> Result<T, StoreError> {
+        self.row
+            .try_get(index)
+            .map_err(|e| self.store.failure(e.into()))
+    }
+
+    fn corrupt(&self, what: &'static str, source: serde_json::Error) -> StoreError {
+        self.store.corrupt(what, source)
+    }
 }
 
 /// The innermost cause of an error, which says what happened ("Connection refused").
@@ -532,21 +573,14 @@ impl MetaStore for PgStore {
 
     fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
         self.run(async |c: &mut Client| {
-            let row = c
-                .query_opt("SELECT value FROM meta WHERE key = $1", &[&key])
-                .await?;
+            let row = c.query_opt(shared::META, &[&key]).await?;
             Ok(row.map(|r| r.try_get(0)).transpose()?)
         })
     }
 
     fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.run(async |c: &mut Client| {
-            c.execute(
-                "INSERT INTO meta(key, value) VALUES ($1, $2)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                &[&key, &value],
-            )
-            .await?;
+            c.execute(shared::SET_META, &[&key, &value]).await?;
             Ok(())
         })
     }
@@ -565,17 +599,11 @@ impl MetaStore for PgStore {
             )
             .await?;
             let row = c
-                .query_one(
-                    "SELECT id, source FROM questionnaires WHERE qid = $1 AND version = $2",
-                    &[&id, &version],
-                )
+                .query_one(shared::QUESTIONNAIRE_BY_VERSION, &[&id, &version])
                 .await?;
             let stored: String = row.try_get(1)?;
             if stored != source {
-                return Err(StoreError::Rule(format!(
-                    "the project already holds questionnaire {id} version {version} with different content; give the changed file a new version"
-                ))
-                .into());
+                return Err(super::changed_questionnaire(id, version).into());
             }
             access::write_questionnaire_rules(&**c.0).await?;
             Ok(row.try_get(0)?)
@@ -584,12 +612,7 @@ impl MetaStore for PgStore {
 
     fn questionnaire_source(&self, row: i64) -> Result<(String, String, String), StoreError> {
         self.run(async |c: &mut Client| {
-            let r = c
-                .query_one(
-                    "SELECT qid, version, source FROM questionnaires WHERE id = $1",
-                    &[&row],
-                )
-                .await?;
+            let r = c.query_one(shared::QUESTIONNAIRE_SOURCE, &[&row]).await?;
             Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
         })
     }
@@ -622,7 +645,7 @@ impl MetaStore for PgStore {
                 else {
                     return;
                 };
-                rt.block_on(panel::listen(config, tls, send, ready_send, closed, server));
+                rt.block_on(feed::listen(config, tls, send, ready_send, closed, server));
             })
             .map_err(|e| StoreError::Rule(format!("cannot listen for answers: {e}")))?;
         // From here on every change is heard: the feed returns once it listens.
