@@ -110,7 +110,7 @@ pub fn fetch(s: &Session, args: FetchArgs, out: &mut dyn Write) -> Result<()> {
         split: Some(split),
         revision: Some(revision),
     };
-    let settings = annotations::hub::HubSettings::from_env();
+    let settings = ops::HubSettings::from_env();
     let report = ops::fetch_dataset(&mut p, &request, &settings, s.now, &mut progress, &cancel)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
