@@ -178,7 +178,7 @@ pub async fn long_job<T, P, F>(
 ) -> Result<T, CommandError>
 where
     T: Send + 'static,
-    P: IpcResponse + Clone + 'static,
+    P: IpcResponse + Clone + Send + 'static,
     F: FnOnce(&mut Project, &mut dyn FnMut(&P), &AtomicBool) -> ops::Result<T> + Send + 'static,
 {
     let state = app.state::<AppState>();
