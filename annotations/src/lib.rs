@@ -3,7 +3,9 @@
 //!
 //! The command line (`verity`) and the desktop app call [`ops`] only; the other modules are the
 //! parts `ops` composes.
-#![forbid(unsafe_code)]
+// Unsafe code only in `ops::process`: the process-wide setup a front end runs before any
+// thread starts (the allocator, libgit2's globals, the environment).
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod agreement;

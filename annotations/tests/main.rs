@@ -16,6 +16,7 @@ mod demo;
 mod desktop_ops;
 mod endpoint;
 mod evidence;
+mod front_ends;
 mod hostile_text;
 mod hub;
 mod integrity;

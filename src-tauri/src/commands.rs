@@ -8,16 +8,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use annotations::hub::HubSettings;
 use annotations::ops::{
     self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
     AnswerView, AssignReport, CalibrationView, CaseView, CloneProgress, CloneReport, CloneRequest,
     DisagreementPage, DisagreementQuery, EnsembleReport, ErrorCode, EvidenceAllReport,
     EvidenceProgress, EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport,
-    FetchRequest, GrepQuery, GrepReport, ImportProgress, ImportReport, NeededRepository,
-    ProgressPage, ProgressQuery, ProjectAgreement, QualityReport, QualityRequest, Questionnaire,
-    QueuePage, QueueQuery, RaterSummary, RepositoryStatus, ResultsImport, ResultsSource,
-    ScoresOptions, ScoresReport, ShownFile, SystemResults,
+    FetchRequest, GrepQuery, GrepReport, HubSettings, ImportProgress, ImportReport,
+    NeededRepository, ProgressPage, ProgressQuery, ProjectAgreement, QualityReport, QualityRequest,
+    Questionnaire, QueuePage, QueueQuery, RaterSummary, RepositoryStatus, ResultsImport,
+    ResultsSource, ScoresOptions, ScoresReport, ShownFile, SystemResults,
 };
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -27,7 +26,7 @@ use time::OffsetDateTime;
 
 use crate::error::CommandError;
 use crate::recent::RecentProject;
-use crate::state::{AppState, replace_project, with_project};
+use crate::state::{AppState, long_job, replace_project, with_project};
 
 /// The open project, for the window's header.
 #[derive(Debug, Clone, Serialize)]
@@ -327,21 +326,8 @@ pub async fn import_paths(
     paths: Vec<PathBuf>,
     on_progress: Channel<ImportProgress>,
 ) -> Result<ImportReport, CommandError> {
-    let state = app.state::<AppState>();
-    let job = state.start_job("An import")?;
-    let cancel = state.cancel.clone();
-    with_project(app, move |p| {
-        let _job = job;
-        ops::import_paths(
-            p,
-            &paths,
-            OffsetDateTime::now_utc(),
-            &mut |progress| {
-                // A closed window drops the channel; the import goes on regardless.
-                let _ = on_progress.send(progress.clone());
-            },
-            &cancel,
-        )
+    long_job(app, "An import", on_progress, move |p, progress, cancel| {
+        ops::import_paths(p, &paths, OffsetDateTime::now_utc(), progress, cancel)
     })
     .await
 }
@@ -356,21 +342,10 @@ pub async fn fetch_dataset(
     request: FetchRequest,
     on_progress: Channel<FetchProgress>,
 ) -> Result<FetchReport, CommandError> {
-    let state = app.state::<AppState>();
-    let job = state.start_job("A fetch")?;
-    let cancel = state.cancel.clone();
-    with_project(app, move |p| {
-        let _job = job;
-        ops::fetch_dataset(
-            p,
-            &request,
-            &HubSettings::from_env(),
-            OffsetDateTime::now_utc(),
-            &mut |progress| {
-                let _ = on_progress.send(progress.clone());
-            },
-            &cancel,
-        )
+    long_job(app, "A fetch", on_progress, move |p, progress, cancel| {
+        let settings = HubSettings::from_env();
+        let now = OffsetDateTime::now_utc();
+        ops::fetch_dataset(p, &request, &settings, now, progress, cancel)
     })
     .await
 }
@@ -587,24 +562,11 @@ pub async fn clone_repository(
     req: CloneRequest,
     on_progress: Channel<CloneProgress>,
 ) -> Result<CloneReport, CommandError> {
-    let state = app.state::<AppState>();
-    let job = state.start_job("A clone")?;
-    let cancel = state.cancel.clone();
-    let cache =
-        ops::default_repository_cache().unwrap_or_else(|| state.data_dir.join("repositories"));
-    with_project(app, move |p| {
-        let _job = job;
-        ops::clone_repository(
-            p,
-            &req,
-            &cache,
-            OffsetDateTime::now_utc(),
-            &mut |progress| {
-                // A closed window drops the channel; the clone goes on regardless.
-                let _ = on_progress.send(progress.clone());
-            },
-            &cancel,
-        )
+    let cache = ops::default_repository_cache()
+        .unwrap_or_else(|| app.state::<AppState>().data_dir.join("repositories"));
+    long_job(app, "A clone", on_progress, move |p, progress, cancel| {
+        let now = OffsetDateTime::now_utc();
+        ops::clone_repository(p, &req, &cache, now, progress, cancel)
     })
     .await
 }
@@ -617,22 +579,15 @@ pub async fn evidence_all(
     app: AppHandle,
     on_progress: Channel<EvidenceProgress>,
 ) -> Result<EvidenceAllReport, CommandError> {
-    let state = app.state::<AppState>();
-    let job = state.start_job("An evidence run")?;
-    let (cancel, engine) = (state.cancel.clone(), state.engine.clone());
-    with_project(app, move |p| {
-        let _job = job;
-        ops::evidence_all(
-            p,
-            &engine,
-            OffsetDateTime::now_utc(),
-            &mut |progress| {
-                // A closed window drops the channel; the run goes on regardless.
-                let _ = on_progress.send(progress.clone());
-            },
-            &cancel,
-        )
-    })
+    let engine = app.state::<AppState>().engine.clone();
+    long_job(
+        app,
+        "An evidence run",
+        on_progress,
+        move |p, progress, cancel| {
+            ops::evidence_all(p, &engine, OffsetDateTime::now_utc(), progress, cancel)
+        },
+    )
     .await
 }
 

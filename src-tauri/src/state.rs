@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use annotations::ops::{self, Actor, Engine, ErrorCode, Project};
+use tauri::ipc::{Channel, IpcResponse};
 use tauri::{AppHandle, Manager};
 
 use crate::error::CommandError;
@@ -163,6 +164,35 @@ where
             format!("A background task of Verity failed: {err}."),
         )
     })?
+}
+
+/// Runs a long job (an import, a fetch, a clone, an evidence run) on the open project as
+/// [`with_project`] does: refused while another long job runs (`what` names it in a sentence,
+/// "An import"), with the cancel flag `cancel_job` sets cleared first. `work` gets the project,
+/// a callback that sends each progress step on `on_progress`, and the cancel flag.
+pub async fn long_job<T, P, F>(
+    app: AppHandle,
+    what: &'static str,
+    on_progress: Channel<P>,
+    work: F,
+) -> Result<T, CommandError>
+where
+    T: Send + 'static,
+    P: IpcResponse + Clone + Send + 'static,
+    F: FnOnce(&mut Project, &mut dyn FnMut(&P), &AtomicBool) -> ops::Result<T> + Send + 'static,
+{
+    let state = app.state::<AppState>();
+    let job = state.start_job(what)?;
+    let cancel = state.cancel.clone();
+    with_project(app, move |p| {
+        let _job = job;
+        // A closed window drops the channel; the job goes on regardless.
+        let mut progress = |step: &P| {
+            let _ = on_progress.send(step.clone());
+        };
+        work(p, &mut progress, &cancel)
+    })
+    .await
 }
 
 /// Runs `work` (which opens a project) on a blocking thread and makes its result the open

@@ -19,8 +19,10 @@ pub use crate::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
 };
 pub use crate::evidence::{
-    Engine, GrepQuery, GrepReport, ShownFile, Snippet, render_text as render_evidence_text,
+    Engine, GrepQuery, GrepReport, MissingObject, ShownFile, Snippet,
+    render_text as render_evidence_text,
 };
+pub use crate::hub::HubSettings;
 pub use crate::natural::natural_cmp;
 pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
@@ -71,6 +73,8 @@ mod output;
 pub use output::{Overwrite, Written, write_file};
 mod packages;
 pub use packages::*;
+mod process;
+pub use process::{ProcessSetup, load_trust_store, set_up_process};
 mod panel;
 pub use panel::*;
 mod progress;

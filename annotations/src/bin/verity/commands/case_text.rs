@@ -50,7 +50,7 @@ pub fn write_case(
             out,
             "rater {}: {} ({} s active)",
             a.rater,
-            super::status_word(a.status),
+            crate::output::status_word(a.status),
             a.active_ms / 1000
         )?;
     }
@@ -91,7 +91,7 @@ pub fn write_case(
             out,
             "{} ({}):",
             rater.rater,
-            super::status_word(rater.status)
+            crate::output::status_word(rater.status)
         )?;
         for event in &rater.events {
             let what = match event.event {

@@ -1,30 +1,16 @@
-//! The coordinator's subcommands: agreement, ensemble, disagreements. Kept apart from the
-//! rest of the CLI so each prints in one place.
+//! Statistics: agreement, the ensemble, disagreements, the report.
 
 use std::io::Write;
-use std::path::PathBuf;
 
-use annotations::ops::{self, BootstrapOptions, Level, Project, render_agreement_text};
+use annotations::ops::{self, BootstrapOptions, Level, render_agreement_text};
 use anyhow::Result;
 
-/// `verity agreement`'s arguments.
-pub struct AgreementArgs {
-    pub ratings: Option<PathBuf>,
-    pub level: Option<String>,
-    pub categories: Option<String>,
-    pub question: Option<String>,
-    pub bootstrap: Option<usize>,
-    pub seed: u64,
-    pub json: bool,
-}
+use crate::output::{overwrite, print_json};
+use crate::schema::statistics::{AgreementArgs, DisagreementsArgs, EnsembleArgs, ReportArgs};
+use crate::session::Session;
 
-fn print_json<T: serde::Serialize>(out: &mut dyn Write, value: &T) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    writeln!(out)?;
-    Ok(())
-}
-
-pub fn agreement(session: &super::Session, args: AgreementArgs, out: &mut dyn Write) -> Result<()> {
+/// `verity agreement`: on a ratings file, or per question of the project.
+pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(path) = &args.ratings {
         if args.question.is_some() {
             anyhow::bail!(
@@ -141,9 +127,10 @@ pub fn agreement(session: &super::Session, args: AgreementArgs, out: &mut dyn Wr
     Ok(())
 }
 
-pub fn ensemble(p: &Project, rule: Option<&str>, json: bool, out: &mut dyn Write) -> Result<()> {
-    let report = ops::ensemble_labels(p, rule)?;
-    if json {
+/// `verity ensemble`.
+pub fn ensemble(s: &Session, args: EnsembleArgs, out: &mut dyn Write) -> Result<()> {
+    let report = ops::ensemble_labels(&s.open()?, args.rule.as_deref())?;
+    if args.json {
         return print_json(out, &report);
     }
     for case in &report.cases {
@@ -191,17 +178,14 @@ pub fn ensemble(p: &Project, rule: Option<&str>, json: bool, out: &mut dyn Write
     Ok(())
 }
 
-pub fn disagreements(
-    p: &Project,
-    question: Option<&str>,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<()> {
-    let list = match question {
-        Some(q) => ops::disagreements_on(p, q)?,
-        None => ops::list_disagreements(p)?,
+/// `verity disagreements`.
+pub fn disagreements(s: &Session, args: DisagreementsArgs, out: &mut dyn Write) -> Result<()> {
+    let p = s.open()?;
+    let list = match args.question.as_deref() {
+        Some(q) => ops::disagreements_on(&p, q)?,
+        None => ops::list_disagreements(&p)?,
     };
-    if json {
+    if args.json {
         return print_json(out, &list);
     }
     for d in &list {
@@ -235,5 +219,26 @@ pub fn disagreements(
         )?;
     }
     writeln!(out, "{} disagreements", list.len())?;
+    Ok(())
+}
+
+/// `verity report`.
+pub fn report(s: &Session, args: ReportArgs, out: &mut dyn Write) -> Result<()> {
+    let p = s.open()?;
+    let summary = ops::write_report(
+        &p,
+        &args.out,
+        args.bootstrap,
+        args.seed,
+        overwrite(args.force),
+    )?;
+    writeln!(
+        out,
+        "wrote {} and {} charts ({} cases kept, {} filtered out)",
+        summary.markdown,
+        summary.charts.len(),
+        summary.kept,
+        summary.filtered_out
+    )?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! `verity results` and `verity scores`: systems' per-task outcomes, and their raw and
-//! determinate-only rates. Kept apart from the rest of the CLI so each prints in one place.
+//! determinate-only rates.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,14 +8,29 @@ use annotations::ops::{self, Project, ScoresOptions, ScoresReport};
 use anyhow::{Result, bail};
 use time::OffsetDateTime;
 
-fn print_json<T: serde::Serialize>(out: &mut dyn Write, value: &T) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    writeln!(out)?;
-    Ok(())
+use crate::output::print_json;
+use crate::schema::results::{ResultsAction, ScoresArgs};
+use crate::session::Session;
+
+/// `verity results import|list|remove`.
+pub fn results(s: &Session, action: ResultsAction, out: &mut dyn Write) -> Result<()> {
+    match action {
+        ResultsAction::Import {
+            files,
+            system,
+            json,
+        } => import(&mut s.open()?, files, system, json, s.now, out),
+        ResultsAction::List { json } => list(&s.open()?, json, out),
+        ResultsAction::Remove { name } => {
+            ops::remove_results(&mut s.open()?, &name)?;
+            writeln!(out, "removed the results of {name}")?;
+            Ok(())
+        }
+    }
 }
 
 /// `verity results import FILE... [--system NAME] [--json]`: warnings go to stderr.
-pub fn import(
+fn import(
     p: &mut Project,
     files: Vec<PathBuf>,
     system: Option<String>,
@@ -69,7 +84,7 @@ pub fn import(
 }
 
 /// `verity results list [--json]`.
-pub fn list(p: &Project, json: bool, out: &mut dyn Write) -> Result<()> {
+fn list(p: &Project, json: bool, out: &mut dyn Write) -> Result<()> {
     let systems = ops::list_results(p)?;
     if json {
         return print_json(out, &systems);
@@ -102,9 +117,13 @@ fn rank(rank: Option<f64>) -> String {
 }
 
 /// `verity scores [--bootstrap N] [--seed S] [--json]`.
-pub fn scores(p: &Project, options: ScoresOptions, json: bool, out: &mut dyn Write) -> Result<()> {
-    let report = ops::scores(p, &options)?;
-    if json {
+pub fn scores(s: &Session, args: ScoresArgs, out: &mut dyn Write) -> Result<()> {
+    let options = ScoresOptions {
+        bootstrap: args.bootstrap,
+        seed: args.seed,
+    };
+    let report = ops::scores(&s.open()?, &options)?;
+    if args.json {
         return print_json(out, &report);
     }
     write_text(&report, out)
