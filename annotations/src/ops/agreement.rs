@@ -1,7 +1,7 @@
 //! Agreement: on a ratings file, and per question of the project over raters' first
 //! (blind) submissions, with reference label sets.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,7 @@ use super::submitted::{
 };
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::agreement::{
-    self, AgreementReport, BootstrapOptions, Category, Level, RatingTable, ReportOptions, Weights,
+    self, AgreementReport, BootstrapOptions, Level, RatingTable, ReportOptions, Weights,
 };
 use crate::questionnaire::{MeasurementLevel, Question, QuestionKind};
 

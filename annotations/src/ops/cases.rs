@@ -1,7 +1,7 @@
 //! Cases: the list with each assignment's status, one case in full, and how a case is named
 //! (its id, or a unique prefix).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
