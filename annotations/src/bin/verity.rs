@@ -17,6 +17,8 @@ use time::OffsetDateTime;
 mod case_text;
 #[path = "verity/coordinator.rs"]
 mod coordinator;
+#[path = "verity/models.rs"]
+mod models;
 #[path = "verity/scores.rs"]
 mod scores;
 
@@ -37,6 +39,10 @@ struct Cli {
     /// Act as this rater instead of the coordinator: see and change only their own answers.
     #[arg(long = "as", global = true, value_name = "RATER")]
     as_rater: Option<String>,
+    /// Take model raters' answers into agreement, ensembles, disagreements, the report and
+    /// exports (humans only without it).
+    #[arg(long, global = true)]
+    include_models: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -419,6 +425,12 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Model raters: an LLM behind an OpenAI-compatible endpoint rates tasks beside the panel,
+    /// within a budget, each answer with its provenance.
+    Models {
+        #[command(subcommand)]
+        action: models::ModelsAction,
     },
     /// Write a Markdown report with SVG charts: agreement per question with intervals, rater
     /// pairs, label distributions, the count the filter keeps. A folder that holds a report is
@@ -893,6 +905,7 @@ fn project_path(cli_path: Option<&Path>) -> Result<&Path> {
 struct Session<'a> {
     path: Option<&'a Path>,
     actor: Option<ops::Actor>,
+    include_models: bool,
 }
 
 impl Session<'_> {
@@ -901,6 +914,7 @@ impl Session<'_> {
         if let Some(actor) = &self.actor {
             project.act_as(actor.clone())?;
         }
+        project.include_models(self.include_models);
         Ok(project)
     }
 }
@@ -947,6 +961,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let project = Session {
         path: cli.project.as_deref(),
         actor: cli.as_rater.map(|name| ops::Actor::Rater { name }),
+        include_models: cli.include_models,
     };
     let mut out = std::io::stdout().lock();
     match cli.command {
@@ -1861,6 +1876,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 writeln!(out, "removed the results of {name}")?;
             }
         },
+        Command::Models { action } => models::run(&mut project.open()?, action, now, &mut out)?,
         Command::Scores {
             bootstrap,
             seed,

@@ -10,6 +10,7 @@
 mod access;
 mod cases;
 pub mod config;
+mod models;
 mod panel;
 mod progress;
 mod results;
