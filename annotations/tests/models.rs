@@ -341,11 +341,11 @@ fn the_budget_stops_the_run_before_a_request_that_could_overrun_it() {
     let report = rate(
         &h,
         "dear",
-        &["--all", "--concurrency", "1", "--budget-usd", "2.5"],
+        &["--all", "--concurrency", "1", "--budget-usd", "1.5"],
     );
     let rated = report["rated"].as_u64().unwrap();
     assert!((1..5).contains(&rated), "{report}");
-    assert!(report["cost_usd"].as_f64().unwrap() <= 2.5, "{report}");
+    assert!(report["cost_usd"].as_f64().unwrap() <= 1.5, "{report}");
     assert_eq!(served(&server) as u64, rated);
     let zero = rate(&h, "dear", &["--all", "--budget-usd", "0"]);
     assert_eq!(zero["rated"], 0);
