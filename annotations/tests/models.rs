@@ -441,3 +441,84 @@ fn models_are_listed_and_removed_and_refuse_bad_input_in_one_sentence() {
             .contains("human")
     );
 }
+
+#[test]
+fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
+    let Some(db) = crate::server::Database::fresh() else {
+        return;
+    };
+    let server = ChatServer::start();
+    let url = db.url();
+    let mut p = annotations::ops::init_project(
+        std::path::Path::new(&url),
+        &annotations::ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
+        time::OffsetDateTime::UNIX_EPOCH,
+    )
+    .unwrap();
+    let flag = std::sync::atomic::AtomicBool::new(false);
+    annotations::ops::import_paths(
+        &mut p,
+        &[std::path::PathBuf::from(fixture("swebench.jsonl"))],
+        time::OffsetDateTime::UNIX_EPOCH,
+        &mut |_| {},
+        &flag,
+    )
+    .unwrap();
+    annotations::ops::add_model(
+        &mut p,
+        &annotations::ops::ModelAddRequest {
+            name: "gpt".into(),
+            endpoint: server.endpoint(),
+            model: "test-model".into(),
+            price_in: Some(1.0),
+            price_out: Some(2.0),
+            ..Default::default()
+        },
+        time::OffsetDateTime::UNIX_EPOCH,
+    )
+    .unwrap();
+    let request = annotations::ops::RateRequest {
+        name: "gpt".into(),
+        cases: annotations::ops::CaseSelection::All,
+        concurrency: 2,
+        budget_usd: None,
+        timeout: Duration::from_secs(10),
+    };
+    let report = annotations::ops::rate_model(
+        &mut p,
+        &request,
+        &time::OffsetDateTime::now_utc,
+        &mut |_| {},
+        &flag,
+    )
+    .unwrap();
+    assert_eq!((report.rated, report.failed), (2, 0));
+    let again = annotations::ops::rate_model(
+        &mut p,
+        &request,
+        &time::OffsetDateTime::now_utc,
+        &mut |_| {},
+        &flag,
+    )
+    .unwrap();
+    assert_eq!((again.rated, again.skipped), (0, 2));
+    let history = annotations::ops::answer_history(&p, "acme__calc-101").unwrap();
+    let provenance = history[0].events[0].provenance.as_ref().unwrap();
+    assert_eq!(provenance["model"], "test-model");
+    assert!(provenance["cost_usd"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        db.try_sql(None, "SELECT COUNT(*) FROM verity.model_replies")
+            .unwrap()[0][0]
+            .as_deref(),
+        Some("2")
+    );
+    // The project copied to a file keeps the model rater, its requests and provenance.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("copy.verity");
+    annotations::ops::migrate_project(&p, &file).unwrap();
+    let copy = annotations::ops::open_project(&file).unwrap();
+    let models = annotations::ops::list_models(&copy).unwrap();
+    assert_eq!((models[0].name.as_str(), models[0].requests), ("gpt", 2));
+    let history = annotations::ops::answer_history(&copy, "acme__calc-101").unwrap();
+    assert!(history[0].events[0].provenance.is_some());
+}
