@@ -372,13 +372,14 @@ fn a_killed_run_then_a_rerun_leaves_no_duplicate_answer_and_pays_no_reply_twice(
     child.kill().unwrap();
     let killed_at = Instant::now();
     child.wait().unwrap();
-    // Replies surely in the client's hands before the kill: written well before it.
+    // Replies surely stored before the kill: written well before it (a reply is stored as soon
+    // as the run's main thread hears of it; the margin allows for a loaded machine).
     let first_run = server.log();
     let received: Vec<Value> = first_run
         .iter()
         .filter(|l| {
             l.answered_at
-                .is_some_and(|at| at + Duration::from_millis(40) < killed_at)
+                .is_some_and(|at| at + Duration::from_millis(250) < killed_at)
         })
         .map(|l| l.body.clone())
         .collect();

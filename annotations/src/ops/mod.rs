@@ -26,7 +26,7 @@ pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
 use crate::questionnaire::QuestionnaireError;
 use crate::store::ProjectStore;
-pub use crate::store::{AnswersChanged, EventKind, postgres::is_server_url};
+pub use crate::store::{AnswersChanged, EventKind, ModelConfig, postgres::is_server_url};
 
 // One module per use case; each re-exports its requests, responses and functions here.
 pub mod access;

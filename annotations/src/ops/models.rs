@@ -49,31 +49,17 @@ pub struct ModelAddRequest {
     pub price_out: Option<f64>,
 }
 
-/// A model rater as listed.
+/// A model rater as listed: its configuration (prices `null` when unknown) and what its
+/// requests cost so far.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelSummary {
     /// The rater's name.
     pub name: String,
     /// False once deactivated.
     pub active: bool,
-    /// The API's base URL.
-    pub endpoint: String,
-    /// The model id.
-    pub model: String,
-    /// The environment variable the key is read from.
-    pub api_key_env: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f64>,
-    /// Sampling seed.
-    pub seed: Option<i64>,
-    /// The most tokens a reply may have.
-    pub max_output_tokens: Option<u32>,
-    /// USD per million input tokens; `null` when unknown.
-    pub price_in: Option<f64>,
-    /// USD per million output tokens; `null` when unknown.
-    pub price_out: Option<f64>,
-    /// The prompt template, `id version`.
-    pub prompt: String,
+    /// How it is asked.
+    #[serde(flatten)]
+    pub config: ModelConfig,
     /// The structured-output form its endpoint takes, once a run found it.
     pub dialect: Option<String>,
     /// Requests recorded.
@@ -167,15 +153,7 @@ pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
             Ok(ModelSummary {
                 name: m.rater.name,
                 active: m.rater.active,
-                endpoint: m.config.endpoint,
-                model: m.config.model,
-                api_key_env: m.config.api_key_env,
-                temperature: m.config.temperature,
-                seed: m.config.seed,
-                max_output_tokens: m.config.max_output_tokens,
-                price_in: m.config.price_in,
-                price_out: m.config.price_out,
-                prompt: format!("{} {}", m.config.prompt_id, m.config.prompt_version),
+                config: m.config,
                 dialect: m.dialect,
                 requests: attempts.len(),
                 cost_usd: cost,

@@ -97,17 +97,18 @@ fn usd(value: Option<f64>) -> String {
 fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
     writeln!(
         out,
-        "{}{}\t{} at {}\tkey from {}\tprice in {} / out {} per Mtok\t{} requests, {} spent\tprompt {}{}",
+        "{}{}\t{} at {}\tkey from {}\tprice in {} / out {} per Mtok\t{} requests, {} spent\tprompt {} {}{}",
         m.name,
         if m.active { "" } else { " (deactivated)" },
-        m.model,
-        m.endpoint,
-        m.api_key_env.as_deref().unwrap_or("(none)"),
-        usd(m.price_in),
-        usd(m.price_out),
+        m.config.model,
+        m.config.endpoint,
+        m.config.api_key_env.as_deref().unwrap_or("(none)"),
+        usd(m.config.price_in),
+        usd(m.config.price_out),
         m.requests,
         usd(m.cost_usd),
-        m.prompt,
+        m.config.prompt_id,
+        m.config.prompt_version,
         m.dialect
             .as_deref()
             .map(|d| format!("\t{d}"))
