@@ -545,6 +545,11 @@ fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
         "DROP INDEX answer_events_one_revision;
          DROP TABLE answer_conflicts;
          DROP TABLE system_results;
+         DROP TABLE answer_provenance;
+         DROP TABLE model_replies;
+         DROP TABLE model_attempts;
+         DROP TABLE model_configs;
+         ALTER TABLE raters DROP COLUMN kind;
          PRAGMA user_version = 8;
          INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
            kind, answer_revision, answer, reason, at)

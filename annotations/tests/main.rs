@@ -21,6 +21,7 @@ mod hostile_text;
 mod hub;
 mod integrity;
 mod migrate;
+mod models;
 mod newcomer;
 mod ops;
 mod packages;

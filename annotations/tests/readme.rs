@@ -7,7 +7,14 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 /// Flags every command takes, documented once in the README's prose.
-const GLOBAL: [&str; 5] = ["--project", "--verbose", "--as", "--help", "--version"];
+const GLOBAL: [&str; 6] = [
+    "--project",
+    "--verbose",
+    "--as",
+    "--include-models",
+    "--help",
+    "--version",
+];
 
 fn help(path: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_verity"))

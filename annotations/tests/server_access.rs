@@ -835,7 +835,7 @@ fn the_checked_path_sets_the_revision_and_time_and_checks_the_answer() {
         .db
         .try_sql(
             None,
-            "SELECT kind, answer_revision, at FROM verity.answer_events e
+            "SELECT e.kind, answer_revision, at FROM verity.answer_events e
              JOIN verity.raters r ON r.id = e.rater_id WHERE r.name = 'ana' ORDER BY uid",
         )
         .unwrap();

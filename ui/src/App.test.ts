@@ -7,7 +7,7 @@ import { questionnaire } from './lib/testing/fixtures';
 import type { ProjectInfo, RaterSummary, RecentProject, Startup } from './lib/api/types';
 import type { Handlers } from './lib/views/coordinator/mockBackend';
 
-const raters: RaterSummary[] = [{ name: 'ana', active: true, assigned: 2, submitted: 0 }];
+const raters: RaterSummary[] = [{ name: 'ana', active: true, assigned: 2, submitted: 0, kind: 'human' }];
 
 /** The app started on `startup` (a project, or a server to ask about), with a rater's panes
  * that have nothing to do; `more` answers further commands. */

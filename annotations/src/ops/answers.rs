@@ -118,6 +118,7 @@ fn write_answer(
     project: &mut Project,
     req: &AnswerRequest,
     kind: EventKind,
+    uid: Option<&str>,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     check_text_sizes(req)?;
@@ -167,7 +168,7 @@ fn write_answer(
         let answer_revision = next_revision(kind, submitted, req, &rater.name, &case)?;
         let at = stamp(now);
         let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
-        let uid = new_event_uid();
+        let uid = uid.map_or_else(new_event_uid, str::to_string);
         let new = NewAnswerEvent {
             uid: &uid,
             case_id: stored.case_id,
@@ -238,7 +239,7 @@ pub fn save_draft(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Draft, now)
+    write_answer(project, req, EventKind::Draft, None, now)
 }
 
 /// Submits an answer, checked against every rule of the questionnaire. Refused when the rater
@@ -249,7 +250,19 @@ pub fn submit_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Submit, now)
+    write_answer(project, req, EventKind::Submit, None, now)
+}
+
+/// Submits a model rater's answer under the event id its provenance was stored with
+/// (`models.rs`), through the path a human's submission takes.
+pub(super) fn submit_model_answer(
+    project: &mut Project,
+    req: &AnswerRequest,
+    uid: &str,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    project.require_rater(&req.rater)?;
+    write_answer(project, req, EventKind::Submit, Some(uid), now)
 }
 
 /// Records a new revision of a submitted answer, with its reason; the earlier submission stays.
@@ -259,7 +272,7 @@ pub fn revise_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Revise, now)
+    write_answer(project, req, EventKind::Revise, None, now)
 }
 
 /// The most characters a note (a text answer) or a revision's reason may hold. OpenAI's

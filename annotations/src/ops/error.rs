@@ -115,6 +115,10 @@ pub enum ErrorCode {
     /// A dataset could not be fetched from the Hugging Face Hub: the network, access, a
     /// missing dataset or split, a corrupt download.
     Hub,
+    /// A model endpoint refused the key or the request, or could not be reached.
+    ModelEndpoint,
+    /// A model rater's run cannot keep its budget (a price or the reply's size is unknown).
+    BudgetUnknown,
     /// A bug in Verity; the log has details.
     Internal,
 }

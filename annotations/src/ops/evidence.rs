@@ -324,6 +324,18 @@ pub fn case_evidence(
     })
 }
 
+/// A case's cached evidence report as JSON, when one was computed for its current revision
+/// and base commit: what a rater opening the task would be shown without waiting.
+pub(super) fn cached_evidence_json(project: &Project, case: &str) -> Result<Option<String>> {
+    let Ok(t) = target(project, case) else {
+        return Ok(None);
+    };
+    Ok(project
+        .store
+        .cached_evidence(&evidence_key(&t))?
+        .map(|hit| hit.report))
+}
+
 /// How far `evidence --all` has got.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]

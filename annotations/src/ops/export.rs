@@ -523,6 +523,10 @@ pub struct ExportedAnswer {
     pub revision_reason: Option<String>,
     /// Every answer, each in its question's canonical type.
     pub answers: Map<String, Value>,
+    /// A model rater's answer: the model, endpoint, prompt hash, sampling, tokens, latency,
+    /// cost and response id it was given with (history only; absent for a human's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Map<String, Value>>,
 }
 
 /// Writes one JSON line per case and rater with a submitted answer (their latest revision),
@@ -540,6 +544,16 @@ pub fn export_jsonl(
         .into_iter()
         .map(|r| (r.id, r.name))
         .collect();
+    let excluded = if project.include_models {
+        std::collections::HashSet::new()
+    } else {
+        super::models::model_rater_ids(project)?
+    };
+    let mut provenance = if history {
+        super::models::provenance_by_uid(project)?
+    } else {
+        HashMap::new()
+    };
     let mut revisions: HashMap<i64, (String, i64)> = HashMap::new();
     let mut questionnaires: HashMap<i64, (String, String)> = HashMap::new();
     let events = if history {
@@ -549,6 +563,9 @@ pub fn export_jsonl(
     };
     let mut rows = Vec::new();
     for event in events {
+        if excluded.contains(&event.rater_id) {
+            continue;
+        }
         if let std::collections::hash_map::Entry::Vacant(e) =
             revisions.entry(event.case_revision_id)
         {
@@ -581,6 +598,7 @@ pub fn export_jsonl(
             submitted_at: (!history).then(|| event.at.clone()),
             revision_reason: event.reason,
             answers: project.questionnaire.decode_answer(&event.answer),
+            provenance: provenance.remove(&event.uid),
         });
     }
     if !history {

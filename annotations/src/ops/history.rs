@@ -25,6 +25,10 @@ pub struct AnswerEventView {
     pub reason: Option<String>,
     /// Question id to value, each in its question's canonical type.
     pub values: Map<String, Value>,
+    /// A model rater's answer: what it was given with (model, endpoint, prompt hash,
+    /// sampling, tokens, latency, cost, response id); absent for a human's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Map<String, Value>>,
 }
 
 /// A rater's answer on a case with its history, oldest first.
@@ -54,6 +58,10 @@ pub fn answer_history(project: &Project, case: &str) -> Result<Vec<RaterAnswerHi
             case_conflicts(project, stored.case_id)?,
         ),
     };
+    let mut provenance = match project.actor() {
+        Some(Actor::Coordinator) => super::models::provenance_by_uid(project)?,
+        _ => std::collections::HashMap::new(),
+    };
     let mut out = Vec::new();
     for rater in raters {
         let events = project.store.answer_events(stored.case_id, rater.id)?;
@@ -78,6 +86,7 @@ pub fn answer_history(project: &Project, case: &str) -> Result<Vec<RaterAnswerHi
                 at: event.at.clone(),
                 reason: event.reason.clone(),
                 values: project.questionnaire.decode_answer(&event.answer),
+                provenance: provenance.remove(&event.uid),
             });
         }
         out.push(RaterAnswerHistory {

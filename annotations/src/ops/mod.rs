@@ -28,7 +28,7 @@ pub use crate::patch::parse_patch;
 pub use crate::questionnaire::Questionnaire;
 use crate::questionnaire::QuestionnaireError;
 use crate::store::ProjectStore;
-pub use crate::store::{AnswersChanged, EventKind, postgres::is_server_url};
+pub use crate::store::{AnswersChanged, EventKind, ModelConfig, postgres::is_server_url};
 
 // One module per use case; each re-exports its requests, responses and functions here.
 pub mod access;
@@ -69,6 +69,10 @@ mod lookup;
 pub use lookup::*;
 mod migrate;
 pub use migrate::*;
+mod model_prompt;
+pub use model_prompt::{PromptTemplate, build_prompt, prompt_sha256};
+mod models;
+pub use models::*;
 mod output;
 pub use output::{Overwrite, Written, write_file};
 mod packages;
@@ -117,6 +121,9 @@ pub struct Project {
     bound: Option<String>,
     /// The case list and a rater's progress, kept between pages of a list.
     listing: progress::ListingCache,
+    /// Whether the coordinator's readings of the panel (agreement, ensembles, disagreements,
+    /// the report, exports) take model raters' answers too; humans only by default.
+    include_models: bool,
 }
 
 /// Which questionnaire a new project uses.
@@ -176,6 +183,7 @@ pub fn init_project_with_password(
         actor: Some(Actor::Coordinator),
         bound: None,
         listing: progress::ListingCache::default(),
+        include_models: false,
     })
 }
 
@@ -222,6 +230,7 @@ pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result
         }),
         bound,
         listing: progress::ListingCache::default(),
+        include_models: false,
     })
 }
 
@@ -229,6 +238,12 @@ impl Project {
     /// The questionnaire answers are given under.
     pub fn questionnaire(&self) -> &Questionnaire {
         &self.questionnaire
+    }
+
+    /// Makes agreement, ensembles, disagreements, the report and exports take model raters'
+    /// answers beside the humans' (`--include-models`), or leave them out (the default).
+    pub fn include_models(&mut self, include: bool) {
+        self.include_models = include;
     }
 
     /// The project file's path.

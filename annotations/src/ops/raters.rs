@@ -31,6 +31,19 @@ pub struct RaterSummary {
     pub assigned: usize,
     /// Cases submitted.
     pub submitted: usize,
+    /// `human`, or `model` for a model rater (`verity models`).
+    pub kind: RaterKind,
+}
+
+/// Who gives a rater's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub enum RaterKind {
+    /// A person.
+    Human,
+    /// A model behind an endpoint.
+    Model,
 }
 
 /// Adds a rater. A name that differs from an existing one only in case is refused.
@@ -50,6 +63,7 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
         active: true,
         assigned: 0,
         submitted: 0,
+        kind: RaterKind::Human,
     })
 }
 
@@ -146,6 +160,7 @@ pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
 
 /// Every rater with their load, active or not.
 pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
+    let models = super::models::model_rater_ids(project)?;
     let mut summaries: BTreeMap<String, RaterSummary> = project
         .store
         .list_raters()?
@@ -154,6 +169,11 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
             (
                 r.name.clone(),
                 RaterSummary {
+                    kind: if models.contains(&r.id) {
+                        RaterKind::Model
+                    } else {
+                        RaterKind::Human
+                    },
                     name: r.name,
                     active: r.active,
                     assigned: 0,
@@ -215,7 +235,7 @@ pub enum CaseSelection {
 /// The selected cases' rows, each once, in id order, and how many cases of the selection
 /// were left out for lacking materials. Named cases must exist and have materials; a
 /// repository must have cases with materials, and so must the project.
-fn selected_cases(
+pub(super) fn selected_cases(
     project: &Project,
     selection: &CaseSelection,
 ) -> Result<(Vec<crate::store::CaseRow>, usize)> {
@@ -293,11 +313,13 @@ pub fn assign(
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
     project.require_coordinator("assigns cases")?;
+    // Model raters are given their tasks by `verity models rate`, never the panel's share.
+    let models = super::models::model_rater_ids(project)?;
     let raters: Vec<_> = project
         .store
         .list_raters()?
         .into_iter()
-        .filter(|r| r.active)
+        .filter(|r| r.active && !models.contains(&r.id))
         .collect();
     if per_case == 0 {
         return Err(Error::refused(

@@ -272,6 +272,8 @@ impl Panel {
 /// What every slice of a panel shares: rater names, cases' instance ids, adjudications.
 struct PanelIndex {
     names: HashMap<i64, Rc<str>>,
+    /// Raters whose answers are left out: the model raters, unless the project includes them.
+    excluded: std::collections::HashSet<i64>,
     instance_ids: HashMap<i64, String>,
     adjudications: Adjudications,
 }
@@ -286,7 +288,13 @@ impl PanelIndex {
                 .or_default()
                 .insert(a.question.clone(), a);
         }
+        let excluded = if project.include_models {
+            std::collections::HashSet::new()
+        } else {
+            super::models::model_rater_ids(project)?
+        };
         Ok(PanelIndex {
+            excluded,
             names: store
                 .list_raters()?
                 .into_iter()
@@ -316,6 +324,7 @@ impl PanelIndex {
         let first: Vec<Rc<AnswerEvent>> = store
             .first_submissions_by(filter)?
             .into_iter()
+            .filter(|e| !self.excluded.contains(&e.rater_id))
             .map(decode)
             .collect();
         let by_pair: HashMap<(i64, i64), Rc<AnswerEvent>> = first
@@ -323,7 +332,7 @@ impl PanelIndex {
             .map(|e| ((e.case_id, e.rater_id), Rc::clone(e)))
             .collect();
         let first = group(first, &by_pair, &self.names, &instance_ids);
-        if store.count_submissions(filter)? == by_pair.len() {
+        if self.excluded.is_empty() && store.count_submissions(filter)? == by_pair.len() {
             // One submission per pair and no revision: every latest submission is the first.
             return Ok(Panel {
                 latest: first.clone(),
@@ -341,10 +350,11 @@ impl PanelIndex {
                 .filter(|f| f.uid == e.uid)
                 .cloned()
         };
-        let listed = store.latest_submissions_by(&SubmissionFilter {
+        let mut listed = store.latest_submissions_by(&SubmissionFilter {
             cases: filter.cases,
             questions: Some(&[]),
         })?;
+        listed.retain(|e| !self.excluded.contains(&e.rater_id));
         let mut revised: Vec<i64> = listed
             .iter()
             .filter(|e| is_first(e).is_none())

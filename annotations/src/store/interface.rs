@@ -3,7 +3,7 @@
 //! implements it (`MetaStore` in `mod.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
 //! `RaterStore` in `raters.rs`, `AnswerStore` in `answers.rs`, `LabelStore` and `ImportLabels`
 //! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`, `ProgressStore` in
-//! `progress.rs`, `ResultStore` in `results.rs`);
+//! `progress.rs`, `ResultStore` in `results.rs`, `ModelStore` in `models.rs`);
 //! [`ProjectStore`] is all of them.
 //!
 //! The server backend (`postgres/`) implements each trait in the file of the same name as the
@@ -16,8 +16,8 @@
 
 use super::transfer::TransferStore;
 use super::{
-    AnswerStore, CaseStore, LabelStore, MetaStore, ProgressStore, RaterStore, RepoStore,
-    ResultStore,
+    AnswerStore, CaseStore, LabelStore, MetaStore, ModelStore, ProgressStore, RaterStore,
+    RepoStore, ResultStore,
 };
 
 /// Everything `ops` reads and writes in a project.
@@ -31,6 +31,7 @@ pub trait ProjectStore:
     + TransferStore
     + ProgressStore
     + ResultStore
+    + ModelStore
     + Send
     + std::fmt::Debug
 {
@@ -46,6 +47,7 @@ impl<T> ProjectStore for T where
         + TransferStore
         + ProgressStore
         + ResultStore
+        + ModelStore
         + Send
         + std::fmt::Debug
 {

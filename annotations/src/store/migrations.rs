@@ -234,6 +234,11 @@ CREATE TABLE system_results (
     imported_at TEXT NOT NULL
 );
 "#,
+    // 11: model raters (`store/models.rs`). A rater is a human or a model; a model's
+    // configuration (never its API key: the name of the variable that holds it), each request
+    // made for it, each reply paid for (by request hash, so a rerun never pays twice) and the
+    // provenance of each answer it gave. The coordinator's alone: no rater's package carries it.
+    crate::store::models::MIGRATION,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

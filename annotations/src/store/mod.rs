@@ -10,6 +10,7 @@ mod cases;
 mod interface;
 mod labels;
 mod migrations;
+pub(crate) mod models;
 mod packed;
 pub mod postgres;
 mod progress;
@@ -61,14 +62,15 @@ fn server_url(location: &Path) -> Option<&str> {
 /// Every trait of the store's interface, to call its methods on a concrete backend.
 pub mod prelude {
     pub use super::{
-        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ProgressStore,
-        ProjectStore, RaterStore, RepoStore, ResultStore, transfer::TransferStore,
+        AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ModelStore,
+        ProgressStore, ProjectStore, RaterStore, RepoStore, ResultStore, transfer::TransferStore,
     };
 }
 pub use labels::{
     AdjudicationRow, EventSpans, ImportLabels, LabelStore, NewAdjudication, ReferenceRow,
     Submission,
 };
+pub use models::{ModelAttempt, ModelConfig, ModelRater, ModelStore};
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
 pub use results::{AuditVerdict, Outcomes, ResultStore, SystemRow};

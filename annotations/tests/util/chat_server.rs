@@ -73,6 +73,9 @@ pub struct ChatLogged {
     pub body: Value,
     /// The status answered.
     pub status: u16,
+    /// When the whole answer was written to the connection (never for one the client left
+    /// before it came).
+    pub answered_at: Option<std::time::Instant>,
 }
 
 type Answerer = Box<dyn Fn(&Value) -> Value + Send>;
@@ -200,6 +203,7 @@ fn answer_one(
             authorization: authorization.clone(),
             body: request.clone(),
             status,
+            answered_at: None,
         });
     };
     if !path.ends_with("/chat/completions") {
@@ -256,6 +260,7 @@ fn answer_one(
         _ => 200,
     };
     log(&mut st, status);
+    let logged = st.log.len() - 1;
     let latency = st.latency;
     let schema = match format {
         Some("json_schema") => request.pointer("/response_format/json_schema/schema"),
@@ -361,7 +366,14 @@ fn answer_one(
         let _ = stream.write_all(&body.as_bytes()[..body.len() / 2]);
         return false;
     }
-    respond(stream, 200, "", body.as_bytes())
+    let written = respond(stream, 200, "", body.as_bytes());
+    if written {
+        let mut st = state.lock().unwrap();
+        if let Some(entry) = st.log.get_mut(logged) {
+            entry.answered_at = Some(std::time::Instant::now());
+        }
+    }
+    written
 }
 
 /// A valid answer: each property's first allowed value, or a value of its type (a sentence for

@@ -15,6 +15,8 @@ pub struct Session<'a> {
     pub now: OffsetDateTime,
     /// How many times `-v` was given.
     pub verbose: u8,
+    /// Whether model raters' answers count (`--include-models`); humans only without it.
+    pub include_models: bool,
 }
 
 impl Session<'_> {
@@ -23,6 +25,7 @@ impl Session<'_> {
         if let Some(actor) = &self.actor {
             project.act_as(actor.clone())?;
         }
+        project.include_models(self.include_models);
         Ok(project)
     }
 

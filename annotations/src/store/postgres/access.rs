@@ -71,8 +71,8 @@ pub(super) fn group_grants(db: &str, group: &str) -> String {
 
 /// The tables a rater's login may SELECT from, whole rows; the row-level policies narrow each
 /// to what is theirs, and the coordinator's tables among them (adjudications, reference
-/// labels, calibration, conflicts, imported answers' fields, systems' results) show them no
-/// row at all.
+/// labels, calibration, conflicts, imported answers' fields, systems' results, model raters'
+/// configurations, requests, replies and provenance) show them no row at all.
 pub(super) const RATER_READS: &[&str] = &[
     "schema_version",
     "meta",
@@ -92,6 +92,10 @@ pub(super) const RATER_READS: &[&str] = &[
     "evidence_cache",
     "panel_logins",
     "system_results",
+    "model_configs",
+    "model_attempts",
+    "model_replies",
+    "answer_provenance",
 ];
 
 /// The rules `save_my_answer` checks a rater's answer against, as JSON: per question its id,

@@ -13,6 +13,7 @@ mod cases;
 pub mod config;
 mod feed;
 mod labels;
+mod models;
 mod progress;
 mod raters;
 mod repos;

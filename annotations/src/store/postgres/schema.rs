@@ -469,4 +469,7 @@ CREATE TABLE IF NOT EXISTS system_results (
 );
 ALTER TABLE system_results ENABLE ROW LEVEL SECURITY;
 "#,
+    // 8: model raters, the file schema's 11 (`postgres/models.rs`): the coordinator's alone,
+    // row-level security with no policy on each table.
+    super::models::MIGRATION,
 ];

@@ -15,6 +15,7 @@ mod answers;
 mod case_text;
 mod evidence;
 mod exports;
+mod models;
 mod panel;
 mod repositories;
 mod results;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         actor: cli.as_rater.map(|name| ops::Actor::Rater { name }),
         now: OffsetDateTime::now_utc(),
         verbose: cli.verbose,
+        include_models: cli.include_models,
     };
     let mut stdout = std::io::stdout().lock();
     let out = &mut stdout;
@@ -64,6 +66,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Report(args) => statistics::report(&s, args, out)?,
         Command::Results { action } => results::results(&s, action, out)?,
         Command::Scores(args) => results::scores(&s, args, out)?,
+        Command::Models { action } => models::models(&s, action, out)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 pub mod answers;
 pub mod evidence;
 pub mod exports;
+pub mod models;
 pub mod panel;
 pub mod repositories;
 pub mod results;
@@ -33,6 +34,10 @@ pub struct Cli {
     /// Act as this rater instead of the coordinator: see and change only their own answers.
     #[arg(long = "as", global = true, value_name = "RATER")]
     pub as_rater: Option<String>,
+    /// Take model raters' answers into agreement, ensembles, disagreements, the report and
+    /// exports (humans only without it).
+    #[arg(long, global = true)]
+    pub include_models: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -147,6 +152,12 @@ pub enum Command {
     /// with 95% Wilson intervals, both orders and Kendall's tau-b between them, and every pair
     /// compared (McNemar's exact test, a bootstrap interval of the difference).
     Scores(results::ScoresArgs),
+    /// Model raters: an LLM behind an OpenAI-compatible endpoint rates tasks beside the panel,
+    /// within a budget, each answer with its provenance.
+    Models {
+        #[command(subcommand)]
+        action: models::ModelsAction,
+    },
     /// Write a Markdown report with SVG charts: agreement per question with intervals, rater
     /// pairs, label distributions, the count the filter keeps. A folder that holds a report is
     /// refused unless --force.

@@ -8,8 +8,8 @@ import type { AssignReport, CaseListItem, ProgressPage, ProgressQuery, RaterSumm
 import { deferred, settle, watchFor } from '../../testing/pending';
 
 const raters: RaterSummary[] = [
-  { name: 'Amara', active: true, assigned: 2, submitted: 1 },
-  { name: 'Ben', active: true, assigned: 1, submitted: 0 },
+  { name: 'Amara', active: true, assigned: 2, submitted: 1, kind: 'human' },
+  { name: 'Ben', active: true, assigned: 1, submitted: 0, kind: 'human' },
 ];
 
 function item(instanceId: string, assignments: CaseListItem['assignments'], risk: number | null = null): CaseListItem {

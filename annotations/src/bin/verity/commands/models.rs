@@ -1,0 +1,182 @@
+//! `verity models`: model raters (an LLM behind an OpenAI-compatible endpoint) added, listed,
+//! removed and run over tasks with a bar of tasks, tokens and dollars on stderr.
+
+use std::io::Write;
+use std::time::Duration;
+
+use annotations::ops::{self, CaseSelection, ModelAddRequest, ModelSummary, Project, RateRequest};
+use anyhow::{Result, bail};
+use time::OffsetDateTime;
+
+use crate::output::print_json;
+use crate::schema::models::ModelsAction;
+use crate::session::Session;
+
+/// A price or a cost: its value, or `unknown`.
+fn usd(value: Option<f64>) -> String {
+    value.map_or_else(|| "unknown".to_string(), |v| format!("${v:.4}"))
+}
+
+fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
+    writeln!(
+        out,
+        "{}{}\t{} at {}\tkey from {}\tprice in {} / out {} per Mtok\t{} requests, {} spent\tprompt {} {}{}",
+        m.name,
+        if m.active { "" } else { " (deactivated)" },
+        m.config.model,
+        m.config.endpoint,
+        m.config.api_key_env.as_deref().unwrap_or("(none)"),
+        usd(m.config.price_in),
+        usd(m.config.price_out),
+        m.requests,
+        usd(m.cost_usd),
+        m.config.prompt_id,
+        m.config.prompt_version,
+        m.dialect
+            .as_deref()
+            .map(|d| format!("\t{d}"))
+            .unwrap_or_default(),
+    )?;
+    Ok(())
+}
+
+/// `verity models add|list|remove|rate`.
+pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<()> {
+    let p = &mut s.open()?;
+    let now = s.now;
+    match action {
+        ModelsAction::Add {
+            name,
+            endpoint,
+            model,
+            api_key_env,
+            temperature,
+            seed,
+            max_output_tokens,
+            price_in,
+            price_out,
+            json,
+        } => {
+            let added = ops::add_model(
+                p,
+                &ModelAddRequest {
+                    name,
+                    endpoint,
+                    model,
+                    api_key_env,
+                    temperature,
+                    seed,
+                    max_output_tokens,
+                    price_in,
+                    price_out,
+                },
+                now,
+            )?;
+            if json {
+                return print_json(out, &added);
+            }
+            write!(out, "added model rater ")?;
+            write_summary(out, &added)
+        }
+        ModelsAction::List { json } => {
+            let models = ops::list_models(p)?;
+            if json {
+                return print_json(out, &models);
+            }
+            if models.is_empty() {
+                writeln!(
+                    out,
+                    "no model raters yet: `verity models add NAME --endpoint URL --model MODEL`"
+                )?;
+            }
+            for m in &models {
+                write_summary(out, m)?;
+            }
+            Ok(())
+        }
+        ModelsAction::Remove { name } => {
+            ops::remove_model(p, &name)?;
+            writeln!(out, "removed model rater {name}")?;
+            Ok(())
+        }
+        ModelsAction::Rate {
+            name,
+            cases,
+            all,
+            concurrency,
+            budget_usd,
+            timeout,
+            json,
+        } => {
+            if concurrency == 0 {
+                bail!("--concurrency must be at least 1");
+            }
+            let request = RateRequest {
+                name,
+                cases: if all {
+                    CaseSelection::All
+                } else {
+                    CaseSelection::Ids(cases)
+                },
+                concurrency,
+                budget_usd,
+                timeout: Duration::from_secs(timeout.max(1)),
+            };
+            rate(p, &request, json, out)
+        }
+    }
+}
+
+fn rate(p: &mut Project, request: &RateRequest, json: bool, out: &mut dyn Write) -> Result<()> {
+    let cancel = crate::output::cancel_on_ctrl_c();
+    let bar = crate::output::progress_bar(
+        0,
+        "{prefix} {bar:30} {pos}/{len} tasks, {msg} [{elapsed_precise}]",
+    );
+    if let Some(bar) = &bar {
+        bar.set_prefix(request.name.clone());
+    }
+    let result = ops::rate_model(
+        p,
+        request,
+        &OffsetDateTime::now_utc,
+        &mut |step| {
+            if let Some(bar) = &bar {
+                bar.set_length(step.tasks as u64);
+                bar.set_position(step.done as u64);
+                bar.set_message(format!(
+                    "{} rated, {} failed, {} skipped, {} tokens in, {} out, {}",
+                    step.rated,
+                    step.failed,
+                    step.skipped,
+                    step.input_tokens,
+                    step.output_tokens,
+                    usd(step.cost_usd)
+                ));
+            }
+        },
+        &cancel,
+    );
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = result?;
+    if let Some(why) = &report.stopped {
+        eprintln!("verity: {why}");
+    }
+    if json {
+        return print_json(out, &report);
+    }
+    writeln!(
+        out,
+        "{}: {} rated, {} failed, {} skipped (already submitted); {} input and {} output tokens, {}",
+        request.name,
+        report.rated,
+        report.failed,
+        report.skipped,
+        report.input_tokens,
+        report.output_tokens,
+        usd(report.cost_usd)
+    )?;
+    Ok(())
+}

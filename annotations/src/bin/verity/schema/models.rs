@@ -1,0 +1,78 @@
+//! `verity models`: model raters (an LLM behind an OpenAI-compatible endpoint) added, listed,
+//! removed and run over tasks.
+
+use clap::Subcommand;
+
+#[derive(Subcommand)]
+pub enum ModelsAction {
+    /// Add a model rater. The API key is never given: name the environment variable that
+    /// holds it (--api-key-env), read when the model rates.
+    Add {
+        /// The rater's name.
+        name: String,
+        /// The API's base URL, to which /chat/completions is appended
+        /// (https://api.openai.com/v1, http://127.0.0.1:8080/v1).
+        #[arg(long)]
+        endpoint: String,
+        /// The model id sent in each request.
+        #[arg(long)]
+        model: String,
+        /// The environment variable holding the API key.
+        #[arg(long, value_name = "VAR")]
+        api_key_env: Option<String>,
+        /// Sampling temperature.
+        #[arg(long, value_name = "T")]
+        temperature: Option<f64>,
+        /// Sampling seed.
+        #[arg(long, value_name = "N")]
+        seed: Option<i64>,
+        /// The most tokens a reply may have.
+        #[arg(long, value_name = "N")]
+        max_output_tokens: Option<u32>,
+        /// USD per million input tokens (unknown when not given, never taken as zero).
+        #[arg(long, value_name = "USD_PER_MTOK")]
+        price_in: Option<f64>,
+        /// USD per million output tokens.
+        #[arg(long, value_name = "USD_PER_MTOK")]
+        price_out: Option<f64>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the model raters with their configuration and what their requests cost.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a model rater that never answered.
+    Remove {
+        /// The rater's name.
+        name: String,
+    },
+    /// Ask a model rater for each task not yet submitted and store each valid answer as its
+    /// submission, with provenance. Replies are cached, so a rerun pays nothing twice; Ctrl-C
+    /// stops cleanly.
+    Rate {
+        /// The rater's name.
+        name: String,
+        /// The tasks, by id or unique prefix.
+        #[arg(long = "case", value_name = "ID", num_args = 1.., required_unless_present = "all", conflicts_with = "all")]
+        cases: Vec<String>,
+        /// Every task with materials.
+        #[arg(long)]
+        all: bool,
+        /// Requests at once.
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Stop before a request that could take the run's cost past this many USD.
+        #[arg(long, value_name = "X")]
+        budget_usd: Option<f64>,
+        /// Seconds one request may take before it is retried.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+        /// Print JSON: {"rated", "failed", "skipped", "cost_usd", "input_tokens", "output_tokens"}.
+        #[arg(long)]
+        json: bool,
+    },
+}
