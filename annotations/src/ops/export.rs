@@ -547,7 +547,7 @@ pub fn export_jsonl(
     let excluded = if project.include_models {
         std::collections::HashSet::new()
     } else {
-        super::models::model_rater_ids(project)?
+        super::lookup::model_rater_ids(project)?
     };
     let mut provenance = if history {
         super::models::provenance_by_uid(project)?

@@ -99,3 +99,13 @@ pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
         ),
     )
 }
+
+/// The ids of the project's model raters.
+pub(super) fn model_rater_ids(project: &Project) -> Result<std::collections::HashSet<i64>> {
+    Ok(project
+        .store
+        .model_raters()?
+        .into_iter()
+        .map(|m| m.rater.id)
+        .collect())
+}

@@ -214,16 +214,6 @@ fn cost(config: &ModelConfig, input_tokens: u64, output_tokens: u64) -> Option<f
     )
 }
 
-/// The ids of the project's model raters.
-pub(super) fn model_rater_ids(project: &Project) -> Result<std::collections::HashSet<i64>> {
-    Ok(project
-        .store
-        .model_raters()?
-        .into_iter()
-        .map(|m| m.rater.id)
-        .collect())
-}
-
 /// What `verity models rate` is asked.
 #[derive(Debug, Clone)]
 pub struct RateRequest {

@@ -160,7 +160,7 @@ pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
 
 /// Every rater with their load, active or not.
 pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
-    let models = super::models::model_rater_ids(project)?;
+    let models = super::lookup::model_rater_ids(project)?;
     let mut summaries: BTreeMap<String, RaterSummary> = project
         .store
         .list_raters()?
@@ -314,7 +314,7 @@ pub fn assign(
 ) -> Result<AssignReport> {
     project.require_coordinator("assigns cases")?;
     // Model raters are given their tasks by `verity models rate`, never the panel's share.
-    let models = super::models::model_rater_ids(project)?;
+    let models = super::lookup::model_rater_ids(project)?;
     let raters: Vec<_> = project
         .store
         .list_raters()?

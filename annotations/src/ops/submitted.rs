@@ -291,7 +291,7 @@ impl PanelIndex {
         let excluded = if project.include_models {
             std::collections::HashSet::new()
         } else {
-            super::models::model_rater_ids(project)?
+            super::lookup::model_rater_ids(project)?
         };
         Ok(PanelIndex {
             excluded,

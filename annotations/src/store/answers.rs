@@ -7,7 +7,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::shared::{self, Cells, EVENT_COLUMNS, SqliteRow};
+use super::shared::{self, Cells, EVENT_COLUMNS, SqliteRow, StoredFields};
 use super::{Store, StoreError, sql_err};
 
 /// What an answer event records.
@@ -202,20 +202,6 @@ pub(crate) fn check_follows(
         event.uid
     )))
 }
-
-/// An answer event's stored fields after its ids: case, rater, case revision, questionnaire,
-/// kind, answer revision, answer (JSON), reason and time.
-pub(super) type StoredFields = (
-    i64,
-    i64,
-    i64,
-    i64,
-    String,
-    i64,
-    String,
-    Option<String>,
-    String,
-);
 
 /// Refuses an event that reuses the global id of a different stored event.
 pub(super) fn same_event(

@@ -63,7 +63,7 @@ fn server_url(location: &Path) -> Option<&str> {
 pub mod prelude {
     pub use super::{
         AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ModelStore,
-        ProgressStore, ProjectStore, RaterStore, RepoStore, ResultStore, transfer::TransferStore,
+        ProgressStore, ProjectStore, RaterStore, RepoStore, ResultStore, TransferStore,
     };
 }
 pub use labels::{
@@ -74,6 +74,7 @@ pub use models::{ModelAttempt, ModelConfig, ModelRater, ModelStore};
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
 pub use results::{AuditVerdict, Outcomes, ResultStore, SystemRow};
+pub use transfer::TransferStore;
 
 /// The project setting naming the rater a package is for (`verity package`).
 pub const PACKAGE_RATER: &str = "package_rater";

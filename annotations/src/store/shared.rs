@@ -311,8 +311,22 @@ pub(crate) fn conflict(row: &impl Cells) -> Result<AnswerConflict, StoreError> {
     })
 }
 
+/// An answer event's stored fields after its ids: case, rater, case revision, questionnaire,
+/// kind, answer revision, answer (JSON), reason and time.
+pub(crate) type StoredFields = (
+    i64,
+    i64,
+    i64,
+    i64,
+    String,
+    i64,
+    String,
+    Option<String>,
+    String,
+);
+
 /// A stored event's fields after its row id, from a row of [`STORED_EVENT`].
-pub(crate) fn stored_fields(row: &impl Cells) -> Result<super::answers::StoredFields, StoreError> {
+pub(crate) fn stored_fields(row: &impl Cells) -> Result<StoredFields, StoreError> {
     Ok((
         row.cell(1)?,
         row.cell(2)?,
