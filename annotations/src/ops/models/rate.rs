@@ -1,8 +1,6 @@
-//! Model raters: an LLM behind an OpenAI-compatible endpoint, a rater of the panel like any
-//! other (its assignments, its submissions through the path a human's take, the same events
-//! and exports), with the provenance of each answer, a budget and a reply cache, so a rerun
-//! after a kill never pays twice. `models compare` (the alternative annotator test) and the
-//! app's Models section build on this.
+//! A model rater's run over tasks: requests at a bounded concurrency within a budget, replies
+//! cached by request hash, each reply checked by the questionnaire, each valid answer submitted
+//! with its provenance, and each failure recorded with its reason.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,209 +8,21 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use time::OffsetDateTime;
 
-use super::access::Actor;
-use super::answers::{AnswerRequest, submit_model_answer};
-use super::lookup::find_rater;
-use super::model_prompt::{DEFAULT_PROMPT, PromptTemplate, build_prompt, prompt_sha256};
-use super::raters::{CaseSelection, selected_cases};
-use super::{Error, ErrorCode, Project, Result, show_case, stamp};
+use super::{cost, find_model, known_prices};
 use crate::endpoint::{
     ApiKey, Client, Completion, Dialect, EndpointConfig, EndpointError, ReplyCache,
     StructuredRequest,
 };
-use crate::evidence::shell_quote;
+use crate::ops::access::Actor;
+use crate::ops::answers::{AnswerRequest, submit_model_answer};
+use crate::ops::model_prompt::{PromptTemplate, build_prompt, prompt_sha256};
+use crate::ops::raters::{CaseSelection, selected_cases};
+use crate::ops::{Error, ErrorCode, Project, Result, show_case, stamp};
 use crate::questionnaire::Stage;
-use crate::store::{EventKind, ModelAttempt, ModelConfig, ModelRater, new_event_uid};
-
-/// What `verity models add` is given.
-#[derive(Debug, Clone, Default)]
-pub struct ModelAddRequest {
-    /// The rater's name.
-    pub name: String,
-    /// The API's base URL.
-    pub endpoint: String,
-    /// The model id.
-    pub model: String,
-    /// The environment variable holding the API key (never the key).
-    pub api_key_env: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f64>,
-    /// Sampling seed.
-    pub seed: Option<i64>,
-    /// The most tokens a reply may have.
-    pub max_output_tokens: Option<u32>,
-    /// USD per million input tokens, when known.
-    pub price_in: Option<f64>,
-    /// USD per million output tokens, when known.
-    pub price_out: Option<f64>,
-}
-
-/// A model rater as listed: its configuration (prices `null` when unknown) and what its
-/// requests cost so far.
-#[derive(Debug, Clone, Serialize)]
-pub struct ModelSummary {
-    /// The rater's name.
-    pub name: String,
-    /// False once deactivated.
-    pub active: bool,
-    /// How it is asked.
-    #[serde(flatten)]
-    pub config: ModelConfig,
-    /// The structured-output form its endpoint takes, once a run found it.
-    pub dialect: Option<String>,
-    /// Requests recorded.
-    pub requests: usize,
-    /// What its requests cost, in USD; `null` when a price is unknown.
-    pub cost_usd: Option<f64>,
-    /// When it was added.
-    pub added_at: String,
-}
-
-/// Adds a model rater.
-pub fn add_model(
-    project: &mut Project,
-    req: &ModelAddRequest,
-    now: OffsetDateTime,
-) -> Result<ModelSummary> {
-    project.require_coordinator("adds model raters")?;
-    let bad = |sentence: String| Err(Error::refused(ErrorCode::BadInput, sentence));
-    if req.name.trim().is_empty() {
-        return bad("a model rater needs a name".into());
-    }
-    let endpoint = req.endpoint.trim().trim_end_matches('/');
-    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-        return bad(format!(
-            "--endpoint {:?} is not an http:// or https:// URL (e.g. https://api.openai.com/v1)",
-            req.endpoint
-        ));
-    }
-    if req.model.trim().is_empty() {
-        return bad("--model names no model".into());
-    }
-    if let Some(var) = &req.api_key_env
-        && (var.is_empty() || !var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    {
-        return bad(format!(
-            "--api-key-env {var:?} is not an environment variable's name (letters, digits and _): give the variable's name, never the key"
-        ));
-    }
-    for (flag, price) in [("--price-in", req.price_in), ("--price-out", req.price_out)] {
-        if price.is_some_and(|p| !p.is_finite() || p < 0.0) {
-            return bad(format!(
-                "{flag} must be a number of USD per million tokens, 0 or more"
-            ));
-        }
-    }
-    if req
-        .temperature
-        .is_some_and(|t| !t.is_finite() || !(0.0..=2.0).contains(&t))
-    {
-        return bad("--temperature must be between 0 and 2".into());
-    }
-    if req.max_output_tokens == Some(0) {
-        return bad("--max-output-tokens must be at least 1".into());
-    }
-    let template = PromptTemplate::builtin(DEFAULT_PROMPT)?;
-    let config = ModelConfig {
-        endpoint: endpoint.to_string(),
-        model: req.model.trim().to_string(),
-        api_key_env: req.api_key_env.clone(),
-        temperature: req.temperature,
-        seed: req.seed,
-        max_output_tokens: req.max_output_tokens,
-        price_in: req.price_in,
-        price_out: req.price_out,
-        prompt_id: template.id,
-        prompt_version: template.version,
-    };
-    project
-        .store
-        .add_model_rater(req.name.trim(), &config, &stamp(now))?;
-    list_models(project)?
-        .into_iter()
-        .find(|m| m.name == req.name.trim())
-        .ok_or_else(|| Error::NotFound(format!("model rater {:?} was not stored", req.name)))
-}
-
-/// Every model rater, with what its requests cost so far.
-pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
-    project.require_coordinator("lists model raters")?;
-    project
-        .store
-        .model_raters()?
-        .into_iter()
-        .map(|m| {
-            let attempts = project.store.model_attempts(m.rater.id)?;
-            let cost = attempts
-                .iter()
-                .map(|a| a.cost_usd)
-                .sum::<Option<f64>>()
-                .filter(|_| known_prices(&m.config));
-            Ok(ModelSummary {
-                name: m.rater.name,
-                active: m.rater.active,
-                config: m.config,
-                dialect: m.dialect,
-                requests: attempts.len(),
-                cost_usd: cost,
-                added_at: m.created_at,
-            })
-        })
-        .collect()
-}
-
-/// Removes a model rater that never answered, with its configuration, requests and replies.
-/// One with answers is refused: answers are never deleted (deactivate it instead).
-pub fn remove_model(project: &mut Project, name: &str) -> Result<()> {
-    project.require_coordinator("removes model raters")?;
-    let model = find_model(project, name)?;
-    let events = project.store.rater_event_count(model.rater.id)?;
-    if events > 0 {
-        return Err(Error::refused(
-            ErrorCode::HasAnswers,
-            format!(
-                "model rater {name:?} has saved {events} answer event{}, and answers are never deleted; deactivate it instead (`verity raters deactivate {}`)",
-                if events == 1 { "" } else { "s" },
-                shell_quote(name)
-            ),
-        ));
-    }
-    project.store.remove_model_config(model.rater.id)?;
-    project.store.remove_rater(model.rater.id)?;
-    Ok(())
-}
-
-fn find_model(project: &Project, name: &str) -> Result<ModelRater> {
-    let rater = find_rater(project, name)?;
-    project
-        .store
-        .model_raters()?
-        .into_iter()
-        .find(|m| m.rater.id == rater.id)
-        .ok_or_else(|| {
-            Error::refused(
-                ErrorCode::NotFound,
-                format!(
-                    "{name:?} is a human rater, not a model rater (`verity models list` lists those)"
-                ),
-            )
-        })
-}
-
-fn known_prices(config: &ModelConfig) -> bool {
-    config.price_in.is_some() && config.price_out.is_some()
-}
-
-/// What a request cost in USD, `None` when a price is unknown.
-fn cost(config: &ModelConfig, input_tokens: u64, output_tokens: u64) -> Option<f64> {
-    Some(
-        (input_tokens as f64 * config.price_in? + output_tokens as f64 * config.price_out?)
-            / 1_000_000.0,
-    )
-}
+use crate::store::{EventKind, ModelAttempt, ModelRater, new_event_uid};
 
 /// What `verity models rate` is asked.
 #[derive(Debug, Clone)]
@@ -598,7 +408,7 @@ impl Run<'_> {
         round: u32,
     ) -> Result<Job> {
         let detail = show_case(project, instance_id)?;
-        let evidence = super::evidence::cached_evidence_json(project, instance_id)?;
+        let evidence = crate::ops::evidence::cached_evidence_json(project, instance_id)?;
         let request = build_prompt(
             self.template,
             project.questionnaire(),
@@ -845,17 +655,4 @@ fn endpoint_error(e: EndpointError) -> Error {
         EndpointError::Cancelled => Error::Cancelled,
         e => Error::refused(ErrorCode::ModelEndpoint, e.to_string()),
     }
-}
-
-/// Each model answer event's provenance, by event uid, as JSON objects.
-pub(super) fn provenance_by_uid(project: &Project) -> Result<HashMap<String, Map<String, Value>>> {
-    Ok(project
-        .store
-        .provenance()?
-        .into_iter()
-        .filter_map(|(uid, text)| match serde_json::from_str(&text) {
-            Ok(Value::Object(map)) => Some((uid, map)),
-            _ => None,
-        })
-        .collect())
 }
