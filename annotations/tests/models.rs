@@ -523,3 +523,86 @@ fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
     let history = annotations::ops::answer_history(&copy, "acme__calc-101").unwrap();
     assert!(history[0].events[0].provenance.is_some());
 }
+
+#[test]
+fn models_compare_runs_the_alternative_annotator_test_and_refuses_a_panel_too_small() {
+    let server = ChatServer::start();
+    server.require_key(KEY);
+    server.answer_with(|_| crate::util::full_answer());
+    let h = project_with_tasks(31);
+    let answer = h.write("answer.json", crate::util::full_answer().to_string());
+    for rater in ["ana", "ben"] {
+        h.ok(&["raters", "add", rater]);
+    }
+    h.ok(&["assign", "--per-case", "2"]);
+    for i in 0..31 {
+        let case = format!("acme__calc-{}", 1000 + i);
+        for rater in ["ana", "ben"] {
+            h.ok(&[
+                "answer", "--rater", rater, "--case", &case, "--file", &answer, "--submit",
+            ]);
+        }
+    }
+    add_model(&h, &server, "gpt", &[]);
+    // 30 tasks rated by the model: each human has exactly the paper's minimum.
+    let cases: Vec<String> = (0..30)
+        .map(|i| format!("acme__calc-{}", 1000 + i))
+        .collect();
+    let mut args = vec!["--case"];
+    args.extend(cases.iter().map(String::as_str));
+    assert_eq!(rate(&h, "gpt", &args)["rated"], 30);
+
+    let results = h.json(&["models", "compare", "--json", "--bootstrap", "50"]);
+    let results = results.as_array().unwrap();
+    assert_eq!(results.len(), 5, "one row per rated question: {results:#?}");
+    for r in results {
+        // Every label agrees, so every task ties, which is a win for both: each human's null
+        // is rejected (the differences are all 0, below ε), and the model passes.
+        assert_eq!(r["model"], "gpt");
+        assert_eq!(r["epsilon"], 0.2);
+        assert_eq!(r["n_cases"], 30, "{r:#}");
+        assert_eq!(r["winning_rate"], 1.0, "{r:#}");
+        assert_eq!(r["passed"], true, "{r:#}");
+        assert_eq!(r["humans"].as_array().unwrap().len(), 2);
+    }
+    let one = h.json(&[
+        "models",
+        "compare",
+        "--question",
+        "underspecified",
+        "--epsilon",
+        "0.1",
+        "--json",
+    ]);
+    assert_eq!(one.as_array().unwrap().len(), 1);
+    assert_eq!(one[0]["question"], "underspecified");
+    assert_eq!(one[0]["epsilon"], 0.1);
+
+    // One task fewer: each human falls below the paper's 30 tasks and the test is refused.
+    let h = project_with_tasks(29);
+    for rater in ["ana", "ben"] {
+        h.ok(&["raters", "add", rater]);
+    }
+    h.ok(&["assign", "--per-case", "2"]);
+    let answer = h.write("answer.json", crate::util::full_answer().to_string());
+    for i in 0..29 {
+        let case = format!("acme__calc-{}", 1000 + i);
+        for rater in ["ana", "ben"] {
+            h.ok(&[
+                "answer", "--rater", rater, "--case", &case, "--file", &answer, "--submit",
+            ]);
+        }
+    }
+    add_model(&h, &server, "gpt", &[]);
+    assert_eq!(rate(&h, "gpt", &["--all"])["rated"], 29);
+    let small = h.json(&[
+        "models",
+        "compare",
+        "--question",
+        "underspecified",
+        "--json",
+    ]);
+    assert_eq!(small[0]["passed"], Value::Null);
+    let why = small[0]["refused"].as_str().unwrap();
+    assert!(why.contains("30"), "{why}");
+}

@@ -4,8 +4,10 @@
 //! after a kill never pays twice. `models compare` (the alternative annotator test) and the
 //! app's Models section build on this.
 
+mod compare;
 mod rate;
 
+pub use compare::{AgreementFigure, CompareRequest, HumanResult, ModelComparison, compare_models};
 pub use rate::{RateProgress, RateReport, RateRequest, rate_model};
 
 use std::collections::HashMap;

@@ -4,7 +4,10 @@
 use std::io::Write;
 use std::time::Duration;
 
-use annotations::ops::{self, CaseSelection, ModelAddRequest, ModelSummary, Project, RateRequest};
+use annotations::ops::{
+    self, AgreementFigure, BootstrapOptions, CaseSelection, CompareRequest, ModelAddRequest,
+    ModelComparison, ModelSummary, Project, RateRequest,
+};
 use anyhow::{Result, bail};
 use time::OffsetDateTime;
 
@@ -124,7 +127,75 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
             };
             rate(p, &request, json, out)
         }
+        ModelsAction::Compare {
+            question,
+            epsilon,
+            bootstrap,
+            seed,
+            json,
+        } => {
+            let request = CompareRequest {
+                question,
+                epsilon,
+                bootstrap: BootstrapOptions {
+                    resamples: bootstrap,
+                    seed,
+                    ..BootstrapOptions::default()
+                },
+            };
+            compare(&ops::compare_models(p, &request)?, json, out)
+        }
     }
+}
+
+/// A figure with its interval, or why there is none.
+fn figure(f: &AgreementFigure) -> String {
+    match (f.estimate, f.ci) {
+        (Some(e), Some([lo, hi])) => format!("{e:.3} [{lo:.3}, {hi:.3}]"),
+        (Some(e), None) => format!("{e:.3}"),
+        _ => "undefined".to_string(),
+    }
+}
+
+fn compare(results: &[ModelComparison], json: bool, out: &mut dyn Write) -> Result<()> {
+    if json {
+        return print_json(out, &results);
+    }
+    if results.is_empty() {
+        writeln!(
+            out,
+            "no model rater to compare: add one with `verity models add`"
+        )?;
+        return Ok(());
+    }
+    for r in results {
+        let verdict = match (r.winning_rate, r.passed, &r.refused) {
+            (Some(w), Some(passed), _) => format!(
+                "winning rate {w:.2}: {}",
+                if passed { "passed" } else { "not passed" }
+            ),
+            (_, _, Some(why)) => format!("refused: {why}"),
+            _ => "refused".to_string(),
+        };
+        writeln!(
+            out,
+            "{}\t{}\tε = {}\t{} tasks\t{verdict}\tκw vs consensus {}\tα humans {}\tα with model {}",
+            r.model,
+            r.question,
+            r.epsilon,
+            r.n_cases,
+            figure(&r.kappa_vs_consensus),
+            figure(&r.alpha_humans),
+            figure(&r.alpha_with_model),
+        )?;
+    }
+    let mut methods: Vec<&str> = results.iter().map(|r| r.method.as_str()).collect();
+    methods.sort_unstable();
+    methods.dedup();
+    for method in methods {
+        writeln!(out, "method: {method}")?;
+    }
+    Ok(())
 }
 
 fn rate(p: &mut Project, request: &RateRequest, json: bool, out: &mut dyn Write) -> Result<()> {

@@ -75,4 +75,27 @@ pub enum ModelsAction {
         #[arg(long)]
         json: bool,
     },
+    /// Each model rater against the panel's humans, question by question: the alternative
+    /// annotator test (Calderon, Reichart and Dror, 2025; each human left out in turn, one-sided
+    /// paired t-tests with margin epsilon, Benjamini-Yekutieli, passed when the winning rate is
+    /// at least 0.5; at least 30 tasks per human and 2 humans per task), with the model's
+    /// weighted kappa against the humans' consensus and alpha with the model as one more rater.
+    Compare {
+        /// One question, by id or number (every rated question without it).
+        #[arg(long, value_name = "Q")]
+        question: Option<String>,
+        /// The margin epsilon (the paper's 0.2 without it).
+        #[arg(long, value_name = "E")]
+        epsilon: Option<f64>,
+        /// Bootstrap resamples for the agreement figures' intervals.
+        #[arg(long, default_value_t = 1000)]
+        bootstrap: usize,
+        /// The bootstrap's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON: per model and question {"model", "question", "epsilon", "winning_rate",
+        /// "passed", "n_cases", ...}.
+        #[arg(long)]
+        json: bool,
+    },
 }
