@@ -524,34 +524,37 @@ fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
     assert!(history[0].events[0].provenance.is_some());
 }
 
-#[test]
-fn models_compare_runs_the_alternative_annotator_test_and_refuses_a_panel_too_small() {
-    let server = ChatServer::start();
-    server.require_key(KEY);
-    server.answer_with(|_| crate::util::full_answer());
-    let h = project_with_tasks(31);
+/// `n` tasks, each answered alike by two humans with the fixture's full answer, and a model
+/// rater `gpt` (whose server answers the same) that rated the first `rated` of them.
+fn panel_with_model(server: &ChatServer, n: usize, rated: usize) -> Harness {
+    let h = project_with_tasks(n);
     let answer = h.write("answer.json", crate::util::full_answer().to_string());
     for rater in ["ana", "ben"] {
         h.ok(&["raters", "add", rater]);
     }
     h.ok(&["assign", "--per-case", "2"]);
-    for i in 0..31 {
-        let case = format!("acme__calc-{}", 1000 + i);
+    let cases: Vec<String> = (0..n).map(|i| format!("acme__calc-{}", 1000 + i)).collect();
+    for case in &cases {
         for rater in ["ana", "ben"] {
             h.ok(&[
-                "answer", "--rater", rater, "--case", &case, "--file", &answer, "--submit",
+                "answer", "--rater", rater, "--case", case, "--file", &answer, "--submit",
             ]);
         }
     }
-    add_model(&h, &server, "gpt", &[]);
-    // 30 tasks rated by the model: each human has exactly the paper's minimum.
-    let cases: Vec<String> = (0..30)
-        .map(|i| format!("acme__calc-{}", 1000 + i))
-        .collect();
+    add_model(&h, server, "gpt", &[]);
     let mut args = vec!["--case"];
-    args.extend(cases.iter().map(String::as_str));
-    assert_eq!(rate(&h, "gpt", &args)["rated"], 30);
+    args.extend(cases[..rated].iter().map(String::as_str));
+    assert_eq!(rate(&h, "gpt", &args)["rated"], rated);
+    h
+}
 
+#[test]
+fn models_compare_runs_the_alternative_annotator_test_and_refuses_a_panel_too_small() {
+    let server = ChatServer::start();
+    server.require_key(KEY);
+    server.answer_with(|_| crate::util::full_answer());
+    // 30 tasks rated by the model: each human has exactly the paper's minimum.
+    let h = panel_with_model(&server, 31, 30);
     let results = h.json(&["models", "compare", "--json", "--bootstrap", "50"]);
     let results = results.as_array().unwrap();
     assert_eq!(results.len(), 5, "one row per rated question: {results:#?}");
@@ -579,22 +582,7 @@ fn models_compare_runs_the_alternative_annotator_test_and_refuses_a_panel_too_sm
     assert_eq!(one[0]["epsilon"], 0.1);
 
     // One task fewer: each human falls below the paper's 30 tasks and the test is refused.
-    let h = project_with_tasks(29);
-    for rater in ["ana", "ben"] {
-        h.ok(&["raters", "add", rater]);
-    }
-    h.ok(&["assign", "--per-case", "2"]);
-    let answer = h.write("answer.json", crate::util::full_answer().to_string());
-    for i in 0..29 {
-        let case = format!("acme__calc-{}", 1000 + i);
-        for rater in ["ana", "ben"] {
-            h.ok(&[
-                "answer", "--rater", rater, "--case", &case, "--file", &answer, "--submit",
-            ]);
-        }
-    }
-    add_model(&h, &server, "gpt", &[]);
-    assert_eq!(rate(&h, "gpt", &["--all"])["rated"], 29);
+    let h = panel_with_model(&server, 29, 29);
     let small = h.json(&[
         "models",
         "compare",
