@@ -259,8 +259,20 @@ pub trait LabelStore {
     /// The names of the reference label sets with how many cases each labels.
     fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError>;
 
+    /// Hands every case's labels in one reference set to `each`, by instance id, one row at a
+    /// time, so that a caller keeping what it needs never holds every row's labels at once.
+    fn each_reference_label(
+        &self,
+        label_set: &str,
+        each: &mut dyn FnMut(ReferenceRow),
+    ) -> Result<(), StoreError>;
+
     /// Every case's labels in one reference set, by instance id.
-    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError>;
+    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
+        let mut rows = Vec::new();
+        self.each_reference_label(label_set, &mut |row| rows.push(row))?;
+        Ok(rows)
+    }
 
     /// The calibration tasks' instance ids, in id order.
     fn calibration_tasks(&self) -> Result<Vec<String>, StoreError>;
@@ -436,7 +448,11 @@ impl LabelStore for Store {
         Ok(changed)
     }
 
-    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
+    fn each_reference_label(
+        &self,
+        label_set: &str,
+        each: &mut dyn FnMut(ReferenceRow),
+    ) -> Result<(), StoreError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -453,16 +469,15 @@ impl LabelStore for Store {
                 ))
             })
             .map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
         for row in rows {
             let (case_id, instance_id, labels) = row.map_err(|e| self.sql(e))?;
-            out.push(ReferenceRow {
+            each(ReferenceRow {
                 case_id,
                 instance_id,
                 labels: serde_json::from_str(&labels).map_err(|e| self.corrupt("labels", e))?,
             });
         }
-        Ok(out)
+        Ok(())
     }
 
     fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {

@@ -3,6 +3,8 @@
 //! million rows to write and read). The coordinator's data: no rater's package or login reads
 //! it.
 
+use std::fmt::Write;
+
 use rusqlite::{OptionalExtension, params};
 
 use super::packed::{pack, unpack};
@@ -97,8 +99,13 @@ pub(crate) fn encode_outcomes(outcomes: &[(i64, bool)]) -> String {
     let mut text = String::with_capacity(sorted.len() * 3);
     let mut previous = 0;
     for (case_id, resolved) in sorted {
-        text.push_str(&(case_id - previous).to_string());
-        text.push(if resolved { 'r' } else { 'u' });
+        // Written in place, without a string for each gap.
+        let _ = write!(
+            text,
+            "{}{}",
+            case_id - previous,
+            if resolved { 'r' } else { 'u' }
+        );
         previous = case_id;
     }
     text

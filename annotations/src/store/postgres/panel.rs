@@ -689,24 +689,27 @@ impl LabelStore for PgStore {
         Ok(changed as usize)
     }
 
-    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
+    fn each_reference_label(
+        &self,
+        label_set: &str,
+        each: &mut dyn FnMut(ReferenceRow),
+    ) -> Result<(), StoreError> {
         let rows = self.rows(
             "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
                  JOIN cases c ON c.id = r.case_id WHERE r.label_set = $1
                  ORDER BY c.instance_id COLLATE \"C\"",
             &[&label_set],
         )?;
-        rows.iter()
-            .map(|r| {
-                let field = |e: tokio_postgres::Error| self.failure(e.into());
-                let labels: String = r.try_get(2).map_err(field)?;
-                Ok(ReferenceRow {
-                    case_id: r.try_get(0).map_err(field)?,
-                    instance_id: r.try_get(1).map_err(field)?,
-                    labels: serde_json::from_str(&labels).map_err(|e| self.corrupt("labels", e))?,
-                })
-            })
-            .collect()
+        for r in &rows {
+            let field = |e: tokio_postgres::Error| self.failure(e.into());
+            let labels: &str = r.try_get(2).map_err(field)?;
+            each(ReferenceRow {
+                case_id: r.try_get(0).map_err(field)?,
+                instance_id: r.try_get(1).map_err(field)?,
+                labels: serde_json::from_str(labels).map_err(|e| self.corrupt("labels", e))?,
+            });
+        }
+        Ok(())
     }
 
     fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {
