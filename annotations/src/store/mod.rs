@@ -70,7 +70,7 @@ pub use labels::{
 };
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
-pub use results::{AuditVerdict, Outcomes, ResultStore, SystemRow};
+pub use results::{AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow};
 
 /// The project setting naming the rater a package is for (`verity package`).
 pub const PACKAGE_RATER: &str = "package_rater";
