@@ -158,8 +158,8 @@ pub(super) fn determinacy_map(project: &Project) -> Result<DeterminacyMap> {
         }
     }
     if spec.is_some_and(|s| s.reference) {
-        // One row's labels at a time: a set of 50,000 rows held whole as JSON took a hundred
-        // megabytes.
+        // One row's labels at a time: a set of 50,000 rows held whole as JSON was most of the
+        // 229 MB that scores of 100 systems on 50,000 tasks peaked at.
         for (set, _) in project.store.reference_sets()? {
             project.store.each_reference_label(&set, &mut |row| {
                 if labels.contains_key(&row.case_id) {
