@@ -221,16 +221,23 @@ pub fn bootstrap_difference(
         let first = Binomial::new(k, share).ok()?.sample(&mut rng);
         values.push((2.0 * first as f64 - k as f64) / n);
     }
-    values.sort_by(f64::total_cmp);
-    Some((quantile(&values, 0.025), quantile(&values, 0.975)))
+    Some((quantile(&mut values, 0.025), quantile(&mut values, 0.975)))
 }
 
-/// Quantile of sorted values, interpolating linearly between order statistics (numpy's
-/// default).
-fn quantile(sorted: &[f64], p: f64) -> f64 {
-    let pos = p * (sorted.len() - 1) as f64;
+/// Quantile of values, interpolating linearly between order statistics (numpy's default). It
+/// selects the two order statistics it needs instead of sorting every value, and leaves the
+/// values reordered.
+fn quantile(values: &mut [f64], p: f64) -> f64 {
+    let pos = p * (values.len() - 1) as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+    let (_, low, above) = values.select_nth_unstable_by(lo, f64::total_cmp);
+    let low = *low;
+    let high = if hi == lo {
+        low
+    } else {
+        above.iter().copied().min_by(f64::total_cmp).unwrap_or(low)
+    };
+    low + (high - low) * (pos - lo as f64)
 }
 
 #[cfg(test)]
@@ -256,6 +263,16 @@ mod tests {
         let (lo, hi) = wilson_interval(0, 10).expect("n > 0");
         assert!(close(lo, 0.0, 1e-15) && close(hi, 0.277_532_799_862_889_2, 1e-12));
         assert_eq!(wilson_interval(0, 0), None);
+    }
+
+    #[test]
+    fn quantiles_interpolate_as_numpy_does() {
+        // numpy.quantile([3, 1, 4, 1, 5, 9, 2, 6], [0.025, 0.5, 0.975, 1]): 1, 3.5, 8.475, 9.
+        let mut values = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        assert_eq!(quantile(&mut values, 0.025), 1.0);
+        assert_eq!(quantile(&mut values, 0.5), 3.5);
+        assert!(close(quantile(&mut values, 0.975), 8.475, 1e-12));
+        assert_eq!(quantile(&mut values, 1.0), 9.0);
     }
 
     #[test]

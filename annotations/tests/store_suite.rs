@@ -9,8 +9,8 @@ use annotations::store::postgres::PgStore;
 use annotations::store::prelude::*;
 use annotations::store::transfer::{Cell, TABLES, copy_rows};
 use annotations::store::{
-    EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState, ProjectStore,
-    Store, StoreError, SubmissionFilter, SystemRow, new_event_uid,
+    EncodedOutcomes, EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState,
+    ProjectStore, Store, StoreError, SubmissionFilter, SystemRow, new_event_uid,
 };
 use serde_json::{Map, Value, json};
 
@@ -427,13 +427,19 @@ fn suite(store: &mut dyn ProjectStore) {
     let outcomes = vec![(ten.case_id, true), (two.case_id, false)];
     assert_eq!(
         store
-            .put_system_results(&[(system("b", 1), outcomes.clone()), (system("a", 1), vec![])])
+            .put_system_results(&[
+                (system("b", 1), EncodedOutcomes::new(&outcomes)),
+                (system("a", 1), EncodedOutcomes::new(&[])),
+            ])
             .unwrap(),
         [false, false]
     );
     assert_eq!(
         store
-            .put_system_results(&[(system("a", 0), vec![(two.case_id, false)])])
+            .put_system_results(&[(
+                system("a", 0),
+                EncodedOutcomes::new(&[(two.case_id, false)])
+            )])
             .unwrap(),
         [true]
     );

@@ -441,13 +441,11 @@ fn parse_resolved(text: &str) -> Option<bool> {
     }
 }
 
+/// The ids read so far and the line each was on, hashed with foldhash like [`FastSet`].
+type SeenIds = HashMap<String, usize, foldhash::fast::FixedState>;
+
 /// Refuses a task seen before, naming where.
-fn note_line(
-    path: &Path,
-    seen: &mut HashMap<String, usize>,
-    id: &str,
-    line: usize,
-) -> Result<(), ImportError> {
+fn note_line(path: &Path, seen: &mut SeenIds, id: &str, line: usize) -> Result<(), ImportError> {
     if let Some(first) = seen.insert(id.to_string(), line) {
         return Err(ImportError::RepeatedTask {
             path: path.to_path_buf(),
@@ -460,7 +458,7 @@ fn note_line(
 
 fn read_json_lines(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
     let mut outcomes = Vec::new();
-    let mut seen = HashMap::new();
+    let mut seen = SeenIds::default();
     for (i, line) in text.lines().enumerate() {
         let at = i + 1;
         if line.trim().is_empty() {
@@ -533,7 +531,7 @@ fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
         });
     };
     let mut outcomes = Vec::new();
-    let mut seen = HashMap::new();
+    let mut seen = SeenIds::default();
     for record in reader.records() {
         let record = record.map_err(csv_err)?;
         let line = record.position().map_or(0, |p| p.line() as usize);

@@ -236,8 +236,20 @@ pub trait LabelStore {
     /// The names of the reference label sets with how many cases each labels.
     fn reference_sets(&self) -> Result<Vec<(String, usize)>, StoreError>;
 
+    /// Hands every case's labels in one reference set to `each`, by instance id, one row at a
+    /// time, so that a caller keeping what it needs never holds every row's labels at once.
+    fn each_reference_label(
+        &self,
+        label_set: &str,
+        each: &mut dyn FnMut(ReferenceRow),
+    ) -> Result<(), StoreError>;
+
     /// Every case's labels in one reference set, by instance id.
-    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError>;
+    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
+        let mut rows = Vec::new();
+        self.each_reference_label(label_set, &mut |row| rows.push(row))?;
+        Ok(rows)
+    }
 
     /// The calibration tasks' instance ids, in id order.
     fn calibration_tasks(&self) -> Result<Vec<String>, StoreError>;
@@ -387,12 +399,19 @@ impl LabelStore for Store {
         Ok(changed)
     }
 
-    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
-        self.decode(
+    fn each_reference_label(
+        &self,
+        label_set: &str,
+        each: &mut dyn FnMut(ReferenceRow),
+    ) -> Result<(), StoreError> {
+        self.each_row(
             "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
              JOIN cases c ON c.id = r.case_id WHERE r.label_set = ?1 ORDER BY c.instance_id",
             [label_set],
-            |row| shared::reference(row),
+            |row| {
+                each(shared::reference(row)?);
+                Ok(())
+            },
         )
     }
 

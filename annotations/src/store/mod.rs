@@ -73,7 +73,7 @@ pub use labels::{
 pub use models::{ModelAttempt, ModelConfig, ModelRater, ModelStore};
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
-pub use results::{AuditVerdict, Outcomes, ResultStore, SystemRow};
+pub use results::{AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow};
 pub use transfer::TransferStore;
 
 /// The project setting naming the rater a package is for (`verity package`).

@@ -3,6 +3,8 @@
 //! million rows to write and read). The coordinator's data: no rater's package or login reads
 //! it.
 
+use std::fmt::Write;
+
 use rusqlite::{OptionalExtension, params};
 
 use super::packed::{pack, unpack};
@@ -28,13 +30,46 @@ pub struct SystemRow {
 /// A system's outcomes: (case row id, resolved) for each task its file mentions, by case id.
 pub type Outcomes = Vec<(i64, bool)>;
 
+/// A system's outcomes in their stored text (see [`EncodedOutcomes::new`]): a few bytes a task
+/// where [`Outcomes`] take sixteen, so an import of many systems holds them all at once in
+/// this form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedOutcomes(String);
+
+impl EncodedOutcomes {
+    /// The outcomes sorted by case id, each as the gap from the previous case id in decimal
+    /// and `r` (resolved) or `u` (not), as in `3r1u12r`.
+    pub fn new(outcomes: &[(i64, bool)]) -> EncodedOutcomes {
+        let mut sorted = outcomes.to_vec();
+        sorted.sort_unstable();
+        let mut text = String::with_capacity(sorted.len() * 3);
+        let mut previous = 0;
+        for (case_id, resolved) in sorted {
+            // Written in place, without a string for each gap.
+            let _ = write!(
+                text,
+                "{}{}",
+                case_id - previous,
+                if resolved { 'r' } else { 'u' }
+            );
+            previous = case_id;
+        }
+        EncodedOutcomes(text)
+    }
+
+    /// The stored text.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// The systems' results of a project, and the audit's verdicts that scores read beside them.
 pub trait ResultStore {
     /// Stores systems' results in one transaction, each replacing those stored under its
     /// name; for each, true when it replaced.
     fn put_system_results(
         &mut self,
-        systems: &[(SystemRow, Outcomes)],
+        systems: &[(SystemRow, EncodedOutcomes)],
     ) -> Result<Vec<bool>, StoreError>;
 
     /// Every system's row, by name.
@@ -89,22 +124,7 @@ pub(crate) fn audit_verdict(
     })
 }
 
-/// The stored text of outcomes sorted by case id: for each, the gap from the previous case id
-/// in decimal and `r` (resolved) or `u` (not), as in `3r1u12r`.
-pub(crate) fn encode_outcomes(outcomes: &[(i64, bool)]) -> String {
-    let mut sorted = outcomes.to_vec();
-    sorted.sort_unstable();
-    let mut text = String::with_capacity(sorted.len() * 3);
-    let mut previous = 0;
-    for (case_id, resolved) in sorted {
-        text.push_str(&(case_id - previous).to_string());
-        text.push(if resolved { 'r' } else { 'u' });
-        previous = case_id;
-    }
-    text
-}
-
-/// Reads back what [`encode_outcomes`] wrote; `None` when the text is not such a list.
+/// Reads back what [`EncodedOutcomes::new`] wrote; `None` when the text is not such a list.
 pub(crate) fn decode_outcomes(text: &str) -> Option<Outcomes> {
     let mut out = Vec::with_capacity(text.len() / 3);
     let mut previous = 0i64;
@@ -140,11 +160,11 @@ pub(crate) fn damaged(path: &std::path::Path, name: &str) -> StoreError {
 impl ResultStore for Store {
     fn put_system_results(
         &mut self,
-        systems: &[(SystemRow, Outcomes)],
+        systems: &[(SystemRow, EncodedOutcomes)],
     ) -> Result<Vec<bool>, StoreError> {
         let packed = systems
             .iter()
-            .map(|(_, outcomes)| pack(&self.path, "system results", &encode_outcomes(outcomes)))
+            .map(|(_, outcomes)| pack(&self.path, "system results", outcomes.as_str()))
             .collect::<Result<Vec<_>, _>>()?;
         let sql = |e| super::sql_err(&self.path, e);
         let tx = self.conn.transaction().map_err(sql)?;
@@ -255,11 +275,11 @@ mod tests {
     #[test]
     fn outcomes_read_back_as_written_in_case_order() {
         let outcomes = vec![(12, true), (3, false), (4, true), (1_000_000, false)];
-        let text = encode_outcomes(&outcomes);
-        assert_eq!(text, "3u1r8r999988u");
+        let text = EncodedOutcomes::new(&outcomes);
+        assert_eq!(text.as_str(), "3u1r8r999988u");
         let mut sorted = outcomes.clone();
         sorted.sort_unstable();
-        assert_eq!(decode_outcomes(&text), Some(sorted));
+        assert_eq!(decode_outcomes(text.as_str()), Some(sorted));
         assert_eq!(decode_outcomes(""), Some(vec![]));
         for bad in ["3", "r", "3x", "3r4"] {
             assert_eq!(decode_outcomes(bad), None, "{bad}");

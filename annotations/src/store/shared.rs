@@ -263,13 +263,27 @@ impl super::Store {
         params: impl rusqlite::Params,
         decode: impl Fn(&SqliteRow<'_, '_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
+        let mut out = Vec::new();
+        self.each_row(sql, params, |row| {
+            out.push(decode(row)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Hands every row a query gives to `each`, one at a time.
+    pub(crate) fn each_row(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        mut each: impl FnMut(&SqliteRow<'_, '_>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.sql(e))?;
         let mut rows = stmt.query(params).map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(|e| self.sql(e))? {
-            out.push(decode(&self.cells(row))?);
+            each(&self.cells(row))?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -15,12 +15,14 @@ mod results;
 
 pub(in crate::ops) use determinacy::write_left_out;
 pub use determinacy::{Determinacy, LabelSource, LeftOutTask, left_out_tasks};
-pub use report::{
-    Coverage, PairComparison, ScoresOptions, ScoresReport, SourceCount, SystemScore, scores,
-};
+pub use pairs::PairComparison;
+pub use report::{Coverage, ScoresReport, SourceCount, SystemScore, scores};
 pub use results::{
     ResultsImport, ResultsSource, SystemResults, import_results, list_results, remove_results,
 };
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{Error, ErrorCode, Result};
 
@@ -32,4 +34,24 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> 
             "a worker thread failed unexpectedly; nothing was stored",
         ))
     })
+}
+
+/// Options of [`scores`].
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ScoresOptions {
+    /// Bootstrap resamples for the intervals of the differences (0: none).
+    pub bootstrap: u32,
+    /// The bootstrap's seed.
+    #[ts(type = "number")]
+    pub seed: u64,
+}
+
+impl Default for ScoresOptions {
+    fn default() -> Self {
+        ScoresOptions {
+            bootstrap: 1000,
+            seed: 0,
+        }
+    }
 }

@@ -1,8 +1,11 @@
 //! Every pair of systems compared on both denominators: McNemar's exact test and a bootstrap
 //! interval of the difference in rates, from bit sets of the tasks each resolved.
 
+use super::ScoresOptions;
+use serde::Serialize;
+use ts_rs::TS;
+
 use super::joined;
-use super::report::{PairComparison, ScoresOptions};
 use crate::ops::Result;
 use crate::rates::{self, Discordance};
 
@@ -115,4 +118,28 @@ pub(super) fn compare_pairs(
         }
         Ok(pairs)
     })
+}
+
+/// Two systems compared on one denominator.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct PairComparison {
+    /// The first system.
+    pub a: String,
+    /// The second system.
+    pub b: String,
+    /// `all` or `determinate`.
+    pub denominator: String,
+    /// Tasks compared.
+    pub n: usize,
+    /// Tasks only `a` resolved.
+    pub a_only: usize,
+    /// Tasks only `b` resolved.
+    pub b_only: usize,
+    /// McNemar's exact two-sided p-value; `null` without tasks.
+    pub p_value: Option<f64>,
+    /// `a`'s rate minus `b`'s.
+    pub difference: Option<f64>,
+    /// The difference's 95% percentile bootstrap interval, tasks resampled in pairs.
+    pub difference_ci: Option<[f64; 2]>,
 }

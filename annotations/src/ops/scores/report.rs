@@ -3,33 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use ts_rs::TS;
 
+use super::ScoresOptions;
 use super::determinacy::{Determinacy, LabelSource, determinacy_map};
-use super::pairs::{Bits, compare_pairs};
+use super::pairs::{Bits, PairComparison, compare_pairs};
 use crate::ops::{Project, Result};
 use crate::rates;
-
-/// Options of [`scores`].
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct ScoresOptions {
-    /// Bootstrap resamples for the intervals of the differences (0: none).
-    pub bootstrap: u32,
-    /// The bootstrap's seed.
-    #[ts(type = "number")]
-    pub seed: u64,
-}
-
-impl Default for ScoresOptions {
-    fn default() -> Self {
-        ScoresOptions {
-            bootstrap: 1000,
-            seed: 0,
-        }
-    }
-}
 
 /// How many tasks one source decided, by tier.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -109,30 +90,6 @@ pub struct SystemScore {
     pub rank_raw: Option<f64>,
     /// Rank by `determinate_rate`.
     pub rank_determinate: Option<f64>,
-}
-
-/// Two systems compared on one denominator.
-#[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct PairComparison {
-    /// The first system.
-    pub a: String,
-    /// The second system.
-    pub b: String,
-    /// `all` or `determinate`.
-    pub denominator: String,
-    /// Tasks compared.
-    pub n: usize,
-    /// Tasks only `a` resolved.
-    pub a_only: usize,
-    /// Tasks only `b` resolved.
-    pub b_only: usize,
-    /// McNemar's exact two-sided p-value; `null` without tasks.
-    pub p_value: Option<f64>,
-    /// `a`'s rate minus `b`'s.
-    pub difference: Option<f64>,
-    /// The difference's 95% percentile bootstrap interval, tasks resampled in pairs.
-    pub difference_ci: Option<[f64; 2]>,
 }
 
 /// The scores of every system.

@@ -10,7 +10,7 @@ use ts_rs::TS;
 use super::joined;
 use crate::import::results::{ResultsFile, ResultsFormat, read_results};
 use crate::ops::{Error, ErrorCode, Project, Result, stamp};
-use crate::store::{Outcomes, SystemRow};
+use crate::store::{EncodedOutcomes, Outcomes, SystemRow};
 
 /// One file of results to import, and the system's name when not the file's.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
@@ -144,8 +144,8 @@ pub fn import_results(
     let mut rows = Vec::with_capacity(files.len());
     for ((source, name), file) in sources.iter().zip(&names).zip(files) {
         let origin = source.path.display().to_string();
-        let mentioned = file.outcomes.len() + file.unknown;
-        if file.outcomes.is_empty() {
+        let mentioned = file.submitted + file.unknown;
+        if file.submitted == 0 {
             return Err(Error::refused(
                 ErrorCode::BadInput,
                 format!(
@@ -153,7 +153,7 @@ pub fn import_results(
                 ),
             ));
         }
-        let resolved = file.outcomes.iter().filter(|(_, r)| *r).count();
+        let resolved = file.resolved;
         let mut warnings = Vec::new();
         if file.unknown > 0 {
             warnings.push(format!(
@@ -166,7 +166,7 @@ pub fn import_results(
             format: file.format.name().to_string(),
             origin: origin.clone(),
             tasks,
-            submitted: file.outcomes.len(),
+            submitted: file.submitted,
             resolved,
             unknown_ids: file.unknown,
             replaced: false,
@@ -177,7 +177,7 @@ pub fn import_results(
                 name: name.clone(),
                 format: file.format.name().to_string(),
                 origin,
-                submitted: file.outcomes.len() as i64,
+                submitted: file.submitted as i64,
                 resolved: resolved as i64,
                 imported_at: at.clone(),
             },
@@ -198,8 +198,13 @@ type TaskIds = HashMap<String, i64, foldhash::fast::FixedState>;
 /// A results file matched to the project's cases.
 struct MatchedFile {
     format: ResultsFormat,
-    /// (case row id, resolved) for each of the project's tasks the file mentions.
-    outcomes: Outcomes,
+    /// Its outcomes on the project's tasks, as stored: encoded by the thread that read the
+    /// file, so that a hundred systems' outcomes wait for the store at a few bytes a task.
+    outcomes: EncodedOutcomes,
+    /// The project's tasks the file mentions.
+    submitted: usize,
+    /// Of those, the ones resolved.
+    resolved: usize,
     /// Ids the project does not hold.
     unknown: usize,
 }
@@ -224,7 +229,9 @@ fn read_all(sources: &[ResultsSource], ids: &TaskIds) -> Result<Vec<MatchedFile>
                             let (outcomes, unknown) = match_ids(ids, &file);
                             Ok(MatchedFile {
                                 format: file.format,
-                                outcomes,
+                                outcomes: EncodedOutcomes::new(&outcomes),
+                                submitted: outcomes.len(),
+                                resolved: outcomes.iter().filter(|(_, r)| *r).count(),
                                 unknown,
                             })
                         })

@@ -115,14 +115,21 @@ impl LabelStore for PgStore {
         Ok(changed as usize)
     }
 
-    fn reference_labels(&self, label_set: &str) -> Result<Vec<ReferenceRow>, StoreError> {
-        self.decode(
+    fn each_reference_label(
+        &self,
+        label_set: &str,
+        each: &mut dyn FnMut(ReferenceRow),
+    ) -> Result<(), StoreError> {
+        let rows = self.rows(
             "SELECT r.case_id, c.instance_id, r.labels FROM reference_labels r
              JOIN cases c ON c.id = r.case_id WHERE r.label_set = $1
              ORDER BY c.instance_id COLLATE \"C\"",
             &[&label_set],
-            |row| shared::reference(row),
-        )
+        )?;
+        for row in &rows {
+            each(shared::reference(&self.cells(row))?);
+        }
+        Ok(())
     }
 
     fn answer_event_fields(&self) -> Result<HashMap<i64, Map<String, Value>>, StoreError> {

@@ -5,20 +5,19 @@
 use super::{Client, PgStore};
 use crate::store::StoreError;
 use crate::store::results::{
-    AuditVerdict, Outcomes, ResultStore, SystemRow, audit_verdict, damaged, decode_outcomes,
-    encode_outcomes,
+    AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow, audit_verdict, damaged,
+    decode_outcomes,
 };
 
 impl ResultStore for PgStore {
     fn put_system_results(
         &mut self,
-        systems: &[(SystemRow, Outcomes)],
+        systems: &[(SystemRow, EncodedOutcomes)],
     ) -> Result<Vec<bool>, StoreError> {
-        let texts: Vec<String> = systems.iter().map(|(_, o)| encode_outcomes(o)).collect();
         self.run(async |c: &mut Client| {
             let tx = c.transaction().await?;
             let mut replaced = Vec::with_capacity(systems.len());
-            for ((row, _), text) in systems.iter().zip(&texts) {
+            for (row, outcomes) in systems {
                 replaced.push(
                     tx.query_opt("SELECT 1 FROM system_results WHERE name = $1", &[&row.name])
                         .await?
@@ -37,7 +36,7 @@ impl ResultStore for PgStore {
                         &row.origin,
                         &row.submitted,
                         &row.resolved,
-                        text,
+                        &outcomes.as_str(),
                         &row.imported_at,
                     ],
                 )
