@@ -241,6 +241,12 @@ impl Panel {
     /// justifications) stays in the store, so a large panel loads in a fraction of the time
     /// and memory.
     pub(super) fn load_rated(project: &Project) -> Result<Panel> {
+        Panel::load_rated_of(project, project.include_models)
+    }
+
+    /// [`Panel::load_rated`], with model raters' answers or without them whatever the project's
+    /// setting.
+    pub(super) fn load_rated_of(project: &Project, include_models: bool) -> Result<Panel> {
         let questions: Vec<&str> = rated_questions(&project.questionnaire)
             .iter()
             .map(|q| q.id.as_str())
@@ -249,7 +255,7 @@ impl Panel {
             cases: None,
             questions: Some(&questions),
         };
-        let index = PanelIndex::load(project)?;
+        let index = PanelIndex::load(project, include_models)?;
         index.panel(project, &filter, index.instance_ids.clone(), |_| true)
     }
 
@@ -257,7 +263,7 @@ impl Panel {
     /// order of the cases within every panel): an export writes one slice at a time, so its
     /// memory does not grow with the project.
     pub(super) fn slices(project: &Project, size: usize) -> Result<PanelSlices<'_>> {
-        let index = PanelIndex::load(project)?;
+        let index = PanelIndex::load(project, project.include_models)?;
         let mut cases = project.store.case_instance_ids()?;
         cases.reverse();
         Ok(PanelSlices {
@@ -279,7 +285,7 @@ struct PanelIndex {
 }
 
 impl PanelIndex {
-    fn load(project: &Project) -> Result<PanelIndex> {
+    fn load(project: &Project, include_models: bool) -> Result<PanelIndex> {
         let store = &project.store;
         let mut adjudications = Adjudications::new();
         for a in store.latest_adjudications()? {
@@ -288,7 +294,7 @@ impl PanelIndex {
                 .or_default()
                 .insert(a.question.clone(), a);
         }
-        let excluded = if project.include_models {
+        let excluded = if include_models {
             std::collections::HashSet::new()
         } else {
             super::lookup::model_rater_ids(project)?

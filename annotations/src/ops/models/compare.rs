@@ -91,11 +91,7 @@ pub fn compare_models(
 ) -> Result<Vec<ModelComparison>> {
     let models = project.store.model_raters()?;
     let names: HashSet<&str> = models.iter().map(|m| m.rater.name.as_str()).collect();
-    let included = project.include_models;
-    project.include_models(true);
-    let panel = Panel::load_rated(project);
-    project.include_models(included);
-    let panel = panel?;
+    let panel = Panel::load_rated_of(project, true)?;
     let questions = match &request.question {
         Some(key) => vec![find_question(&project.questionnaire, key)?],
         None => rated_questions(&project.questionnaire),
