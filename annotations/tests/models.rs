@@ -267,6 +267,21 @@ fn transient_faults_are_retried_and_invalid_replies_never_become_answers() {
 }
 
 #[test]
+fn a_prompt_too_long_for_the_model_fails_that_task_alone() {
+    let server = ChatServer::start();
+    let h = project_with_tasks(3);
+    add_model(&h, &server, "m", &[]);
+    server.fault(ChatFault::Status(400, None));
+    let report = rate(&h, "m", &["--all", "--concurrency", "1"]);
+    assert_eq!(
+        (report["rated"].as_u64(), report["failed"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(server.log().len(), 3, "a prompt too long is not retried");
+    assert_eq!(model_events(&h, "m").len(), 2);
+}
+
+#[test]
 fn a_wrong_key_is_one_sentence_naming_the_variable_and_nothing_is_stored() {
     let server = ChatServer::start();
     server.require_key(KEY);

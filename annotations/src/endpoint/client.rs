@@ -10,7 +10,9 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use tokio::sync::{Mutex, OnceCell};
 
-use super::wire::{error_message, read_response, refuses_response_format, request_body};
+use super::wire::{
+    error_message, exceeds_context, read_response, refuses_response_format, request_body,
+};
 use super::{Completion, Dialect, EndpointConfig, EndpointError, StructuredRequest, retry_after};
 
 /// Where replies already paid for are kept, by request hash (the project's reply cache).
@@ -308,6 +310,12 @@ impl Client {
                 status: code,
                 message,
             });
+        }
+        if exceeds_context(code, &bytes, &message) {
+            return Attempt::Final(Outcome::Done(Err(EndpointError::TooLong {
+                status: code,
+                message,
+            })));
         }
         if status == StatusCode::TOO_MANY_REQUESTS
             || status == StatusCode::REQUEST_TIMEOUT

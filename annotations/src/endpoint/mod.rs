@@ -193,6 +193,14 @@ pub enum EndpointError {
         /// The server's message.
         message: String,
     },
+    /// This task's prompt does not fit the model's context; other tasks may.
+    #[error("the task's prompt does not fit the model's context (HTTP {status}): {message}")]
+    TooLong {
+        /// The status.
+        status: u16,
+        /// The server's message.
+        message: String,
+    },
     /// Transient faults outlasted every retry.
     #[error("the model endpoint {endpoint} kept failing after {attempts} attempts: {last}")]
     Exhausted {

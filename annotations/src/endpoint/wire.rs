@@ -123,6 +123,25 @@ pub(super) fn refuses_response_format(status: u16, message: &str) -> bool {
     m.contains("response_format") || m.contains("json_schema") || m.contains("'json_object'")
 }
 
+/// Whether an error says the task's prompt does not fit the model's context: OpenAI's
+/// `context_length_exceeded`, llama.cpp's and vLLM's "maximum context length". Only this task
+/// is affected: a shorter prompt would be taken.
+pub(super) fn exceeds_context(status: u16, body: &[u8], message: &str) -> bool {
+    if !matches!(status, 400 | 413 | 422) {
+        return false;
+    }
+    let code = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+        v.pointer("/error/code")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    let m = message.to_ascii_lowercase();
+    code.as_deref() == Some("context_length_exceeded")
+        || m.contains("maximum context length")
+        || m.contains("context window")
+        || m.contains("exceeds the context")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +188,16 @@ mod tests {
             error_message("é".repeat(400).as_bytes()).chars().count(),
             301
         );
+    }
+
+    #[test]
+    fn a_prompt_longer_than_the_context_is_told_from_other_refusals() {
+        let openai = br#"{"error": {"message": "too long", "code": "context_length_exceeded"}}"#;
+        assert!(exceeds_context(400, openai, "too long"));
+        let llama = "This model's maximum context length is 8192 tokens. However, you requested 11435 tokens";
+        assert!(exceeds_context(400, llama.as_bytes(), llama));
+        assert!(!exceeds_context(400, b"{}", "The model `x` does not exist"));
+        assert!(!exceeds_context(500, llama.as_bytes(), llama));
     }
 
     #[test]

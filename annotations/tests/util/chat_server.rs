@@ -6,11 +6,12 @@
 //!
 //! Faults, served once each in order (`fault`) or per request by an `x-test-fault` header (the
 //! `openai` package's check sends those): `429`, `500`, `503` (a status with OpenAI's error body),
-//! `delay:MS`, `malformed` (content that is not JSON), `off-scale` (an integer no enum allows),
-//! `cut-off` (`finish_reason: "length"` and half the JSON), `drop` (headers, then half the body
-//! and the connection closed). `partial` mode answers `json_schema` as llama.cpp's server does (a
-//! 500 naming the types it takes) and takes `json_object` with a schema. A key, when set, must
-//! come as `Authorization: Bearer KEY`; a wrong one gets OpenAI's 401.
+//! `400` (OpenAI's `context_length_exceeded`), `delay:MS`, `malformed` (content that is not
+//! JSON), `off-scale` (an integer no enum allows), `cut-off` (`finish_reason: "length"` and half
+//! the JSON), `drop` (headers, then half the body and the connection closed). `partial` mode
+//! answers `json_schema` as llama.cpp's server does (a 500 naming the types it takes) and takes
+//! `json_object` with a schema. A key, when set, must come as `Authorization: Bearer KEY`; a
+//! wrong one gets OpenAI's 401.
 //! Also serves `examples/chat_serve.rs`.
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -288,6 +289,12 @@ fn answer_one(
                     "Rate limit reached for requests. Please try again later.",
                     "requests",
                     Some("rate_limit_exceeded"),
+                ),
+                400 => (
+                    "This model's maximum context length is 8192 tokens. However, your \
+                     messages resulted in 9000 tokens. Please reduce the length of the messages.",
+                    "invalid_request_error",
+                    Some("context_length_exceeded"),
                 ),
                 500 => (
                     "The server had an error while processing your request.",

@@ -513,7 +513,7 @@ impl Run<'_> {
                     .record_model_exchange(rater_id, &received, None, &at)?;
                 return Ok(None);
             }
-            Err(e @ EndpointError::Exhausted { .. }) => {
+            Err(e @ (EndpointError::Exhausted { .. } | EndpointError::TooLong { .. })) => {
                 self.record(
                     project,
                     &job,
