@@ -214,6 +214,7 @@ pub fn rate_model(
     endpoint.seed = config.seed;
     endpoint.max_output_tokens = config.max_output_tokens;
     endpoint.timeout = req.timeout;
+    endpoint.cache_scope = format!("rater {}", model.rater.id);
     let mut client = Client::new(endpoint).map_err(endpoint_error)?;
     let stored_dialect = match model.dialect.as_deref() {
         Some("json_schema") => Some(Dialect::JsonSchema),
