@@ -229,6 +229,22 @@ fn an_unknown_price_is_unknown_never_zero() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--price-in"));
     assert_eq!(server.log().len(), before);
+
+    // Half a price is no price: the input's known, the output's not, and the cost unknown.
+    let h = project_with_tasks(1);
+    add_model(&h, &server, "half", &["--price-in", "2"]);
+    let report = rate(&h, "half", &["--all"]);
+    assert_eq!(report["rated"], 1);
+    assert!(report["input_tokens"].as_u64().unwrap() > 0);
+    assert!(report["cost_usd"].is_null(), "{report}");
+    let listed = h.json(&["models", "list", "--json"]);
+    assert_eq!(listed[0]["price_in"], 2.0);
+    assert!(listed[0]["price_out"].is_null() && listed[0]["cost_usd"].is_null());
+    assert_eq!(listed[0]["requests"], 1);
+    let out = verity(&h, &["models", "rate", "half", "--all"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("unknown") && !text.contains("$0"), "{text}");
+    assert!(model_events(&h, "half")[0]["provenance"]["cost_usd"].is_null());
 }
 
 #[test]
