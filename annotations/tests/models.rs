@@ -146,12 +146,7 @@ fn a_model_rates_every_task_with_provenance_and_stays_out_of_the_panels_numbers(
     );
 
     let raters = h.json(&["raters", "list", "--json"]);
-    let gpt = raters
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "gpt")
-        .unwrap();
+    let gpt = item(&raters, "name", "gpt");
     assert_eq!(gpt["kind"], "model");
     assert_eq!(gpt["submitted"], 3);
 
@@ -376,6 +371,16 @@ fn answered(server: &ChatServer) -> usize {
         .count()
 }
 
+/// A server answering each request after `latency`, and a project of `tasks` tasks with a
+/// model rater `m` asking it.
+fn slow_model(latency: Duration, tasks: usize) -> (ChatServer, Harness) {
+    let server = ChatServer::start();
+    server.latency(latency);
+    let h = project_with_tasks(tasks);
+    add_model(&h, &server, "m", &[]);
+    (server, h)
+}
+
 /// `verity models rate m --all --concurrency 4` started in the background.
 fn spawn_rate(h: &Harness, extra: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_verity"))
@@ -460,10 +465,7 @@ fn assert_one_submission_per_task(h: &Harness, tasks: usize) {
 
 #[test]
 fn a_run_killed_at_any_moment_then_rerun_repays_no_reply_received_and_stores_no_answer_twice() {
-    let server = ChatServer::start();
-    server.latency(Duration::from_millis(30));
-    let h = project_with_tasks(40);
-    add_model(&h, &server, "m", &[]);
+    let (server, h) = slow_model(Duration::from_millis(30), 40);
     // Kills: with requests in flight and no reply yet; the instant the server has written its
     // first reply; and after 4, then 9 more replies, each the instant the last was written.
     let mut kills = 0;
@@ -510,17 +512,17 @@ fn a_run_killed_at_any_moment_then_rerun_repays_no_reply_received_and_stores_no_
     assert_one_submission_per_task(&h, 40);
     // Every reply the project holds answered a distinct request.
     let bodies = stored_reply_bodies(&h, &server);
-    let mut distinct = bodies.clone();
-    distinct.dedup();
-    assert_eq!(distinct.len(), bodies.len());
+    for (i, body) in bodies.iter().enumerate() {
+        assert!(
+            !bodies[..i].contains(body),
+            "a request's reply is stored twice"
+        );
+    }
 }
 
 #[test]
 fn ctrl_c_stops_a_run_cleanly_and_a_rerun_finishes_it_without_paying_twice() {
-    let server = ChatServer::start();
-    server.latency(Duration::from_millis(80));
-    let h = project_with_tasks(30);
-    add_model(&h, &server, "m", &[]);
+    let (server, h) = slow_model(Duration::from_millis(80), 30);
     let child = spawn_rate(&h, &["--json"]);
     wait_until(|| answered(&server) >= 6);
     let interrupted = Command::new("kill")
@@ -595,24 +597,26 @@ fn models_are_listed_and_removed_and_refuse_bad_input_in_one_sentence() {
     );
 }
 
-#[test]
-fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
-    let Some(db) = crate::server::Database::fresh() else {
-        return;
-    };
-    let server = ChatServer::start();
+/// A project on the test PostgreSQL server holding the fixture's two tasks, and a model
+/// rater `gpt` (with `prices`, when given) asking `server`.
+fn server_project_with_model(
+    db: &crate::server::Database,
+    server: &ChatServer,
+    prices: Option<(f64, f64)>,
+) -> annotations::ops::Project {
+    let t0 = time::OffsetDateTime::UNIX_EPOCH;
     let url = db.url();
     let mut p = annotations::ops::init_project(
         std::path::Path::new(&url),
         &annotations::ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        time::OffsetDateTime::UNIX_EPOCH,
+        t0,
     )
     .unwrap();
     let flag = std::sync::atomic::AtomicBool::new(false);
     annotations::ops::import_paths(
         &mut p,
         &[std::path::PathBuf::from(fixture("swebench.jsonl"))],
-        time::OffsetDateTime::UNIX_EPOCH,
+        t0,
         &mut |_| {},
         &flag,
     )
@@ -623,13 +627,18 @@ fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
             name: "gpt".into(),
             endpoint: server.endpoint(),
             model: "test-model".into(),
-            price_in: Some(1.0),
-            price_out: Some(2.0),
+            price_in: prices.map(|(i, _)| i),
+            price_out: prices.map(|(_, o)| o),
             ..Default::default()
         },
-        time::OffsetDateTime::UNIX_EPOCH,
+        t0,
     )
     .unwrap();
+    p
+}
+
+/// `gpt` rates every task of a project through the library, two requests at once.
+fn rate_all(p: &mut annotations::ops::Project) -> annotations::ops::RateReport {
     let request = annotations::ops::RateRequest {
         name: "gpt".into(),
         cases: annotations::ops::CaseSelection::All,
@@ -637,23 +646,26 @@ fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
         budget_usd: None,
         timeout: Duration::from_secs(10),
     };
-    let report = annotations::ops::rate_model(
-        &mut p,
+    annotations::ops::rate_model(
+        p,
         &request,
         &time::OffsetDateTime::now_utc,
         &mut |_| {},
-        &flag,
+        &std::sync::atomic::AtomicBool::new(false),
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
+    let Some(db) = crate::server::Database::fresh() else {
+        return;
+    };
+    let server = ChatServer::start();
+    let mut p = server_project_with_model(&db, &server, Some((1.0, 2.0)));
+    let report = rate_all(&mut p);
     assert_eq!((report.rated, report.failed), (2, 0));
-    let again = annotations::ops::rate_model(
-        &mut p,
-        &request,
-        &time::OffsetDateTime::now_utc,
-        &mut |_| {},
-        &flag,
-    )
-    .unwrap();
+    let again = rate_all(&mut p);
     assert_eq!((again.rated, again.skipped), (0, 2));
     let history = annotations::ops::answer_history(&p, "acme__calc-101").unwrap();
     let provenance = history[0].events[0].provenance.as_ref().unwrap();
@@ -754,15 +766,20 @@ fn answer_underspecified(value: i64) -> Value {
     answer
 }
 
-/// Percent agreement on `underspecified` in an agreement report's question list.
-fn percent_on_underspecified(questions: &Value) -> f64 {
-    let q = questions
-        .as_array()
+/// The object of a JSON list whose `key` is `value`.
+fn item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
+    list.as_array()
         .unwrap()
         .iter()
-        .find(|q| q["question"] == "underspecified")
-        .unwrap();
-    q["report"]["percent_agreement"].as_f64().unwrap()
+        .find(|o| o[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value:?} in {list:#}"))
+}
+
+/// Percent agreement on `underspecified` in an agreement report's question list.
+fn percent_on_underspecified(questions: &Value) -> f64 {
+    item(questions, "question", "underspecified")["report"]["percent_agreement"]
+        .as_f64()
+        .unwrap()
 }
 
 #[test]
@@ -950,22 +967,7 @@ fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
     let server = ChatServer::start();
     server.answer_with(|_| marked_model_answer());
     let t0 = time::OffsetDateTime::UNIX_EPOCH;
-    let url = db.url();
-    let mut p = annotations::ops::init_project(
-        std::path::Path::new(&url),
-        &annotations::ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        t0,
-    )
-    .unwrap();
-    let flag = std::sync::atomic::AtomicBool::new(false);
-    annotations::ops::import_paths(
-        &mut p,
-        &[std::path::PathBuf::from(fixture("swebench.jsonl"))],
-        t0,
-        &mut |_| {},
-        &flag,
-    )
-    .unwrap();
+    let mut p = server_project_with_model(&db, &server, None);
     annotations::ops::add_rater(&mut p, "ana", t0).unwrap();
     annotations::ops::assign_to(
         &mut p,
@@ -985,31 +987,7 @@ fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
         .unwrap();
     annotations::ops::submit_answer(&mut p, &answer, t0).unwrap();
     p.act_as(annotations::ops::Actor::Coordinator).unwrap();
-    annotations::ops::add_model(
-        &mut p,
-        &annotations::ops::ModelAddRequest {
-            name: "gpt".into(),
-            endpoint: server.endpoint(),
-            model: "test-model".into(),
-            ..Default::default()
-        },
-        t0,
-    )
-    .unwrap();
-    let report = annotations::ops::rate_model(
-        &mut p,
-        &annotations::ops::RateRequest {
-            name: "gpt".into(),
-            cases: annotations::ops::CaseSelection::All,
-            concurrency: 2,
-            budget_usd: None,
-            timeout: Duration::from_secs(10),
-        },
-        &time::OffsetDateTime::now_utc,
-        &mut |_| {},
-        &flag,
-    )
-    .unwrap();
+    let report = rate_all(&mut p);
     assert_eq!(report.rated, 2);
 
     let err = annotations::ops::panel_grant(&mut p, "gpt", t0).unwrap_err();

@@ -391,6 +391,18 @@ fn selected_questions<'a>(
     })
 }
 
+/// The raters with an answer among `cases`, in natural order.
+fn raters_of(cases: &[CaseAnswers]) -> Vec<String> {
+    let mut raters: Vec<String> = cases
+        .iter()
+        .flat_map(|c| c.answers.iter().map(|(r, _)| r.to_string()))
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    raters.sort_by(|a, b| natural_cmp(a, b));
+    raters
+}
+
 /// [`project_agreement`] over a panel already loaded.
 fn agreement_on_panel(
     project: &Project,
@@ -476,18 +488,10 @@ fn agreement_on_panel(
             reference,
         });
     }
-    let mut raters: Vec<String> = panel
-        .first
-        .iter()
-        .flat_map(|c| c.answers.iter().map(|(r, _)| r.to_string()))
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    raters.sort_by(|a, b| natural_cmp(a, b));
     Ok(ProjectAgreement {
         questionnaire: format!("{} {}", questionnaire.id, questionnaire.version),
         cases: panel.first.len(),
-        raters,
+        raters: raters_of(&panel.first),
         min_shared_cases: MIN_SHARED_CASES,
         questions: out,
         skipped: questionnaire
@@ -619,13 +623,7 @@ fn group_agreement(
             })
         })
         .collect();
-    let mut raters: Vec<String> = cases
-        .iter()
-        .flat_map(|c| c.answers.iter().map(|(r, _)| r.to_string()))
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    raters.sort_by(|a, b| natural_cmp(a, b));
+    let raters = raters_of(&cases);
     let absent = (raters.len() < 2).then(|| {
         let who = match among {
             Among::Humans => "human raters",

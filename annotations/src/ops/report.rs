@@ -6,12 +6,13 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::agreement::{
-    AgreementRequest, AgreementView, GroupAgreement, MIN_SHARED_CASES, QuestionAgreement,
-    agreement_view,
+    AgreementRequest, AgreementView, CoefficientRow, GroupAgreement, MIN_SHARED_CASES,
+    QuestionAgreement, agreement_view,
 };
 use super::ensemble::{EnsembleReport, ensemble_labels};
 use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
 use super::{Error, ErrorCode, Project, Result};
+use crate::agreement::AgreementReport;
 use crate::export::svg::{self, Bar};
 use std::fmt::Write as _;
 
@@ -124,6 +125,17 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+/// A question's percent agreement and its Krippendorff's alpha at the question's level: the
+/// figures the summary tables show.
+fn headline<'a>(
+    coefficients: &'a [CoefficientRow],
+    report: &AgreementReport,
+) -> (Option<&'a CoefficientRow>, Option<&'a CoefficientRow>) {
+    let alpha_key = format!("krippendorff_alpha.{}", report.level.name());
+    let find = |key: &str| coefficients.iter().find(|c| c.key == key);
+    (find("percent_agreement"), find(&alpha_key))
+}
+
 /// Agreement among humans, among models and pooled, side by side per question.
 fn groups_section(groups: &[GroupAgreement], md: &mut String) {
     let _ = writeln!(md, "\n## Humans and models\n");
@@ -164,9 +176,7 @@ fn groups_section(groups: &[GroupAgreement], md: &mut String) {
                 );
                 continue;
             };
-            let alpha_key = format!("krippendorff_alpha.{}", q.report.level.name());
-            let alpha = q.coefficients.iter().find(|c| c.key == alpha_key);
-            let percent = q.coefficients.iter().find(|c| c.key == "percent_agreement");
+            let (percent, alpha) = headline(&q.coefficients, &q.report);
             let _ = writeln!(
                 md,
                 "| {} `{}` | {} | {} | {} | {} | {} |",
@@ -513,12 +523,7 @@ pub fn render(
     let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
     let mut summary_bars = Vec::new();
     for q in &agreement.questions {
-        let alpha_key = format!(
-            "krippendorff_alpha.{}",
-            format!("{:?}", q.level).to_lowercase()
-        );
-        let alpha = q.coefficients.iter().find(|c| c.key == alpha_key);
-        let percent = q.coefficients.iter().find(|c| c.key == "percent_agreement");
+        let (percent, alpha) = headline(&q.coefficients, &q.report);
         let units = q.report.units;
         let _ = writeln!(
             md,
