@@ -539,7 +539,7 @@ fn ctrl_c_stops_a_run_cleanly_and_a_rerun_finishes_it_without_paying_twice() {
     );
     let first: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rated = first["rated"].as_u64().unwrap();
-    assert!((6..30).contains(&rated), "{first}");
+    assert!((1..30).contains(&rated), "{first}");
     // What it printed is what it stored: whole answers, each with its request recorded.
     let events = model_events(&h, "m");
     assert_eq!(events.len() as u64, rated);
