@@ -146,12 +146,7 @@ fn a_model_rates_every_task_with_provenance_and_stays_out_of_the_panels_numbers(
     );
 
     let raters = h.json(&["raters", "list", "--json"]);
-    let gpt = raters
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "gpt")
-        .unwrap();
+    let gpt = item(&raters, "name", "gpt");
     assert_eq!(gpt["kind"], "model");
     assert_eq!(gpt["submitted"], 3);
 
@@ -229,6 +224,22 @@ fn an_unknown_price_is_unknown_never_zero() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--price-in"));
     assert_eq!(server.log().len(), before);
+
+    // Half a price is no price: the input's known, the output's not, and the cost unknown.
+    let h = project_with_tasks(1);
+    add_model(&h, &server, "half", &["--price-in", "2"]);
+    let report = rate(&h, "half", &["--all"]);
+    assert_eq!(report["rated"], 1);
+    assert!(report["input_tokens"].as_u64().unwrap() > 0);
+    assert!(report["cost_usd"].is_null(), "{report}");
+    let listed = h.json(&["models", "list", "--json"]);
+    assert_eq!(listed[0]["price_in"], 2.0);
+    assert!(listed[0]["price_out"].is_null() && listed[0]["cost_usd"].is_null());
+    assert_eq!(listed[0]["requests"], 1);
+    let out = verity(&h, &["models", "rate", "half", "--all"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("unknown") && !text.contains("$0"), "{text}");
+    assert!(model_events(&h, "half")[0]["provenance"]["cost_usd"].is_null());
 }
 
 #[test]
@@ -366,49 +377,92 @@ fn the_budget_stops_the_run_before_a_request_that_could_overrun_it() {
     assert_eq!(zero["rated"], 0);
 }
 
-#[test]
-fn a_killed_run_then_a_rerun_leaves_no_duplicate_answer_and_pays_no_reply_twice() {
+/// Replies answered by the server so far.
+fn answered(server: &ChatServer) -> usize {
+    server
+        .log()
+        .iter()
+        .filter(|l| l.answered_at.is_some())
+        .count()
+}
+
+/// A server answering each request after `latency`, and a project of `tasks` tasks with a
+/// model rater `m` asking it.
+fn slow_model(latency: Duration, tasks: usize) -> (ChatServer, Harness) {
     let server = ChatServer::start();
-    server.latency(Duration::from_millis(60));
-    let h = project_with_tasks(40);
+    server.latency(latency);
+    let h = project_with_tasks(tasks);
     add_model(&h, &server, "m", &[]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_verity"))
+    (server, h)
+}
+
+/// `verity models rate m --all --concurrency 4` started in the background.
+fn spawn_rate(h: &Harness, extra: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_verity"))
         .args(["models", "rate", "m", "--all", "--concurrency", "4"])
+        .args(extra)
         .env("VERITY_PROJECT", h.project())
         .env(KEY_VAR, KEY)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Waits (polling each millisecond, a minute at most) until `ready` holds.
+fn wait_until(ready: impl Fn() -> bool) {
     let waited = Instant::now();
-    while served(&server) < 15 && waited.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(5));
+    while !ready() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "the run never got there"
+        );
+        std::thread::sleep(Duration::from_millis(1));
     }
-    child.kill().unwrap();
-    let killed_at = Instant::now();
-    child.wait().unwrap();
-    // Replies surely stored before the kill: written well before it (a reply is stored as soon
-    // as the run's main thread hears of it; the margin allows for a loaded machine).
-    let first_run = server.log();
-    let received: Vec<Value> = first_run
+}
+
+/// The request bodies whose replies the project holds (committed): the test server numbers
+/// its replies `chatcmpl-testNNNNNN` in the order it logs requests, so a stored reply's id
+/// names the request it answered.
+fn stored_reply_bodies(h: &Harness, server: &ChatServer) -> Vec<Value> {
+    let log = server.log();
+    let db = rusqlite::Connection::open(h.project()).unwrap();
+    let mut stmt = db.prepare("SELECT reply FROM model_replies").unwrap();
+    let replies: Vec<String> = stmt
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    replies
         .iter()
-        .filter(|l| {
-            l.answered_at
-                .is_some_and(|at| at + Duration::from_millis(250) < killed_at)
+        .map(|raw| {
+            let reply: Value = serde_json::from_str(raw).unwrap();
+            let id = reply["id"].as_str().unwrap();
+            let n: usize = id.trim_start_matches("chatcmpl-test").parse().unwrap();
+            log[n - 1].body.clone()
         })
-        .map(|l| l.body.clone())
+        .collect()
+}
+
+/// Requests from `from` on that ask again for a reply in `stored`, and those that ask again for
+/// any reply the server answered before `from`.
+fn repeats(server: &ChatServer, from: usize, stored: &[Value]) -> (usize, usize) {
+    let log = server.log();
+    let (before, after) = log.split_at(from);
+    let answered: Vec<&Value> = before
+        .iter()
+        .filter(|l| l.answered_at.is_some())
+        .map(|l| &l.body)
         .collect();
-    assert!(!received.is_empty(), "the run was killed before any reply");
-    let report = rate(&h, "m", &["--all", "--concurrency", "4"]);
-    let done = report["rated"].as_u64().unwrap() + report["skipped"].as_u64().unwrap();
-    assert_eq!(done, 40, "{report}");
-    let rerun = &server.log()[first_run.len()..];
-    let repeated = rerun.iter().filter(|l| received.contains(&l.body)).count();
-    assert_eq!(
-        repeated, 0,
-        "replies paid for before the kill were asked again"
-    );
-    let events = model_events(&h, "m");
+    (
+        after.iter().filter(|l| stored.contains(&l.body)).count(),
+        after.iter().filter(|l| answered.contains(&&l.body)).count(),
+    )
+}
+
+/// Each task's submissions by the model rater `m`: exactly one each, over `tasks` tasks.
+fn assert_one_submission_per_task(h: &Harness, tasks: usize) {
+    let events = model_events(h, "m");
     let mut cases: Vec<&str> = events
         .iter()
         .filter(|e| e["event"] == "submit")
@@ -417,7 +471,107 @@ fn a_killed_run_then_a_rerun_leaves_no_duplicate_answer_and_pays_no_reply_twice(
     cases.sort_unstable();
     let all = cases.len();
     cases.dedup();
-    assert_eq!((all, cases.len()), (40, 40), "one submission per task");
+    assert_eq!(
+        (all, cases.len()),
+        (tasks, tasks),
+        "one submission per task"
+    );
+}
+
+#[test]
+fn a_run_killed_at_any_moment_then_rerun_repays_no_reply_received_and_stores_no_answer_twice() {
+    let (server, h) = slow_model(Duration::from_millis(30), 40);
+    // Kills: with requests in flight and no reply yet; the instant the server has written its
+    // first reply; and after 4, then 9 more replies, each the instant the last was written.
+    let mut kills = 0;
+    let mut stored: Vec<Value> = Vec::new();
+    for after in [0, 1, 4, 9] {
+        let (sent, replied) = (server.log().len(), answered(&server));
+        let mut child = spawn_rate(&h, &[]);
+        if after == 0 {
+            wait_until(|| server.log().len() > sent);
+        } else {
+            wait_until(|| answered(&server) >= replied + after);
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        // No request of this run asked for a reply stored before it began.
+        assert_eq!(repeats(&server, sent, &stored).0, 0, "kill {kills}");
+        stored = stored_reply_bodies(&h, &server);
+        assert!(
+            stored.len() <= answered(&server),
+            "more replies stored than the server gave"
+        );
+    }
+    assert!(!stored.is_empty(), "no reply was stored before the kills");
+    let rerun_from = server.log().len();
+    let report = rate(&h, "m", &["--all", "--concurrency", "4"]);
+    let done = report["rated"].as_u64().unwrap() + report["skipped"].as_u64().unwrap();
+    assert_eq!(done, 40, "{report}");
+    let (stored_again, answered_again) = repeats(&server, rerun_from, &stored);
+    assert_eq!(
+        stored_again, 0,
+        "replies received before a kill were paid for again"
+    );
+    // A reply the server gave is asked for again only when the kill came before the run had
+    // it: at most the 4 requests in flight at each kill.
+    let log = server.log();
+    let again = (0..log.len())
+        .filter(|&i| log[..i].iter().any(|l| l.body == log[i].body))
+        .count();
+    assert!(
+        again <= 4 * kills && answered_again <= again,
+        "{again} requests repeated over {kills} kills"
+    );
+    assert_one_submission_per_task(&h, 40);
+    // Every reply the project holds answered a distinct request.
+    let bodies = stored_reply_bodies(&h, &server);
+    for (i, body) in bodies.iter().enumerate() {
+        assert!(
+            !bodies[..i].contains(body),
+            "a request's reply is stored twice"
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_stops_a_run_cleanly_and_a_rerun_finishes_it_without_paying_twice() {
+    let (server, h) = slow_model(Duration::from_millis(80), 30);
+    let child = spawn_rate(&h, &["--json"]);
+    wait_until(|| answered(&server) >= 6);
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("stopped") && stderr.contains("left unrated"),
+        "{stderr}"
+    );
+    let first: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rated = first["rated"].as_u64().unwrap();
+    assert!((1..30).contains(&rated), "{first}");
+    // What it printed is what it stored: whole answers, each with its request recorded.
+    let events = model_events(&h, "m");
+    assert_eq!(events.len() as u64, rated);
+    for e in &events {
+        assert_eq!(e["event"], "submit");
+        assert!(e["answers"]["underspecified"].is_i64(), "{e}");
+        assert!(e["provenance"]["response_id"].is_string(), "{e}");
+    }
+    let stored = stored_reply_bodies(&h, &server);
+    assert!(stored.len() as u64 >= rated);
+
+    let rerun_from = server.log().len();
+    let second = rate(&h, "m", &["--all", "--concurrency", "4"]);
+    assert_eq!(second["skipped"].as_u64(), Some(rated), "{second}");
+    assert_eq!(second["rated"].as_u64(), Some(30 - rated), "{second}");
+    assert_eq!(repeats(&server, rerun_from, &stored).0, 0);
+    assert_one_submission_per_task(&h, 30);
 }
 
 #[test]
@@ -458,24 +612,26 @@ fn models_are_listed_and_removed_and_refuse_bad_input_in_one_sentence() {
     );
 }
 
-#[test]
-fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
-    let Some(db) = crate::server::Database::fresh() else {
-        return;
-    };
-    let server = ChatServer::start();
+/// A project on the test PostgreSQL server holding the fixture's two tasks, and a model
+/// rater `gpt` (with `prices`, when given) asking `server`.
+fn server_project_with_model(
+    db: &crate::server::Database,
+    server: &ChatServer,
+    prices: Option<(f64, f64)>,
+) -> annotations::ops::Project {
+    let t0 = time::OffsetDateTime::UNIX_EPOCH;
     let url = db.url();
     let mut p = annotations::ops::init_project(
         std::path::Path::new(&url),
         &annotations::ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        time::OffsetDateTime::UNIX_EPOCH,
+        t0,
     )
     .unwrap();
     let flag = std::sync::atomic::AtomicBool::new(false);
     annotations::ops::import_paths(
         &mut p,
         &[std::path::PathBuf::from(fixture("swebench.jsonl"))],
-        time::OffsetDateTime::UNIX_EPOCH,
+        t0,
         &mut |_| {},
         &flag,
     )
@@ -486,13 +642,18 @@ fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
             name: "gpt".into(),
             endpoint: server.endpoint(),
             model: "test-model".into(),
-            price_in: Some(1.0),
-            price_out: Some(2.0),
+            price_in: prices.map(|(i, _)| i),
+            price_out: prices.map(|(_, o)| o),
             ..Default::default()
         },
-        time::OffsetDateTime::UNIX_EPOCH,
+        t0,
     )
     .unwrap();
+    p
+}
+
+/// `gpt` rates every task of a project through the library, two requests at once.
+fn rate_all(p: &mut annotations::ops::Project) -> annotations::ops::RateReport {
     let request = annotations::ops::RateRequest {
         name: "gpt".into(),
         cases: annotations::ops::CaseSelection::All,
@@ -500,23 +661,26 @@ fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
         budget_usd: None,
         timeout: Duration::from_secs(10),
     };
-    let report = annotations::ops::rate_model(
-        &mut p,
+    annotations::ops::rate_model(
+        p,
         &request,
         &time::OffsetDateTime::now_utc,
         &mut |_| {},
-        &flag,
+        &std::sync::atomic::AtomicBool::new(false),
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn a_model_rates_on_a_server_project_and_its_tables_copy_with_the_project() {
+    let Some(db) = crate::server::Database::fresh() else {
+        return;
+    };
+    let server = ChatServer::start();
+    let mut p = server_project_with_model(&db, &server, Some((1.0, 2.0)));
+    let report = rate_all(&mut p);
     assert_eq!((report.rated, report.failed), (2, 0));
-    let again = annotations::ops::rate_model(
-        &mut p,
-        &request,
-        &time::OffsetDateTime::now_utc,
-        &mut |_| {},
-        &flag,
-    )
-    .unwrap();
+    let again = rate_all(&mut p);
     assert_eq!((again.rated, again.skipped), (0, 2));
     let history = annotations::ops::answer_history(&p, "acme__calc-101").unwrap();
     let provenance = history[0].events[0].provenance.as_ref().unwrap();
@@ -608,4 +772,289 @@ fn models_compare_runs_the_alternative_annotator_test_and_refuses_a_panel_too_sm
     assert_eq!(small[0]["passed"], Value::Null);
     let why = small[0]["refused"].as_str().unwrap();
     assert!(why.contains("30"), "{why}");
+}
+
+/// The fixture's full answer with `underspecified` set to `value`.
+fn answer_underspecified(value: i64) -> Value {
+    let mut answer = crate::util::full_answer();
+    answer["underspecified"] = Value::from(value);
+    answer
+}
+
+/// The object of a JSON list whose `key` is `value`.
+fn item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value:?} in {list:#}"))
+}
+
+/// Percent agreement on `underspecified` in an agreement report's question list.
+fn percent_on_underspecified(questions: &Value) -> f64 {
+    item(questions, "question", "underspecified")["report"]["percent_agreement"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn agreement_with_models_is_reported_among_humans_among_models_and_pooled() {
+    let server = ChatServer::start();
+    server.answer_with(|_| crate::util::full_answer());
+    let h = panel_with_model(&server, 12, 12);
+
+    // Humans only by default: no groups, the model nowhere.
+    let humans = h.json(&["agreement", "--json"]);
+    assert!(humans.get("groups").is_none(), "{humans:#}");
+    assert_eq!(humans["raters"], serde_json::json!(["ana", "ben"]));
+
+    // With one model: among models is absent, and says why.
+    let one = h.json(&["agreement", "--json", "--include-models"]);
+    let groups = one["groups"].as_array().unwrap();
+    let among: Vec<&str> = groups
+        .iter()
+        .map(|g| g["among"].as_str().unwrap())
+        .collect();
+    assert_eq!(among, ["humans", "models", "pooled"]);
+    assert_eq!(groups[0]["raters"], serde_json::json!(["ana", "ben"]));
+    assert!(groups[0]["absent"].is_null());
+    assert_eq!(groups[1]["raters"], serde_json::json!(["gpt"]));
+    assert!(groups[1]["questions"].as_array().unwrap().is_empty());
+    let why = groups[1]["absent"].as_str().unwrap();
+    assert!(why.contains("only one") && why.contains("gpt"), "{why}");
+    assert_eq!(
+        groups[2]["raters"],
+        serde_json::json!(["ana", "ben", "gpt"])
+    );
+    assert_eq!(one["raters"], groups[2]["raters"]);
+
+    // A second model that disagrees with everyone on one question.
+    let other = ChatServer::start();
+    other.answer_with(|_| answer_underspecified(3));
+    add_model(&h, &other, "claude", &[]);
+    assert_eq!(rate(&h, "claude", &["--all"])["rated"], 12);
+    let three = h.json(&["agreement", "--json", "--include-models"]);
+    let groups = three["groups"].as_array().unwrap();
+    let (humans, models, pooled) = (&groups[0], &groups[1], &groups[2]);
+    assert!(models["absent"].is_null(), "{models:#}");
+    assert_eq!(models["raters"], serde_json::json!(["claude", "gpt"]));
+    assert_eq!(models["cases"], 12);
+    assert_eq!(percent_on_underspecified(&humans["questions"]), 1.0);
+    assert_eq!(percent_on_underspecified(&models["questions"]), 0.0);
+    // Pooled: of the six pairs on each task, three agree (ana, ben, gpt).
+    assert!((percent_on_underspecified(&pooled["questions"]) - 0.5).abs() < 1e-12);
+    assert_eq!(
+        percent_on_underspecified(&pooled["questions"]),
+        percent_on_underspecified(&three["questions"])
+    );
+
+    let text = h.ok(&["agreement", "--include-models"]);
+    for line in [
+        "agreement among humans: 2 raters (ana, ben), 12 cases",
+        "agreement among models: 2 raters (claude, gpt), 12 cases",
+        "agreement among pooled: 4 raters (ana, ben, claude, gpt), 12 cases",
+    ] {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+    let out = h.path("report");
+    let out = out.to_str().unwrap();
+    h.ok(&[
+        "report",
+        "--out",
+        out,
+        "--bootstrap",
+        "0",
+        "--include-models",
+    ]);
+    let report = std::fs::read_to_string(h.path("report/report.md")).unwrap();
+    assert!(report.contains("## Humans and models"), "{report}");
+    assert!(
+        report.contains("| 1.1 `underspecified` | models | 12 | 0.000 |"),
+        "{report}"
+    );
+    h.ok(&["report", "--out", out, "--bootstrap", "0", "--force"]);
+    let report = std::fs::read_to_string(h.path("report/report.md")).unwrap();
+    assert!(!report.contains("Humans and models") && !report.contains("gpt"));
+}
+
+/// A note only the model's answers hold, to find anywhere it leaks.
+const MODEL_MARK: &str = "MODEL-ONLY-NOTE-7f3a";
+
+fn marked_model_answer() -> Value {
+    let mut answer = crate::util::full_answer();
+    answer["underspecified_notes"] = Value::from(format!(
+        "{MODEL_MARK}: the issue names div(1, 0) but never the exception a fix should raise, \
+         nor its message."
+    ));
+    answer
+}
+
+fn contains(bytes: &[u8], text: &str) -> bool {
+    bytes.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+#[test]
+fn a_model_rater_gets_no_package_and_a_humans_package_holds_no_model_answer() {
+    let server = ChatServer::start();
+    server.answer_with(|_| marked_model_answer());
+    let h = project_with_tasks(3);
+    h.ok(&["raters", "add", "ana"]);
+    h.ok(&["assign", "--per-case", "1"]);
+    let answer = h.write("answer.json", crate::util::full_answer().to_string());
+    h.ok(&[
+        "answer",
+        "--rater",
+        "ana",
+        "--case",
+        "acme__calc-1000",
+        "--file",
+        &answer,
+        "--submit",
+    ]);
+    add_model(&h, &server, "gpt", &[]);
+    let report = rate(&h, "gpt", &["--all"]);
+    assert_eq!(report["rated"], 3, "{report}");
+    assert!(contains(&h.project_bytes(), MODEL_MARK));
+
+    let package = h.path("gpt.verity");
+    let err = h.fails(&[
+        "package",
+        "--rater",
+        "gpt",
+        "--out",
+        package.to_str().unwrap(),
+    ]);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("model rater") && err.contains("human"),
+        "{err}"
+    );
+    assert!(!package.exists());
+
+    let package = h.path("ana.verity");
+    h.ok(&[
+        "package",
+        "--rater",
+        "ana",
+        "--out",
+        package.to_str().unwrap(),
+    ]);
+    let bytes = std::fs::read(&package).unwrap();
+    assert!(
+        !contains(&bytes, MODEL_MARK),
+        "a model answer leaked into ana's package"
+    );
+    let db = rusqlite::Connection::open(&package).unwrap();
+    let count = |sql: &str| db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT COUNT(*) FROM raters"), 1);
+    assert_eq!(count("SELECT COUNT(*) FROM answer_events"), 1);
+    for table in [
+        "model_configs",
+        "model_attempts",
+        "model_replies",
+        "answer_provenance",
+    ] {
+        assert_eq!(
+            count(&format!("SELECT COUNT(*) FROM {table}")),
+            0,
+            "{table}"
+        );
+    }
+    // Opened as ana's package, the task shows her own answer only.
+    let history = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args(["case", "show", "acme__calc-1000", "--json"])
+        .env("VERITY_PROJECT", &package)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&history.stdout);
+    assert!(text.contains("\"ana\""), "{text}");
+    assert!(
+        !text.contains("gpt") && !text.contains(MODEL_MARK),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
+    let Some(db) = crate::server::Database::fresh() else {
+        return;
+    };
+    let server = ChatServer::start();
+    server.answer_with(|_| marked_model_answer());
+    let t0 = time::OffsetDateTime::UNIX_EPOCH;
+    let mut p = server_project_with_model(&db, &server, None);
+    annotations::ops::add_rater(&mut p, "ana", t0).unwrap();
+    annotations::ops::assign_to(
+        &mut p,
+        &["ana".into()],
+        &annotations::ops::CaseSelection::All,
+        t0,
+    )
+    .unwrap();
+    let answer = annotations::ops::AnswerRequest {
+        rater: "ana".into(),
+        case: "acme__calc-101".into(),
+        values: crate::util::full_answer().as_object().unwrap().clone(),
+        case_revision: None,
+        reason: None,
+    };
+    p.act_as(annotations::ops::Actor::Rater { name: "ana".into() })
+        .unwrap();
+    annotations::ops::submit_answer(&mut p, &answer, t0).unwrap();
+    p.act_as(annotations::ops::Actor::Coordinator).unwrap();
+    let report = rate_all(&mut p);
+    assert_eq!(report.rated, 2);
+
+    let err = annotations::ops::panel_grant(&mut p, "gpt", t0).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("model rater") && !message.contains('\n'),
+        "{message}"
+    );
+    assert_eq!(annotations::ops::panel_members(&mut p).unwrap().len(), 0);
+
+    let login = annotations::ops::panel_grant(&mut p, "ana", t0).unwrap();
+    let as_ana = |sql: &str| {
+        db.try_sql(Some((login.role.as_str(), login.password.as_str())), sql)
+            .unwrap()
+    };
+    let count = |table: &str| {
+        as_ana(&format!("SELECT COUNT(*) FROM verity.{table}"))[0][0]
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(count("answer_events"), "1");
+    assert_eq!(count("raters"), "1");
+    for table in [
+        "model_configs",
+        "model_attempts",
+        "model_replies",
+        "answer_provenance",
+    ] {
+        assert_eq!(count(table), "0", "ana's login reads {table}");
+    }
+    let leaked = as_ana(&format!(
+        "SELECT COUNT(*) FROM verity.answer_events WHERE answer LIKE '%{MODEL_MARK}%'"
+    ));
+    assert_eq!(leaked[0][0].as_deref(), Some("0"));
+    // The coordinator's login sees the model's answers; ana's, through Verity, her own only.
+    assert_eq!(
+        db.try_sql(None, "SELECT COUNT(*) FROM verity.answer_events")
+            .unwrap()[0][0]
+            .as_deref(),
+        Some("3")
+    );
+    let ana = annotations::ops::open_project_with_password(
+        std::path::Path::new(&db.url_as(&login.role)),
+        Some(&login.password),
+    )
+    .unwrap();
+    for case in ["acme__calc-101", "acme__calc-102"] {
+        let history = annotations::ops::answer_history(&ana, case).unwrap_or_default();
+        let text = format!("{history:?}");
+        assert!(
+            !text.contains("gpt") && !text.contains(MODEL_MARK),
+            "{text}"
+        );
+    }
 }

@@ -98,9 +98,10 @@ impl Client {
         &self.config
     }
 
-    /// The hash a request's reply is cached under: SHA-256 of its body with keys sorted, and of
-    /// the validation round (a reply found invalid is asked for again as round 1, 2, ...), so a
-    /// rerun finds every reply it already paid for, in the order it got them.
+    /// The hash a request's reply is cached under: SHA-256 of its body with keys sorted, of the
+    /// validation round (a reply found invalid is asked for again as round 1, 2, ...), and of the
+    /// endpoint and the cache's scope, so a rerun finds every reply it already paid for, in the
+    /// order it got them, and never one another endpoint or another rater was given.
     pub fn request_hash(
         &self,
         request: &StructuredRequest,
@@ -111,6 +112,10 @@ impl Client {
         let mut hasher = Sha256::new();
         write_canonical(&body, &mut hasher);
         hasher.update(format!("\u{0}round={round}").as_bytes());
+        for part in [&self.config.endpoint, &self.config.cache_scope] {
+            hasher.update(b"\0");
+            hasher.update(part.as_bytes());
+        }
         hex(&hasher.finalize())
     }
 
@@ -561,5 +566,16 @@ mod tests {
             h(&request, Dialect::JsonSchema, 0),
             h(&request, Dialect::JsonObject, 0)
         );
+        let mut scoped = EndpointConfig::new("http://127.0.0.1:9/v1", "m");
+        scoped.cache_scope = "rater 2".into();
+        let scoped = Client::new(scoped).expect("client");
+        let elsewhere =
+            Client::new(EndpointConfig::new("http://127.0.0.1:10/v1", "m")).expect("client");
+        for other in [scoped, elsewhere] {
+            assert_ne!(
+                h(&request, Dialect::JsonSchema, 0),
+                other.request_hash(&request, Dialect::JsonSchema, 0)
+            );
+        }
     }
 }

@@ -104,6 +104,10 @@ pub struct EndpointConfig {
     pub timeout: Duration,
     /// Retries after transient faults (429, 5xx, timeouts).
     pub backoff: Backoff,
+    /// Whose replies a cached reply is: the same request to the same endpoint is answered from
+    /// the cache only within one scope (a model rater), so two raters asking one model alike
+    /// each get replies of their own.
+    pub cache_scope: String,
 }
 
 impl EndpointConfig {
@@ -119,6 +123,7 @@ impl EndpointConfig {
             max_output_tokens: None,
             timeout: Duration::from_secs(120),
             backoff: Backoff::default(),
+            cache_scope: String::new(),
         }
     }
 

@@ -11,7 +11,8 @@ use ts_rs::TS;
 use super::ensemble::build_ensemble;
 use super::quality::reference_values;
 use super::submitted::{
-    Panel, categories_of, level_of, option_index, question_table, rated_questions, value_text,
+    CaseAnswers, Panel, categories_of, level_of, option_index, question_table, rated_questions,
+    value_text,
 };
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::agreement::{
@@ -348,8 +349,19 @@ fn reference_agreement(
 /// listed in `skipped`. A coordinator function: confusion matrices show raters' answers.
 pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<ProjectAgreement> {
     project.require_coordinator("reads every rater's answers")?;
+    let questions = selected_questions(project, req)?;
+    let panel = Panel::load_rated(project)?;
+    agreement_on_panel(project, req, &questions, &panel)
+}
+
+/// The questions `req` asks for: one by id or number (not a text question), else every scale,
+/// choice and yes/no question.
+fn selected_questions<'a>(
+    project: &'a Project,
+    req: &AgreementRequest,
+) -> Result<Vec<&'a Question>> {
     let questionnaire = &project.questionnaire;
-    let questions: Vec<&Question> = match &req.question {
+    Ok(match &req.question {
         Some(id) => {
             let q = questionnaire
                 .questions()
@@ -376,12 +388,33 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
             vec![q]
         }
         None => rated_questions(questionnaire),
-    };
-    let panel = Panel::load_rated(project)?;
+    })
+}
+
+/// The raters with an answer among `cases`, in natural order.
+fn raters_of(cases: &[CaseAnswers]) -> Vec<String> {
+    let mut raters: Vec<String> = cases
+        .iter()
+        .flat_map(|c| c.answers.iter().map(|(r, _)| r.to_string()))
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    raters.sort_by(|a, b| natural_cmp(a, b));
+    raters
+}
+
+/// [`project_agreement`] over a panel already loaded.
+fn agreement_on_panel(
+    project: &Project,
+    req: &AgreementRequest,
+    questions: &[&Question],
+    panel: &Panel,
+) -> Result<ProjectAgreement> {
+    let questionnaire = &project.questionnaire;
     let ensemble = if questions.is_empty() {
         None
     } else {
-        Some(build_ensemble(project, &panel, None)?)
+        Some(build_ensemble(project, panel, None)?)
     };
     // Each reference set read once, not once per question.
     let references = project
@@ -396,7 +429,7 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
         confidence: 0.95,
     });
     let mut out = Vec::new();
-    for question in questions {
+    for &question in questions {
         let table = question_table(question, &panel.first)?;
         let report = agreement::compute_panel_report(
             &table,
@@ -455,18 +488,10 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
             reference,
         });
     }
-    let mut raters: Vec<String> = panel
-        .first
-        .iter()
-        .flat_map(|c| c.answers.iter().map(|(r, _)| r.to_string()))
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    raters.sort_by(|a, b| natural_cmp(a, b));
     Ok(ProjectAgreement {
         questionnaire: format!("{} {}", questionnaire.id, questionnaire.version),
         cases: panel.first.len(),
-        raters,
+        raters: raters_of(&panel.first),
         min_shared_cases: MIN_SHARED_CASES,
         questions: out,
         skipped: questionnaire
@@ -474,5 +499,176 @@ pub fn project_agreement(project: &Project, req: &AgreementRequest) -> Result<Pr
             .filter(|q| q.kind == QuestionKind::Text)
             .map(|q| q.id.clone())
             .collect(),
+    })
+}
+
+/// Whose answers a figure of agreement is among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Among {
+    /// The human raters only.
+    Humans,
+    /// The model raters only.
+    Models,
+    /// Humans and models together, each model one more rater.
+    Pooled,
+}
+
+impl Among {
+    /// The group's name, as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Among::Humans => "humans",
+            Among::Models => "models",
+            Among::Pooled => "pooled",
+        }
+    }
+}
+
+/// Agreement on one question within a group of raters.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupQuestion {
+    /// The question's id.
+    pub question: String,
+    /// Its number (`1.1`).
+    pub number: String,
+    /// The coefficients.
+    pub coefficients: Vec<CoefficientRow>,
+    /// The full report, in the `verity agreement --json` shape.
+    pub report: AgreementReport,
+}
+
+/// Agreement among one group of raters: humans, models, or both pooled.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupAgreement {
+    /// `humans`, `models` or `pooled`.
+    pub among: Among,
+    /// The group's raters with at least one submission.
+    pub raters: Vec<String>,
+    /// Cases with a submission from the group.
+    pub cases: usize,
+    /// Per question; empty when the group is absent.
+    pub questions: Vec<GroupQuestion>,
+    /// Why the group has no figures (fewer than two raters submitted), else `null`.
+    pub absent: Option<String>,
+}
+
+/// `verity agreement`'s answer: the panel's agreement and, when model raters are included,
+/// the agreement among humans, among models and pooled, each labelled.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgreementView {
+    /// Over every rater the project's setting includes: humans only by default, humans and
+    /// models pooled with `--include-models`.
+    #[serde(flatten)]
+    pub panel: ProjectAgreement,
+    /// With model raters included: among humans, among models, pooled (in that order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<GroupAgreement>>,
+}
+
+/// [`project_agreement`], and with model raters included (`--include-models`) the agreement
+/// among humans, among models and pooled, over the same first submissions.
+pub fn agreement_view(project: &Project, req: &AgreementRequest) -> Result<AgreementView> {
+    project.require_coordinator("reads every rater's answers")?;
+    let questions = selected_questions(project, req)?;
+    let panel = Panel::load_rated(project)?;
+    let agreement = agreement_on_panel(project, req, &questions, &panel)?;
+    let groups = if project.include_models {
+        let models: HashSet<String> = project
+            .store
+            .model_raters()?
+            .into_iter()
+            .map(|m| m.rater.name)
+            .collect();
+        let groups = [Among::Humans, Among::Models, Among::Pooled]
+            .into_iter()
+            .map(|among| group_agreement(req, &questions, &panel, &models, among))
+            .collect::<Result<Vec<_>>>()?;
+        Some(groups)
+    } else {
+        None
+    };
+    Ok(AgreementView {
+        panel: agreement,
+        groups,
+    })
+}
+
+/// Agreement within one group, over the panel's first submissions of its raters.
+fn group_agreement(
+    req: &AgreementRequest,
+    questions: &[&Question],
+    panel: &Panel,
+    models: &HashSet<String>,
+    among: Among,
+) -> Result<GroupAgreement> {
+    let member = |rater: &str| match among {
+        Among::Humans => !models.contains(rater),
+        Among::Models => models.contains(rater),
+        Among::Pooled => true,
+    };
+    let cases: Vec<CaseAnswers> = panel
+        .first
+        .iter()
+        .filter_map(|case| {
+            let answers: Vec<_> = case
+                .answers
+                .iter()
+                .filter(|(rater, _)| member(rater))
+                .cloned()
+                .collect();
+            (!answers.is_empty()).then(|| CaseAnswers {
+                answers,
+                ..case.clone()
+            })
+        })
+        .collect();
+    let raters = raters_of(&cases);
+    let absent = (raters.len() < 2).then(|| {
+        let who = match among {
+            Among::Humans => "human raters",
+            Among::Models => "model raters",
+            Among::Pooled => "raters",
+        };
+        match raters.first() {
+            None => format!(
+                "no {} has submitted an answer: agreement among {} needs at least two",
+                who.trim_end_matches('s'),
+                among.name()
+            ),
+            Some(one) => format!(
+                "only one of the {who} ({one}) has submitted answers: agreement among {} needs at least two",
+                among.name()
+            ),
+        }
+    });
+    let bootstrap = req.bootstrap.map(|resamples| BootstrapOptions {
+        resamples,
+        seed: req.seed,
+        confidence: 0.95,
+    });
+    let mut out = Vec::new();
+    if absent.is_none() {
+        for &question in questions {
+            let table = question_table(question, &cases)?;
+            let report = agreement::compute_panel_report(
+                &table,
+                &ReportOptions { bootstrap },
+                MIN_SHARED_CASES,
+            )?;
+            out.push(GroupQuestion {
+                question: question.id.clone(),
+                number: question.number.clone(),
+                coefficients: coefficient_rows(&report),
+                report,
+            });
+        }
+    }
+    Ok(GroupAgreement {
+        among,
+        raters,
+        cases: cases.len(),
+        questions: out,
+        absent,
     })
 }

@@ -109,3 +109,22 @@ pub(super) fn model_rater_ids(project: &Project) -> Result<std::collections::Has
         .map(|m| m.rater.id)
         .collect())
 }
+
+/// Refuses a model rater where only a person takes part: a login of their own, a package to
+/// rate away from the project. `what` names it (`a login`, `a package`).
+pub(super) fn refuse_model_rater(
+    project: &Project,
+    rater: &crate::store::Rater,
+    what: &str,
+) -> Result<()> {
+    if model_rater_ids(project)?.contains(&rater.id) {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            format!(
+                "{:?} is a model rater, and {what} is for a human rater only: a model rates through `verity models rate`, within the project",
+                rater.name
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::lookup::find_rater;
+use super::lookup::{find_rater, refuse_model_rater};
 use super::{Error, ErrorCode, Overwrite, Project, Result, stamp};
 use crate::case::AuditNote;
 use crate::store::prelude::*;
@@ -61,6 +61,7 @@ pub fn package_for_rater(
 ) -> Result<PackageReport> {
     project.require_coordinator("writes a rater's package")?;
     let rater = find_rater(project, rater)?;
+    refuse_model_rater(project, &rater, "a package")?;
     let existed = out.exists();
     if existed && overwrite == Overwrite::Refuse {
         return Err(Error::refused(

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::lookup::{find_active_rater, find_rater};
+use super::lookup::{find_active_rater, find_rater, refuse_model_rater};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::store::PanelLogins;
 
@@ -46,6 +46,7 @@ fn logins<'p>(project: &'p mut Project, what: &str) -> Result<&'p mut dyn PanelL
 pub fn panel_grant(project: &mut Project, rater: &str, now: OffsetDateTime) -> Result<PanelLogin> {
     project.require_coordinator("grants raters' logins")?;
     let found = find_active_rater(project, rater)?;
+    refuse_model_rater(project, &found, "a login")?;
     let login =
         logins(project, "grants raters' logins")?.grant(found.id, &found.name, &stamp(now))?;
     Ok(PanelLogin {

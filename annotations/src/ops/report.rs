@@ -6,11 +6,13 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::agreement::{
-    AgreementRequest, MIN_SHARED_CASES, ProjectAgreement, QuestionAgreement, project_agreement,
+    AgreementRequest, AgreementView, CoefficientRow, GroupAgreement, MIN_SHARED_CASES,
+    QuestionAgreement, agreement_view,
 };
 use super::ensemble::{EnsembleReport, ensemble_labels};
 use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
 use super::{Error, ErrorCode, Project, Result};
+use crate::agreement::AgreementReport;
 use crate::export::svg::{self, Bar};
 use std::fmt::Write as _;
 
@@ -53,7 +55,7 @@ pub fn write_report(
             ),
         ));
     }
-    let agreement = project_agreement(
+    let agreement = agreement_view(
         project,
         &AgreementRequest {
             question: None,
@@ -121,6 +123,73 @@ fn slug(id: &str) -> String {
 /// Escapes a table cell.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// A question's percent agreement and its Krippendorff's alpha at the question's level: the
+/// figures the summary tables show.
+fn headline<'a>(
+    coefficients: &'a [CoefficientRow],
+    report: &AgreementReport,
+) -> (Option<&'a CoefficientRow>, Option<&'a CoefficientRow>) {
+    let alpha_key = format!("krippendorff_alpha.{}", report.level.name());
+    let find = |key: &str| coefficients.iter().find(|c| c.key == key);
+    (find("percent_agreement"), find(&alpha_key))
+}
+
+/// Agreement among humans, among models and pooled, side by side per question.
+fn groups_section(groups: &[GroupAgreement], md: &mut String) {
+    let _ = writeln!(md, "\n## Humans and models\n");
+    let _ = writeln!(
+        md,
+        "Model raters are included: agreement among the human raters, among the model raters, and of both pooled (each model one more rater), on the same first submissions.\n"
+    );
+    for g in groups {
+        let _ = writeln!(
+            md,
+            "- among {}: {} raters ({}), {} cases{}",
+            g.among.name(),
+            g.raters.len(),
+            cell(&g.raters.join(", ")),
+            g.cases,
+            g.absent
+                .as_ref()
+                .map_or_else(String::new, |why| format!("; not measured: {why}"))
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n| question | among | units | percent agreement | Krippendorff's alpha | interval |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
+    let Some(questions) = groups.iter().map(|g| &g.questions).max_by_key(|q| q.len()) else {
+        return;
+    };
+    for question in questions {
+        for g in groups {
+            let Some(q) = g.questions.iter().find(|q| q.question == question.question) else {
+                let _ = writeln!(
+                    md,
+                    "| {} `{}` | {} | | not measured | | |",
+                    question.number,
+                    question.question,
+                    g.among.name()
+                );
+                continue;
+            };
+            let (percent, alpha) = headline(&q.coefficients, &q.report);
+            let _ = writeln!(
+                md,
+                "| {} `{}` | {} | {} | {} | {} | {} |",
+                q.number,
+                q.question,
+                g.among.name(),
+                q.report.units,
+                fmt(percent.and_then(|p| p.value)),
+                fmt(alpha.and_then(|a| a.value)),
+                fmt_ci(alpha.and_then(|a| a.ci95))
+            );
+        }
+    }
 }
 
 fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(String, String)>) {
@@ -376,22 +445,28 @@ fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
 
 /// Renders `report.md`, its charts and one page per rater.
 pub fn render(
-    agreement: &ProjectAgreement,
+    view: &AgreementView,
     ensemble: &EnsembleReport,
     quality: &QualityReport,
     bootstrap: usize,
     seed: u64,
 ) -> Vec<(String, String)> {
+    let agreement = &view.panel;
     let mut files = Vec::new();
     let mut md = String::new();
     let _ = writeln!(md, "# Agreement report\n");
     let _ = writeln!(
         md,
-        "Questionnaire {}; {} cases with submitted answers; {} raters ({}).\n",
+        "Questionnaire {}; {} cases with submitted answers; {} raters ({}){}.\n",
         agreement.questionnaire,
         agreement.cases,
         agreement.raters.len(),
-        agreement.raters.join(", ")
+        agreement.raters.join(", "),
+        if view.groups.is_some() {
+            ", humans and model raters pooled"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         md,
@@ -448,12 +523,7 @@ pub fn render(
     let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
     let mut summary_bars = Vec::new();
     for q in &agreement.questions {
-        let alpha_key = format!(
-            "krippendorff_alpha.{}",
-            format!("{:?}", q.level).to_lowercase()
-        );
-        let alpha = q.coefficients.iter().find(|c| c.key == alpha_key);
-        let percent = q.coefficients.iter().find(|c| c.key == "percent_agreement");
+        let (percent, alpha) = headline(&q.coefficients, &q.report);
         let units = q.report.units;
         let _ = writeln!(
             md,
@@ -482,6 +552,9 @@ pub fn render(
         ),
     ));
     let _ = writeln!(md, "\n![alpha per question](summary.svg)");
+    if let Some(groups) = &view.groups {
+        groups_section(groups, &mut md);
+    }
     if !agreement.skipped.is_empty() {
         let _ = writeln!(
             md,

@@ -78,7 +78,13 @@ pub struct RateReport {
     /// Why the run stopped before its end (the budget, a cancel), with the tasks left.
     #[serde(skip)]
     pub stopped: Option<String>,
+    /// Whether a cancel (Ctrl-C, the app's Stop) ended the run before its end.
+    #[serde(skip)]
+    pub cancelled: bool,
 }
+
+/// Why a run stopped on a cancel (Ctrl-C, the app's Stop).
+const STOPPED: &str = "stopped";
 
 /// Validation rounds per task: a reply off the scale or not valid JSON is asked for again, and
 /// after this many the task is a failed attempt with the reason.
@@ -208,6 +214,7 @@ pub fn rate_model(
     endpoint.seed = config.seed;
     endpoint.max_output_tokens = config.max_output_tokens;
     endpoint.timeout = req.timeout;
+    endpoint.cache_scope = format!("rater {}", model.rater.id);
     let mut client = Client::new(endpoint).map_err(endpoint_error)?;
     let stored_dialect = match model.dialect.as_deref() {
         Some("json_schema") => Some(Dialect::JsonSchema),
@@ -317,7 +324,7 @@ impl Run<'_> {
         loop {
             while in_flight < concurrency && stopped.is_none() && fatal.is_none() {
                 if cancel.load(Ordering::Relaxed) {
-                    stopped = Some("stopped".into());
+                    stopped = Some(STOPPED.into());
                     break;
                 }
                 let Some((case_id, instance_id, round)) = queue.pop_front() else {
@@ -354,25 +361,38 @@ impl Run<'_> {
             if in_flight == 0 {
                 break;
             }
-            let done = match done_rx.recv_timeout(Duration::from_millis(50)) {
+            let first = match done_rx.recv_timeout(Duration::from_millis(50)) {
                 Ok(done) => done,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if cancel.load(Ordering::Relaxed) {
                         self.abort.store(true, Ordering::Relaxed);
-                        stopped.get_or_insert_with(|| "stopped".into());
+                        stopped.get_or_insert_with(|| STOPPED.into());
                     }
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
-            in_flight -= 1;
-            self.reserved -= done.job.reserved;
-            match self.finish(project, done, clock) {
-                Ok(Some(retry)) => queue.push_front(retry),
-                Ok(None) => {}
-                Err(e) => {
-                    self.abort.store(true, Ordering::Relaxed);
-                    fatal.get_or_insert(e);
+            let mut batch = vec![first];
+            batch.extend(done_rx.try_iter());
+            // Every reply received is committed on its own before anything else is done with
+            // it: a kill from here on never pays for it again.
+            if let Err(e) = self.store_received(project, clock) {
+                self.abort.store(true, Ordering::Relaxed);
+                fatal.get_or_insert(e);
+            }
+            for done in batch {
+                in_flight -= 1;
+                self.reserved -= done.job.reserved;
+                if fatal.is_some() {
+                    continue;
+                }
+                match self.finish(project, done, clock) {
+                    Ok(Some(retry)) => queue.push_front(retry),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.abort.store(true, Ordering::Relaxed);
+                        fatal.get_or_insert(e);
+                    }
                 }
             }
             progress(&self.progress);
@@ -382,8 +402,9 @@ impl Run<'_> {
         if let Some(e) = fatal {
             return Err(e);
         }
-        let left = queue.len();
+        let left = self.progress.tasks - self.progress.done;
         Ok(RateReport {
+            cancelled: stopped.as_deref() == Some(STOPPED),
             rated: self.progress.rated,
             failed: self.progress.failed,
             skipped: self.progress.skipped,
@@ -446,7 +467,29 @@ impl Run<'_> {
         })
     }
 
-    /// Stores what a request gave; the task's next round when its reply was invalid.
+    /// Commits the replies received so far, in a transaction of their own.
+    fn store_received(
+        &self,
+        project: &mut Project,
+        clock: &dyn Fn() -> OffsetDateTime,
+    ) -> Result<()> {
+        let received = std::mem::take(&mut *self.cache.received.lock().map_err(|_| {
+            Error::refused(ErrorCode::Internal, "the reply cache's lock was poisoned")
+        })?);
+        if received.is_empty() {
+            return Ok(());
+        }
+        project.store.record_model_exchange(
+            self.model.rater.id,
+            &received,
+            None,
+            &stamp(clock()),
+        )?;
+        Ok(())
+    }
+
+    /// Stores what a request gave (its reply is stored already); the task's next round when
+    /// its reply was invalid.
     fn finish(
         &mut self,
         project: &mut Project,
@@ -455,9 +498,6 @@ impl Run<'_> {
     ) -> Result<Option<(i64, String, u32)>> {
         let Done { job, result } = done;
         let rater_id = self.model.rater.id;
-        let received = std::mem::take(&mut *self.cache.received.lock().map_err(|_| {
-            Error::refused(ErrorCode::Internal, "the reply cache's lock was poisoned")
-        })?);
         if let Some(dialect) = self.client.dialect()
             && self.dialect != Some(dialect)
         {
@@ -498,7 +538,6 @@ impl Run<'_> {
                 self.record(
                     project,
                     &job,
-                    &received,
                     &hash,
                     if last_round { "failed" } else { "invalid" },
                     Some(format!("the model's reply is unusable: {reason}")),
@@ -507,17 +546,11 @@ impl Run<'_> {
                 )?;
                 return Ok(self.next_round(&job, last_round));
             }
-            Err(EndpointError::Cancelled) => {
-                project
-                    .store
-                    .record_model_exchange(rater_id, &received, None, &at)?;
-                return Ok(None);
-            }
+            Err(EndpointError::Cancelled) => return Ok(None),
             Err(e @ (EndpointError::Exhausted { .. } | EndpointError::TooLong { .. })) => {
                 self.record(
                     project,
                     &job,
-                    &received,
                     &hash,
                     "failed",
                     Some(e.to_string()),
@@ -541,7 +574,6 @@ impl Run<'_> {
             self.record(
                 project,
                 &job,
-                &received,
                 &hash,
                 if last_round { "failed" } else { "invalid" },
                 Some(reason),
@@ -550,7 +582,7 @@ impl Run<'_> {
             )?;
             return Ok(self.next_round(&job, last_round));
         }
-        self.record(project, &job, &received, &hash, "ok", None, tokens, &at)?;
+        self.record(project, &job, &hash, "ok", None, tokens, &at)?;
         let latency_ms = if job.cached {
             project
                 .store
@@ -608,14 +640,13 @@ impl Run<'_> {
         }
     }
 
-    /// Stores the replies received and the request's attempt, and counts what it cost (a
-    /// reply the project held before costs nothing again).
+    /// Stores the request's attempt and counts what it cost (a reply the project held before
+    /// the run costs nothing again, and is not recorded as a request again).
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         project: &mut Project,
         job: &Job,
-        received: &[(String, String)],
         hash: &str,
         outcome: &str,
         reason: Option<String>,
@@ -635,9 +666,11 @@ impl Run<'_> {
             cost_usd: cost(config, input, output),
             at: at.to_string(),
         });
-        project
-            .store
-            .record_model_exchange(self.model.rater.id, received, attempt.as_ref(), at)?;
+        if let Some(attempt) = &attempt {
+            project
+                .store
+                .record_model_exchange(self.model.rater.id, &[], Some(attempt), at)?;
+        }
         if !job.cached {
             self.progress.input_tokens += input;
             self.progress.output_tokens += output;

@@ -66,7 +66,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Report(args) => statistics::report(&s, args, out)?,
         Command::Results { action } => results::results(&s, action, out)?,
         Command::Scores(args) => results::scores(&s, args, out)?,
-        Command::Models { action } => models::models(&s, action, out)?,
+        Command::Models { action } => return models::models(&s, action, out),
     }
     Ok(ExitCode::SUCCESS)
 }

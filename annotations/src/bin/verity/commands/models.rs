@@ -2,6 +2,7 @@
 //! removed and run over tasks with a bar of tasks, tokens and dollars on stderr.
 
 use std::io::Write;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use annotations::ops::{
@@ -43,8 +44,12 @@ fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
     Ok(())
 }
 
-/// `verity models add|list|remove|rate`.
-pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<()> {
+/// The exit status of a `models rate` that Ctrl-C stopped (128 + SIGINT, as shells give it).
+const STOPPED_STATUS: u8 = 130;
+
+/// `verity models add|list|remove|rate|compare`; `rate` stopped by Ctrl-C exits
+/// [`STOPPED_STATUS`].
+pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<ExitCode> {
     let p = &mut s.open()?;
     let now = s.now;
     match action {
@@ -76,7 +81,8 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
                 now,
             )?;
             if json {
-                return print_json(out, &added);
+                print_json(out, &added)?;
+                return Ok(ExitCode::SUCCESS);
             }
             write!(out, "added model rater ")?;
             write_summary(out, &added)
@@ -84,7 +90,8 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
         ModelsAction::List { json } => {
             let models = ops::list_models(p)?;
             if json {
-                return print_json(out, &models);
+                print_json(out, &models)?;
+                return Ok(ExitCode::SUCCESS);
             }
             if models.is_empty() {
                 writeln!(
@@ -125,7 +132,7 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
                 budget_usd,
                 timeout: Duration::from_secs(timeout.max(1)),
             };
-            rate(p, &request, json, out)
+            return rate(p, &request, json, out);
         }
         ModelsAction::Compare {
             question,
@@ -146,6 +153,7 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
             compare(&ops::compare_models(p, &request)?, json, out)
         }
     }
+    .map(|()| ExitCode::SUCCESS)
 }
 
 /// A figure with its interval, or why there is none.
@@ -198,7 +206,12 @@ fn compare(results: &[ModelComparison], json: bool, out: &mut dyn Write) -> Resu
     Ok(())
 }
 
-fn rate(p: &mut Project, request: &RateRequest, json: bool, out: &mut dyn Write) -> Result<()> {
+fn rate(
+    p: &mut Project,
+    request: &RateRequest,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
     let cancel = crate::output::cancel_on_ctrl_c();
     let bar = crate::output::progress_bar(
         0,
@@ -235,8 +248,14 @@ fn rate(p: &mut Project, request: &RateRequest, json: bool, out: &mut dyn Write)
     if let Some(why) = &report.stopped {
         eprintln!("verity: {why}");
     }
+    let status = if report.cancelled {
+        ExitCode::from(STOPPED_STATUS)
+    } else {
+        ExitCode::SUCCESS
+    };
     if json {
-        return print_json(out, &report);
+        print_json(out, &report)?;
+        return Ok(status);
     }
     writeln!(
         out,
@@ -249,5 +268,5 @@ fn rate(p: &mut Project, request: &RateRequest, json: bool, out: &mut dyn Write)
         report.output_tokens,
         usd(report.cost_usd)
     )?;
-    Ok(())
+    Ok(status)
 }

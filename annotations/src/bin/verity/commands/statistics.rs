@@ -44,7 +44,7 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
         anyhow::bail!("give --ratings FILE, or a project with --project FILE");
     }
     let p = session.open()?;
-    let result = ops::project_agreement(
+    let view = ops::agreement_view(
         &p,
         &ops::AgreementRequest {
             question: args.question.clone(),
@@ -53,8 +53,9 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
         },
     )?;
     if args.json {
-        return print_json(out, &result);
+        return print_json(out, &view);
     }
+    let result = &view.panel;
     if result.cases == 0 {
         writeln!(
             out,
@@ -64,10 +65,15 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
     }
     writeln!(
         out,
-        "{}: {} cases, {} raters, first submissions",
+        "{}: {} cases, {} raters{}, first submissions",
         result.questionnaire,
         result.cases,
-        result.raters.len()
+        result.raters.len(),
+        if view.groups.is_some() {
+            " (humans and models pooled)"
+        } else {
+            ""
+        }
     )?;
     for q in &result.questions {
         writeln!(
@@ -122,6 +128,44 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
             out,
             "\ntext questions, not measured: {}",
             result.skipped.join(", ")
+        )?;
+    }
+    for group in view.groups.iter().flatten() {
+        write_group(out, group)?;
+    }
+    Ok(())
+}
+
+/// One group of `verity agreement --include-models`: among humans, among models, or pooled.
+fn write_group(out: &mut dyn Write, group: &ops::GroupAgreement) -> Result<()> {
+    writeln!(
+        out,
+        "\n== agreement among {}: {} raters ({}), {} cases",
+        group.among.name(),
+        group.raters.len(),
+        group.raters.join(", "),
+        group.cases
+    )?;
+    if let Some(why) = &group.absent {
+        writeln!(out, "not measured: {why}")?;
+    }
+    for q in &group.questions {
+        let figure = |key: &str| {
+            q.coefficients
+                .iter()
+                .find(|c| c.key == key)
+                .and_then(|c| c.value)
+                .map_or_else(|| "undefined".into(), |v| format!("{v:.4}"))
+        };
+        let alpha = format!("krippendorff_alpha.{}", q.report.level.name());
+        writeln!(
+            out,
+            "{} {}: {} units, percent agreement {}, Krippendorff's alpha {}",
+            q.number,
+            q.question,
+            q.report.units,
+            figure("percent_agreement"),
+            figure(&alpha)
         )?;
     }
     Ok(())
