@@ -120,6 +120,7 @@ fn a_model_rates_every_task_with_provenance_and_stays_out_of_the_panels_numbers(
         [
             "cost_usd",
             "failed",
+            "failures",
             "input_tokens",
             "output_tokens",
             "rated",
@@ -289,6 +290,15 @@ fn a_prompt_too_long_for_the_model_fails_that_task_alone() {
         (Some(2), Some(1))
     );
     assert_eq!(server.log().len(), 3, "a prompt too long is not retried");
+    let failures = report["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{report}");
+    assert!(
+        failures[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not fit the model's context"),
+        "{report}"
+    );
     assert_eq!(model_events(&h, "m").len(), 2);
 }
 

@@ -8,7 +8,7 @@ mod compare;
 mod rate;
 
 pub use compare::{AgreementFigure, CompareRequest, HumanResult, ModelComparison, compare_models};
-pub use rate::{RateProgress, RateReport, RateRequest, rate_model};
+pub use rate::{RateFailure, RateProgress, RateReport, RateRequest, rate_model};
 
 use std::collections::HashMap;
 

@@ -75,12 +75,23 @@ pub struct RateReport {
     pub input_tokens: u64,
     /// Output tokens paid for.
     pub output_tokens: u64,
+    /// Each task that gave no valid answer in this run, with why.
+    pub failures: Vec<RateFailure>,
     /// Why the run stopped before its end (the budget, a cancel), with the tasks left.
     #[serde(skip)]
     pub stopped: Option<String>,
     /// Whether a cancel (Ctrl-C, the app's Stop) ended the run before its end.
     #[serde(skip)]
     pub cancelled: bool,
+}
+
+/// A task that gave no valid answer, and why (the last attempt's reason).
+#[derive(Debug, Clone, Serialize)]
+pub struct RateFailure {
+    /// The task's instance id.
+    pub case: String,
+    /// Why its last attempt failed.
+    pub reason: String,
 }
 
 /// Why a run stopped on a cancel (Ctrl-C, the app's Stop).
@@ -243,6 +254,7 @@ pub fn rate_model(
         },
         spent: 0.0,
         reserved: 0.0,
+        failures: Vec::new(),
     };
     let result = run.go(
         project,
@@ -267,6 +279,7 @@ struct Run<'a> {
     progress: RateProgress,
     spent: f64,
     reserved: f64,
+    failures: Vec<RateFailure>,
 }
 
 impl Run<'_> {
@@ -411,6 +424,7 @@ impl Run<'_> {
             cost_usd: self.progress.cost_usd,
             input_tokens: self.progress.input_tokens,
             output_tokens: self.progress.output_tokens,
+            failures: std::mem::take(&mut self.failures),
             stopped: stopped.map(|why| {
                 format!(
                     "{why}: {left} task{} left unrated (run again to go on; nothing paid for is asked again)",
@@ -653,6 +667,14 @@ impl Run<'_> {
         (input, output, latency_ms): (u64, u64, u64),
         at: &str,
     ) -> Result<()> {
+        if outcome == "failed"
+            && let Some(reason) = &reason
+        {
+            self.failures.push(RateFailure {
+                case: job.instance_id.clone(),
+                reason: reason.clone(),
+            });
+        }
         let config = &self.model.config;
         let attempt = (!job.cached).then(|| ModelAttempt {
             rater_id: self.model.rater.id,

@@ -268,5 +268,8 @@ fn rate(
         report.output_tokens,
         usd(report.cost_usd)
     )?;
+    for failure in &report.failures {
+        writeln!(out, "  failed {}: {}", failure.case, failure.reason)?;
+    }
     Ok(status)
 }
