@@ -107,7 +107,7 @@ describe('ModelsSection', () => {
     expect(getByTestId('run-stop').textContent).toBe('Stopping…');
     finish({ rated: 0, failed: 0, skipped: 0, cost_usd: 0.00128, input_tokens: 1200, output_tokens: 40, stopped: 'stopped: 1 task left unrated (run again to go on; nothing paid for is asked again)' });
     expect((await findByTestId('run-result')).textContent).toBe('Rated 0, failed 0, skipped 0 (already answered); 1200 tokens in, 40 out; cost $0.0013.');
-    expect(getByTestId('run-stopped').textContent).toContain('1 task left unrated');
+    expect(getByTestId('run-stopped').textContent).toBe('Stopped: 1 task left unrated (run again to go on; nothing paid for is asked again).');
     expect(container.querySelector('progress')).toBeNull();
   });
 
