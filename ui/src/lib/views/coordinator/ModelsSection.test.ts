@@ -138,7 +138,7 @@ describe('ModelsSection', () => {
     const refused: ModelComparison = {
       model: 'mini', question: 'q1', epsilon: 0.2, winning_rate: null, passed: null, n_cases: 12,
       refused: 'the test wants at least 30 tasks per human; the most any human rated is 12',
-      method: 'Leave-one-human-out, as the paper’s reference code does.', humans: [],
+      method: 'leave-one-human-out, as the paper’s reference code does.', humans: [],
       kappa_vs_consensus: { estimate: 0.5, ci: [0.2, 0.8], undefined: null }, alpha_humans: none, alpha_with_model: none,
     };
     const passed: ModelComparison = { ...refused, question: 'q2', winning_rate: 0.667, passed: true, n_cases: 40, refused: null };
@@ -149,9 +149,11 @@ describe('ModelsSection', () => {
     const table = await findByTestId('compare-table');
     const rows = [...table.querySelectorAll('[data-testid="compare-row"]')].map((r) => [...r.children].map((c) => c.textContent!.trim()));
     expect(rows).toEqual([
-      ['mini', 'q1', '0.2', '—', 'refused', '12', '0.500 [0.200, 0.800]', 'undefined', 'undefined'],
-      ['mini', 'q2', '0.2', '0.667', 'passed', '40', '0.500 [0.200, 0.800]', 'undefined', 'undefined'],
+      ['mini', 'q1', '—', 'refused', '12', '0.500 [0.200, 0.800]', 'undefined', 'undefined'],
+      ['mini', 'q2', '0.667', 'passed', '40', '0.500 [0.200, 0.800]', 'undefined', 'undefined'],
     ]);
+    expect(table.querySelector('caption')!.textContent).toContain('at ε = 0.2');
+    expect(getByTestId('compare-method').textContent).toBe('Leave-one-human-out, as the paper’s reference code does.');
     expect(getByTestId('compare-refused').textContent).toBe('Not tested: the test wants at least 30 tasks per human; the most any human rated is 12');
     expect(calls.find((c) => c.cmd === 'compare_models')!.args).toEqual({ question: null, epsilon: null });
   });
