@@ -24,14 +24,14 @@ async function press(browser, testid) {
 }
 
 /** Fills the Add a model form and submits it; waits for the model's row. */
-async function addModel(browser, name) {
+async function addModel(browser, name, seed) {
   const fields = {
     'model-name': name,
     'model-endpoint': endpoint,
     'model-model': 'e2e-small',
     'model-key-env': KEY_VARIABLE,
     'model-temperature': '0',
-    'model-seed': '11',
+    'model-seed': String(seed),
     'model-max-tokens': '400',
     'model-price-in': '0.15',
     'model-price-out': '0.6',
@@ -68,9 +68,9 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
     await (await find(browser, '[data-testid="coord-models"]')).click();
     await find(browser, '[data-testid="models-empty"]', 30_000);
 
-    await addModel(browser, 'e2e-model');
+    await addModel(browser, 'e2e-model', 11);
     const added = await modelRow(browser, 'e2e-model');
-    assert.deepEqual(added.slice(0, 10), ['e2e-model', 'e2e-small', endpoint, '0', '11', '$0.15 / M tokens', '$0.6 / M tokens', '0', '0', '$0.0000']);
+    assert.deepEqual(added.slice(0, 10), ['e2e-model', 'e2e-small', endpoint, '0', '11', '$0.15', '$0.6', '0', '0', '$0.0000']);
 
     // The first run: every demo task, two at a time, 500 ms a reply: progress shows on the way.
     await chooseDemoTasks(browser, 'e2e-model');
@@ -96,7 +96,9 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
     assert.notEqual(after[9], '$0.0000');
 
     // A second model, one request at a time: Stop ends it midway, keeping what it stored.
-    await addModel(browser, 'e2e-second');
+    // Another seed: the same request as the first model's would be answered from the project's
+    // reply cache, at once and for nothing.
+    await addModel(browser, 'e2e-second', 12);
     await chooseDemoTasks(browser, 'e2e-second');
     await (await find(browser, '[data-testid="run-concurrency"]')).setValue('1');
     await press(browser, 'run-start');
@@ -107,13 +109,16 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
     const rated = Number((await textOf(browser, '[data-testid="run-result"]')).match(/^Rated (\d+)/)[1]);
     assert.ok(rated >= 1 && rated < 12, `the stopped run rated ${rated} of 12`);
     await until(browser, async () => (await modelRow(browser, 'e2e-second'))?.[7] === String(rated), 'the table does not count the stopped run’s answers');
+    await browser.execute(() => document.querySelector('[data-testid="models-table"]').scrollIntoView({ block: 'start' }));
+    const overflow = await browser.execute(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, 'the window scrolls sideways on the Models section');
     await shot(browser, 'coordinator-models');
     await checkAccessibility(browser, 'the coordinator’s Models section', { screenshot: 'coordinator-models' });
 
     // The comparison: the demo's three humans rated twelve tasks each, too few for the test.
     await press(browser, 'compare-models');
-    const table = await find(browser, '[data-testid="compare-table"]', 60_000);
-    await table.scrollIntoView();
+    await find(browser, '[data-testid="compare-table"]', 60_000);
+    await browser.execute(() => document.getElementById('models-compare').scrollIntoView({ block: 'start' }));
     const rows = await browser.execute(() => [...document.querySelectorAll('[data-testid="compare-row"]')].map((r) => [...r.children].map((c) => c.textContent.trim())));
     assert.ok(rows.some((r) => r[0] === 'e2e-model'), 'the comparison has no row for the model');
     const refused = await textOf(browser, '[data-testid="compare-refused"]');

@@ -31,7 +31,7 @@ describe('ModelsSection', () => {
     const rows = await findAllByTestId('model-row');
     const cells = rows.map((r) => [...r.children].slice(0, 10).map((c) => c.textContent!.trim()));
     expect(cells[0]).toEqual(['mini', 'small-1', 'http://127.0.0.1:9000/v1', '0', '7', 'unknown', 'unknown', '0', '0', 'unknown']);
-    expect(cells[1]).toEqual(['priced', 'small-1', 'http://127.0.0.1:9000/v1', '0', '7', '$0.15 / M tokens', '$0.6 / M tokens', '10', '2', '$0.0123']);
+    expect(cells[1]).toEqual(['priced', 'small-1', 'http://127.0.0.1:9000/v1', '0', '7', '$0.15', '$0.6', '10', '2', '$0.0123']);
   });
 
   it('adds a model naming the environment variable of its key, empty fields sent as unknown', async () => {
