@@ -3,13 +3,13 @@
 # end embedded, starts Xvfb and tauri-driver, runs the WebdriverIO tests in ui/e2e/, stops what
 # it started. Screenshots land in docs/screenshots/. The app's data folder is a fresh temporary
 # XDG_DATA_HOME, so every run starts from a new demo project. The command line (debug) makes the
-# projects some tests open. A Hub and a git daemon on 127.0.0.1 serve what the fetch and clone
-# tests take; nothing reaches the internet. Arguments, when given, are the test files to run.
+# projects some tests open. A Hub, a git daemon and a Chat Completions endpoint on 127.0.0.1
+# serve what the fetch, clone and model tests take; nothing reaches the internet. Arguments, when given, are the test files to run.
 set -euo pipefail
 # A Hugging Face Hub on 127.0.0.1 serving a 24-row split (annotations/examples/hub_serve.rs),
 # started before the app's driver so the app inherits HF_ENDPOINT and an empty cache.
 here="$(cd "$(dirname "$0")/.." && pwd)"
-cargo build --manifest-path "$here/Cargo.toml" --locked -p annotations --bin verity --example hub_serve
+cargo build --manifest-path "$here/Cargo.toml" --locked -p annotations --bin verity --example hub_serve --example chat_serve
 hub_dir="$(mktemp -d)"
 "$here/target/debug/examples/hub_serve" 24 "$hub_dir" &
 hub_pid=$!
@@ -27,10 +27,20 @@ printf '[url "git://127.0.0.1:%s/"]\n\tinsteadOf = https://github.com/\n' "$git_
 git daemon --reuseaddr --base-path="$VERITY_E2E_GIT_BASE" --export-all --port="$git_port" \
   --listen=127.0.0.1 "$VERITY_E2E_GIT_BASE" >/dev/null 2>&1 &
 git_pid=$!
-trap 'kill "$hub_pid" "$git_pid" 2>/dev/null || true; rm -rf "$hub_dir"' EXIT
+# A Chat Completions endpoint on 127.0.0.1 for the model raters (annotations/examples/
+# chat_serve.rs), answering each request after 500 ms, as a model's generation takes a while, and
+# only with the key the app reads from VERITY_E2E_CHAT_KEY (the test names that variable).
+chat_dir="$hub_dir/chat"
+mkdir -p "$chat_dir"
+VERITY_E2E_CHAT_KEY="e2e-$RANDOM$RANDOM"
+"$here/target/debug/examples/chat_serve" "$chat_dir" --latency-ms 500 --key "$VERITY_E2E_CHAT_KEY" 2>/dev/null &
+chat_pid=$!
+for _ in $(seq 300); do [ -s "$chat_dir/port" ] && break; sleep 0.1; done
+export VERITY_E2E_CHAT_KEY VERITY_E2E_CHAT_URL="http://127.0.0.1:$(cat "$chat_dir/port")/v1"
+trap 'kill "$hub_pid" "$git_pid" "$chat_pid" 2>/dev/null || true; rm -rf "$hub_dir"' EXIT
 # shellcheck source=headless.sh
 source "$(dirname "$0")/headless.sh"
-trap 'kill "$hub_pid" "$git_pid" 2>/dev/null || true; rm -rf "$hub_dir"; stop_headless' EXIT
+trap 'kill "$hub_pid" "$git_pid" "$chat_pid" 2>/dev/null || true; rm -rf "$hub_dir"; stop_headless' EXIT
 mkdir -p "$root/docs/screenshots"
 
 # The tests named as arguments (paths), or every one.

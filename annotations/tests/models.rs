@@ -261,6 +261,11 @@ fn transient_faults_are_retried_and_invalid_replies_never_become_answers() {
     let events = model_events(&h, "m");
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["answers"]["underspecified"], 0);
+    let listed = h.json(&["models", "list", "--json"]);
+    assert_eq!(
+        (&listed[0]["answers"], &listed[0]["failures"]),
+        (&1.into(), &0.into())
+    );
 
     // Three malformed replies in a row: a failed attempt, no answer.
     let h = project_with_tasks(1);
@@ -276,6 +281,11 @@ fn transient_faults_are_retried_and_invalid_replies_never_become_answers() {
     assert!(model_events(&h, "m").is_empty());
     let raters = h.json(&["raters", "list", "--json"]);
     assert_eq!(raters[0]["submitted"], 0);
+    let listed = h.json(&["models", "list", "--json"]);
+    assert_eq!(
+        (&listed[0]["answers"], &listed[0]["failures"]),
+        (&0.into(), &1.into())
+    );
 }
 
 #[test]

@@ -50,6 +50,12 @@ macro_rules! verity_commands {
             list_needed_repositories,
             clone_repository,
             evidence_all,
+            list_models,
+            add_model,
+            remove_model,
+            rate_model,
+            compare_models,
+            include_models,
             open_external,
         )
     };

@@ -160,6 +160,15 @@ describe('App', () => {
     expect(await findByTestId('coordinator')).toBeTruthy();
   });
 
+  it('offers no model rater to sign in as: its answers come from the coordinator’s runs', async () => {
+    const { findAllByTestId } = startWith(
+      { kind: 'opened', project: { path: '/p/panel.verity', server: false, questionnaire: 'SWE-bench', bound_rater: null } },
+      { list_raters: () => [...raters, { name: 'mini', active: true, assigned: 12, submitted: 12, kind: 'model' }] },
+    );
+    const offered = await findAllByTestId('rater');
+    expect(offered.map((b) => b.querySelector('.name')!.textContent)).toEqual(['ana']);
+  });
+
   it('lists the recent projects on the start screen: opens a file, asks a server’s password, removes a missing one', async () => {
     let recent: RecentProject[] = [
       { path: '/p/panel.verity', server: false, missing: false },

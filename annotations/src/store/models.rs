@@ -6,6 +6,7 @@
 
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{Rater, Store, StoreError, sql_err};
 
@@ -46,7 +47,8 @@ CREATE TABLE answer_provenance (
 
 /// How a model rater is asked: what `verity models add` was given. The API key is not here,
 /// only the name of the environment variable it is read from at run time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ModelConfig {
     /// The API's base URL (`/chat/completions` is appended).
     pub endpoint: String,
@@ -57,6 +59,7 @@ pub struct ModelConfig {
     /// Sampling temperature; the endpoint's default when absent.
     pub temperature: Option<f64>,
     /// The sampling seed.
+    #[ts(type = "number | null")]
     pub seed: Option<i64>,
     /// The most tokens a reply may have.
     pub max_output_tokens: Option<u32>,

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::agreement::alt_test::{AltTest, AltTestOptions, DEFAULT_EPSILON, Figure, alt_test};
 use crate::agreement::{BootstrapOptions, Undefined};
@@ -24,7 +25,8 @@ pub struct CompareRequest {
 
 /// One coefficient of the model's agreement with the panel: its value and 95% interval, or why
 /// there is none.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AgreementFigure {
     /// The value; `null` when undefined.
     pub estimate: Option<f64>,
@@ -35,7 +37,8 @@ pub struct AgreementFigure {
 }
 
 /// One human of the panel in a model's test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct HumanResult {
     /// The human rater.
     pub rater: String,
@@ -54,7 +57,8 @@ pub struct HumanResult {
 }
 
 /// One model on one question.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ModelComparison {
     /// The model rater.
     pub model: String,

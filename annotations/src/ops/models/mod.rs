@@ -10,20 +10,22 @@ mod rate;
 pub use compare::{AgreementFigure, CompareRequest, HumanResult, ModelComparison, compare_models};
 pub use rate::{RateFailure, RateProgress, RateReport, RateRequest, rate_model};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
+use ts_rs::TS;
 
 use super::lookup::find_rater;
 use super::model_prompt::{DEFAULT_PROMPT, PromptTemplate};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::evidence::shell_quote;
-use crate::store::{ModelConfig, ModelRater};
+use crate::store::{ModelConfig, ModelRater, PairScope, PairState};
 
 /// What `verity models add` is given.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ModelAddRequest {
     /// The rater's name.
     pub name: String,
@@ -36,6 +38,7 @@ pub struct ModelAddRequest {
     /// Sampling temperature.
     pub temperature: Option<f64>,
     /// Sampling seed.
+    #[ts(type = "number | null")]
     pub seed: Option<i64>,
     /// The most tokens a reply may have.
     pub max_output_tokens: Option<u32>,
@@ -45,9 +48,10 @@ pub struct ModelAddRequest {
     pub price_out: Option<f64>,
 }
 
-/// A model rater as listed: its configuration (prices `null` when unknown) and what its
-/// requests cost so far.
-#[derive(Debug, Clone, Serialize)]
+/// A model rater as listed: its configuration (prices `null` when unknown), its answers and
+/// failed tasks, and what its requests cost so far.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ModelSummary {
     /// The rater's name.
     pub name: String,
@@ -55,11 +59,16 @@ pub struct ModelSummary {
     pub active: bool,
     /// How it is asked.
     #[serde(flatten)]
+    #[ts(flatten)]
     pub config: ModelConfig,
     /// The structured-output form its endpoint takes, once a run found it.
     pub dialect: Option<String>,
     /// Requests recorded.
     pub requests: usize,
+    /// Tasks it has submitted an answer on.
+    pub answers: usize,
+    /// Tasks whose last run gave no valid answer (each retry refused), not answered since.
+    pub failures: usize,
     /// What its requests cost, in USD; `null` when a price is unknown.
     pub cost_usd: Option<f64>,
     /// When it was added.
@@ -141,6 +150,18 @@ pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
         .into_iter()
         .map(|m| {
             let attempts = project.store.model_attempts(m.rater.id)?;
+            let answered: HashSet<i64> = project
+                .store
+                .pair_progress(PairScope::Rater(m.rater.id))?
+                .into_iter()
+                .filter(|pair| pair.state == PairState::Submitted)
+                .map(|pair| pair.case_id)
+                .collect();
+            let failed: HashSet<i64> = attempts
+                .iter()
+                .filter(|a| a.outcome == "failed" && !answered.contains(&a.case_id))
+                .map(|a| a.case_id)
+                .collect();
             let cost = attempts
                 .iter()
                 .map(|a| a.cost_usd)
@@ -152,6 +173,8 @@ pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
                 config: m.config,
                 dialect: m.dialect,
                 requests: attempts.len(),
+                answers: answered.len(),
+                failures: failed.len(),
                 cost_usd: cost,
                 added_at: m.created_at,
             })

@@ -32,6 +32,11 @@ import type {
   GrepReport,
   ImportProgress,
   ImportReport,
+  ModelAddRequest,
+  ModelComparison,
+  ModelRun,
+  ModelRunRequest,
+  ModelSummary,
   NeededRepository,
   ProjectAgreement,
   ProjectInfo,
@@ -42,6 +47,7 @@ import type {
   Questionnaire,
   QueuePage,
   QueueQuery,
+  RateProgress,
   RaterSummary,
   RecentProject,
   RepositoryStatus,
@@ -170,6 +176,21 @@ export const api = {
     channel.onmessage = onProgress;
     return call<EvidenceAllReport>('evidence_all', { on_progress: channel });
   },
+  /** The model raters, with answers, failed tasks and cost so far (`null` when a price is unknown). */
+  listModels: () => call<ModelSummary[]>('list_models'),
+  /** Adds a model rater; `api_key_env` names an environment variable, never holds a key. */
+  addModel: (req: ModelAddRequest) => call<ModelSummary>('add_model', { req }),
+  removeModel: (name: string) => call<void>('remove_model', { name }),
+  /** Runs a model rater over tasks; `cancelJob` stops it cleanly (what it stored stays). */
+  rateModel: (req: ModelRunRequest, onProgress: (p: RateProgress) => void) => {
+    const channel = new Channel<RateProgress>();
+    channel.onmessage = onProgress;
+    return call<ModelRun>('rate_model', { req, on_progress: channel });
+  },
+  /** The alternative annotator test per model and question, with the agreement figures. */
+  compareModels: (question: string | null, epsilon: number | null) => call<ModelComparison[]>('compare_models', { question, epsilon }),
+  /** Whether agreement, ensemble, disagreements and exports take model raters' answers too. */
+  includeModels: (include: boolean) => call<boolean>('include_models', { include }),
   openExternal: (url: string) => call<void>('open_external', { url }),
   /** Calls `handler` each time other sessions on the project's shared server change answers (a
    * burst at most every quarter second; never for a project file). Returns what stops it. */

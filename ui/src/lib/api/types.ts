@@ -122,6 +122,13 @@ export type { EvidenceAllReport } from './bindings/EvidenceAllReport';
 export type { SkippedCase } from './bindings/SkippedCase';
 export type { SkipKind } from './bindings/SkipKind';
 export type { ErrorCode } from './bindings/ErrorCode';
+export type { RaterKind } from './bindings/RaterKind';
+export type { ModelAddRequest } from './bindings/ModelAddRequest';
+export type { ModelConfig } from './bindings/ModelConfig';
+export type { ModelSummary } from './bindings/ModelSummary';
+export type { ModelComparison } from './bindings/ModelComparison';
+export type { HumanResult } from './bindings/HumanResult';
+export type { AgreementFigure } from './bindings/AgreementFigure';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -140,6 +147,35 @@ export interface RecentProject { path: string; server: boolean; missing: boolean
 export type Startup =
   | { kind: 'opened'; project: ProjectInfo }
   | { kind: 'server'; url: string; error: { code: ErrorCode; message: string } };
+
+/** What the Models section asks a run of a model rater to do (src-tauri's `ModelRunRequest`):
+ * `cases` by id, or `null` for every task. */
+export interface ModelRunRequest { name: string; cases: string[] | null; concurrency: number; budget_usd: number | null }
+
+/** How far a model rater's run is (`ops::RateProgress`): tasks done of `tasks`, and what this run
+ * paid for; `cost_usd` is `null` when a price is unknown. */
+export interface RateProgress {
+  tasks: number;
+  done: number;
+  rated: number;
+  failed: number;
+  skipped: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+}
+
+/** What a model rater's run did (src-tauri's `ModelRun`): `verity models rate --json`'s keys, and
+ * why it stopped before its end (the budget, Stop) when it did. */
+export interface ModelRun {
+  rated: number;
+  failed: number;
+  skipped: number;
+  cost_usd: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  stopped: string | null;
+}
 
 /** Who is using the project (`ops::Actor`): a rater sees only their own answers. */
 export type { Actor as Role } from './bindings/Actor';
