@@ -9,11 +9,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::util::{self, Harness};
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use crate::util::{self, Harness, fixture};
 
 /// Tasks `tinylib-1` … `tinylib-N` of repository `tiny/lib`, plus `acme/calc`'s two.
 fn with_tasks(h: &Harness, n: usize) {

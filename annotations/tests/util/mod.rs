@@ -6,6 +6,8 @@ pub mod chat_server;
 pub mod hub_server;
 pub mod loopback;
 pub mod parquet_file;
+pub mod project;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -179,3 +181,54 @@ impl Harness {
         ]);
     }
 }
+
+/// The keys every evidence report's JSON has, whichever front end prints it.
+pub const REPORT_KEYS: [&str; 4] = ["terms", "candidates", "precedents", "summary"];
+
+/// The keys every term of an evidence report's JSON has.
+pub const TERM_KEYS: [&str; 7] = [
+    "term",
+    "kind",
+    "class",
+    "in_prose",
+    "in_gold",
+    "live_paths",
+    "test_paths",
+];
+
+/// Fails unless `value` has each of `keys`; `what` names it in the message.
+pub fn assert_keys(value: &Value, keys: &[&str], what: &str) {
+    for key in keys {
+        assert!(value.get(key).is_some(), "{what} has {key}: {value}");
+    }
+}
+
+/// Writes `content` to `path` below `root`, making the folders it needs.
+pub fn write_file(root: &Path, path: &str, content: impl AsRef<[u8]>) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, content).unwrap();
+}
+
+/// Stages everything in the repository at `root` and commits it: the new commit's id.
+pub fn commit_all(root: &Path, message: &str) -> String {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+    git(root, &["rev-parse", "HEAD"]).trim().to_string()
+}
+
+/// The keys of an agreement report's JSON, whatever it was computed on.
+pub const AGREEMENT_KEYS: [&str; 12] = [
+    "units",
+    "raters",
+    "ratings",
+    "level",
+    "percent_agreement",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "fleiss_kappa_all_units",
+    "krippendorff_alpha",
+    "gwet_ac1",
+    "gwet_ac2",
+    "reasons",
+];
