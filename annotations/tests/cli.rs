@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::util::{self, Harness, fixture, full_answer, git, shared_data};
+use crate::util::{self, Harness, answer_args, fixture, full_answer, git, shared_data};
 
 #[test]
 fn import_detects_every_format_and_merges_folder_with_dataset_row() {
@@ -126,21 +126,6 @@ fn reimporting_the_same_content_changes_nothing_and_changed_content_makes_a_revi
     assert_eq!(line["answers"], full_answer());
 }
 
-/// `verity answer` as ana on `acme__calc-101` with `file`, then `extra`.
-fn ana_answers<'a>(file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        file,
-    ];
-    args.extend_from_slice(extra);
-    args
-}
-
 #[test]
 fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let h = Harness::new();
@@ -150,7 +135,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut short = full_answer();
     short["underspecified_notes"] = json!("x".repeat(40));
     let file = h.write("short.json", short.to_string());
-    let err = h.fails(&ana_answers(&file, &["--submit"]));
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &file, &["--submit"]));
     assert!(
         err.contains("underspecified_notes") && err.contains("at least 100"),
         "{err}"
@@ -159,7 +144,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut off = full_answer();
     off["false_negative"] = json!(7);
     let file = h.write("off.json", off.to_string());
-    let err = h.fails(&ana_answers(&file, &[]));
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &file, &[]));
     assert!(
         err.contains("false_negative") && err.contains("must be one of"),
         "{err}"
@@ -168,22 +153,32 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut missing = full_answer();
     missing.as_object_mut().unwrap().remove("difficulty");
     let file = h.write("missing.json", missing.to_string());
-    let err = h.fails(&ana_answers(&file, &["--submit"]));
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &file, &["--submit"]));
     assert!(
         err.contains("difficulty") && err.contains("must be answered"),
         "{err}"
     );
 
     let draft = h.write("draft.json", json!({"underspecified": 1}).to_string());
-    let view = h.json(&ana_answers(&draft, &["--json"]));
+    let view = h.json(&answer_args("ana", "acme__calc-101", &draft, &["--json"]));
     assert_eq!(view["status"], "in_progress");
     let full = h.write("full.json", full_answer().to_string());
-    let view = h.json(&ana_answers(&full, &["--submit", "--json"]));
+    let view = h.json(&answer_args(
+        "ana",
+        "acme__calc-101",
+        &full,
+        &["--submit", "--json"],
+    ));
     assert_eq!(view["status"], "submitted");
     assert_eq!(view["answer_revision"], 1);
 
     // Submitting the same answer again (a retry) saves nothing and is no revision.
-    let again = h.json(&ana_answers(&full, &["--submit", "--json"]));
+    let again = h.json(&answer_args(
+        "ana",
+        "acme__calc-101",
+        &full,
+        &["--submit", "--json"],
+    ));
     assert_eq!(
         (again["answer_revision"].clone(), again["unchanged"].clone()),
         (json!(1), json!(true))
@@ -191,25 +186,29 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut other = full_answer();
     other["false_negative"] = json!(1);
     let other = h.write("other.json", other.to_string());
-    let err = h.fails(&ana_answers(&other, &["--submit"]));
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &other, &["--submit"]));
     assert!(
         err.contains("needs a reason"),
         "a submitted answer is never overwritten: {err}"
     );
-    let err = h.fails(&ana_answers(&draft, &[]));
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &draft, &[]));
     assert!(err.contains("never overwritten"), "{err}");
 
     let mut revised = full_answer();
     revised["false_negative"] = json!(3);
     let file = h.write("revised.json", revised.to_string());
-    let view = h.json(&ana_answers(
+    let view = h.json(&answer_args(
+        "ana",
+        "acme__calc-101",
         &file,
         &["--submit", "--reason", "Discussed with the panel", "--json"],
     ));
     assert_eq!(view["answer_revision"], 2);
     assert_eq!(view["reason"], "Discussed with the panel");
     // Revising to the same answer makes no new revision.
-    let same = h.json(&ana_answers(
+    let same = h.json(&answer_args(
+        "ana",
+        "acme__calc-101",
         &file,
         &["--submit", "--reason", "Pressed submit twice", "--json"],
     ));
@@ -564,11 +563,7 @@ fn demo_with(flags: &[&str]) -> (tempfile::TempDir, PathBuf) {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let project = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
     (dir, project)
 }
@@ -691,11 +686,7 @@ fn the_empty_demo_sits_beside_the_demo_with_the_same_tasks_and_no_answers() {
 fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
     let (_dir, project) = demo();
     let out = run_on(&project, &["evidence", "demo__tinylib-3", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     util::assert_keys(&report, &util::REPORT_KEYS, "evidence JSON");
     util::assert_keys(&report["terms"][0], &util::TERM_KEYS, "a term");
@@ -968,17 +959,12 @@ fn every_json_output_uses_snake_case_keys() {
     for (rater, file) in [("Ana", &first), ("Bo", &second)] {
         outputs.push((
             "answer",
-            h.json(&[
-                "answer",
-                "--rater",
+            h.json(&answer_args(
                 rater,
-                "--case",
                 "acme__calc-101",
-                "--file",
                 file,
-                "--submit",
-                "--json",
-            ]),
+                &["--submit", "--json"],
+            )),
         ));
     }
     outputs.push((
@@ -1060,16 +1046,12 @@ fn a_rater_works_offline_in_a_package_and_the_coordinator_merges_it_back() {
         all.extend_from_slice(args);
         all.iter().map(|s| s.to_string()).collect::<Vec<_>>()
     };
-    let args = in_package(&[
-        "answer",
-        "--rater",
+    let args = in_package(&answer_args(
         "ana",
-        "--case",
         "acme__calc-101",
-        "--file",
         &answer,
-        "--submit",
-    ]);
+        &["--submit"],
+    ));
     h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let args = in_package(&["queue"]);
     let queue = h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());

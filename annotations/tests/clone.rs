@@ -557,11 +557,7 @@ fn cli_clone(
         cmd.env(name, value);
     }
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

@@ -601,11 +601,7 @@ fn the_cli_fetches_through_a_proxy_and_names_a_proxy_it_cannot_reach() {
         ("HF_ENDPOINT", "http://hub.verity-test.invalid".into()),
         ("HTTP_PROXY", server.endpoint()),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["import"]["added"], 2);
     assert_eq!(report["from_cache"], false);

@@ -16,6 +16,7 @@ use serde_json::json;
 
 use crate::server;
 use crate::util::project::{self, T0, answer, answer_values, fixture_path, rater};
+use crate::util::{self, answer_args};
 
 const TASKS: [&str; 2] = ["acme__calc-101", "acme__calc-102"];
 /// Raters, each racing themselves on both tasks: 24 rounds per backend.
@@ -319,8 +320,8 @@ fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
 
 #[test]
 fn the_command_line_lists_and_settles_conflicts() {
-    let h = crate::util::Harness::new();
-    h.ok(&["import", &crate::util::fixture("swebench.jsonl")]);
+    let h = util::Harness::new();
+    h.ok(&["import", &util::fixture("swebench.jsonl")]);
     h.ok(&["raters", "add", "ana"]);
     h.ok(&["assign", "--rater", "ana", "--case", TASKS[0]]);
     let answer = |v: i64| {
@@ -329,16 +330,7 @@ fn the_command_line_lists_and_settles_conflicts() {
             serde_json::to_vec(&answer_values(v, 1)).unwrap(),
         )
     };
-    h.ok(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        TASKS[0],
-        "--file",
-        &answer(1),
-        "--submit",
-    ]);
+    h.ok(&answer_args("ana", TASKS[0], &answer(1), &["--submit"]));
     h.ok(&["package", "--rater", "ana", "--out", "one.verity"]);
     std::fs::copy(h.path("one.verity"), h.path("two.verity")).unwrap();
     for (file, v) in [("one.verity", 2), ("two.verity", 3)] {
@@ -362,11 +354,7 @@ fn the_command_line_lists_and_settles_conflicts() {
             .current_dir(h.path(""))
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        util::assert_success(&out);
     }
     let merged = h.json(&["merge", "one.verity", "two.verity", "--json"]);
     let conflicts = merged["conflicts"].as_array().unwrap();
@@ -399,8 +387,8 @@ fn the_command_line_lists_and_settles_conflicts() {
 
 #[test]
 fn a_rater_sees_no_verdict_no_source_and_nobody_elses_progress() {
-    let h = crate::util::Harness::new();
-    h.ok(&["import", &crate::util::fixture("audit/cases")]);
+    let h = util::Harness::new();
+    h.ok(&["import", &util::fixture("audit/cases")]);
     h.ok(&["raters", "add", "ana"]);
     h.ok(&["raters", "add", "bo"]);
     let task = "instance_acme__widgets-1111aaaa00000000000000000000000000000000-vnan";

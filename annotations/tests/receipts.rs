@@ -486,7 +486,7 @@ fn a_partial_clone_lists_the_blobs_it_was_cloned_without() {
     write(
         &source,
         "data/large.py",
-        &"LARGE = 'large_value'\n".repeat(200),
+        "LARGE = 'large_value'\n".repeat(200),
     );
     let commit = commit_all(&source, "base");
     git(&source, &["config", "uploadpack.allowFilter", "true"]);

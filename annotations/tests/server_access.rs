@@ -13,6 +13,7 @@ use annotations::ops::{
 use serde_json::json;
 
 use crate::server;
+use crate::util;
 use crate::util::project::{self, T0, answer, fixture_path, rater};
 
 const ONE: &str = "acme__calc-101";
@@ -446,11 +447,7 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
         COORDINATOR_PASSWORD,
         &["panel", "grant", "cy", "--json"],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let login: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let keys: Vec<&String> = login.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["password", "rater", "role"]);
@@ -463,11 +460,7 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
     assert!(queue.contains(ONE) && !queue.contains(TWO), "{queue}");
     assert!(queue.ends_with("1 tasks for cy\n"), "{queue}");
     let out = verity(role, password, &["case", "show", ONE]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let out = verity(role, password, &["case", "show", TWO]);
     assert_eq!(out.status.code(), Some(2), "bo's task is not there for cy");
     let out = verity(role, password, &["--as", "bo", "case", "show", ONE]);

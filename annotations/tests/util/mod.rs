@@ -232,3 +232,24 @@ pub const AGREEMENT_KEYS: [&str; 12] = [
     "gwet_ac2",
     "reasons",
 ];
+
+/// `verity answer` as `rater` on `case` with the answer in `file`, then `extra`.
+pub fn answer_args<'a>(
+    rater: &'a str,
+    case: &'a str,
+    file: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec!["answer", "--rater", rater, "--case", case, "--file", file];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Fails unless the process `out` tells of exited with 0, showing its stderr.
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
