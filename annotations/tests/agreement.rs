@@ -25,12 +25,7 @@ fn fixture(name: &str) -> Value {
 
 fn table_of(ds: &Value) -> RatingTable {
     let level: Level = ds["level"].as_str().unwrap().parse().unwrap();
-    let labels: Vec<String> = ds["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap().to_owned())
-        .collect();
+    let labels = util::strings(&ds["categories"]);
     let categories: Vec<Category> = match ds["values"].as_array() {
         Some(values) => labels
             .iter()
@@ -39,12 +34,7 @@ fn table_of(ds: &Value) -> RatingTable {
             .collect(),
         None => labels.iter().map(|l| Category::label(l.clone())).collect(),
     };
-    let raters: Vec<String> = ds["raters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r.as_str().unwrap().to_owned())
-        .collect();
+    let raters = util::strings(&ds["raters"]);
     let matrix = ds["matrix"].as_array().unwrap();
     let units: Vec<String> = (0..matrix.len()).map(|u| format!("u{u}")).collect();
     let cells: Vec<Option<u32>> = matrix

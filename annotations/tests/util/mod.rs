@@ -253,3 +253,12 @@ pub fn assert_success(out: &Output) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A JSON list of strings, as owned strings.
+pub fn strings(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item.as_str().unwrap().to_owned())
+        .collect()
+}
