@@ -2,71 +2,39 @@
 //! every actor that may not run it.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use annotations::ops::{
     self, Actor, AnswerRequest, CaseFilter, CaseSelection, Engine, ErrorCode, ExportFormat,
-    ExportOptions, GrepQuery, Overwrite, Project, QuestionnaireChoice, Result, Snippet,
+    ExportOptions, GrepQuery, Overwrite, Project, Result, Snippet,
 };
 use serde_json::json;
-use time::OffsetDateTime;
 
-const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+use crate::util::project::{self, T0, fixture_path, rater};
+
 const CASE: &str = "acme__calc-101";
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
 
 /// A project with two tasks, raters ana and bo on both, and ana's submitted answer.
 fn panel(dir: &Path) -> Project {
-    let mut p = ops::init_project(
-        &dir.join("p.verity"),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        NOW,
-    )
-    .unwrap();
-    ops::import_paths(
-        &mut p,
-        &[fixture("swebench.jsonl")],
-        NOW,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let mut p = project::init(&dir.join("p.verity"), "swe-bench-verified");
+    project::import(&mut p, &[fixture_path("swebench.jsonl")]);
     for name in ["ana", "bo"] {
-        ops::add_rater(&mut p, name, NOW).unwrap();
+        ops::add_rater(&mut p, name, T0).unwrap();
     }
-    ops::assign(&mut p, 2, 0, &CaseSelection::All, NOW).unwrap();
+    ops::assign(&mut p, 2, 0, &CaseSelection::All, T0).unwrap();
     p.act_as(rater("ana")).unwrap();
-    ops::submit_answer(&mut p, &answer("ana"), NOW).unwrap();
+    ops::submit_answer(&mut p, &answer("ana"), T0).unwrap();
     p.act_as(Actor::Coordinator).unwrap();
     p
 }
 
-fn rater(name: &str) -> Actor {
-    Actor::Rater { name: name.into() }
-}
-
+/// `rater`'s answer on `CASE`, given a reason.
 fn answer(rater: &str) -> AnswerRequest {
-    let notes = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
     AnswerRequest {
-        rater: rater.into(),
-        case: CASE.into(),
-        values: json!({
-            "underspecified": 1, "underspecified_notes": notes,
-            "false_negative": 2, "false_negative_notes": notes,
-            "difficulty": "<15 min fix", "difficulty_notes": "One guard.",
-            "other_major_issues": 0, "annotator_confidence": 4
-        })
-        .as_object()
-        .unwrap()
-        .clone(),
-        case_revision: None,
+        values: project::answer_values(1, 2),
         reason: Some("Read the test again".into()),
+        ..project::answer(rater, CASE, 1)
     }
 }
 
@@ -77,22 +45,22 @@ fn coordinator_only() -> Vec<Case> {
     vec![
         ("import_paths", |p, _| {
             let flag = AtomicBool::new(false);
-            let files = [fixture("swebench.json")];
-            ops::import_paths(p, &files, NOW, &mut |_| {}, &flag).map(drop)
+            let files = [fixture_path("swebench.json")];
+            ops::import_paths(p, &files, T0, &mut |_| {}, &flag).map(drop)
         }),
-        ("add_rater", |p, _| ops::add_rater(p, "cy", NOW).map(drop)),
+        ("add_rater", |p, _| ops::add_rater(p, "cy", T0).map(drop)),
         ("deactivate_rater", |p, _| {
-            ops::deactivate_rater(p, "bo", NOW).map(drop)
+            ops::deactivate_rater(p, "bo", T0).map(drop)
         }),
         ("reactivate_rater", |p, _| {
-            ops::reactivate_rater(p, "bo", NOW).map(drop)
+            ops::reactivate_rater(p, "bo", T0).map(drop)
         }),
         ("remove_rater", |p, _| ops::remove_rater(p, "bo").map(drop)),
         ("assign", |p, _| {
-            ops::assign(p, 1, 0, &CaseSelection::All, NOW).map(drop)
+            ops::assign(p, 1, 0, &CaseSelection::All, T0).map(drop)
         }),
         ("assign_to", |p, _| {
-            ops::assign_to(p, &["bo".into()], &CaseSelection::All, NOW).map(drop)
+            ops::assign_to(p, &["bo".into()], &CaseSelection::All, T0).map(drop)
         }),
         ("list_cases", |p, _| {
             ops::list_cases(p, &CaseFilter::default()).map(drop)
@@ -114,10 +82,10 @@ fn coordinator_only() -> Vec<Case> {
                 rationale: "The message is pinned.".into(),
                 by: ops::COORDINATOR.into(),
             };
-            ops::adjudicate(p, &req, NOW).map(drop)
+            ops::adjudicate(p, &req, T0).map(drop)
         }),
         ("add_adjudicator", |p, _| {
-            ops::add_adjudicator(p, "lead", NOW)
+            ops::add_adjudicator(p, "lead", T0)
         }),
         ("remove_adjudicator", |p, _| {
             ops::remove_adjudicator(p, "lead")
@@ -155,14 +123,14 @@ fn coordinator_only() -> Vec<Case> {
             ops::list_repositories(p).map(drop)
         }),
         ("add_repository", |p, dir| {
-            ops::add_repository(p, "acme/calc", dir, NOW).map(drop)
+            ops::add_repository(p, "acme/calc", dir, T0).map(drop)
         }),
         ("remove_repository", |p, _| {
             ops::remove_repository(p, "acme/calc")
         }),
         ("evidence_all", |p, _| {
             let flag = AtomicBool::new(false);
-            ops::evidence_all(p, &Engine::default(), NOW, &mut |_| {}, &flag).map(drop)
+            ops::evidence_all(p, &Engine::default(), T0, &mut |_| {}, &flag).map(drop)
         }),
     ]
 }
@@ -174,13 +142,13 @@ fn bos_answers() -> Vec<Case> {
             ops::current_answer(p, "bo", CASE).map(drop)
         }),
         ("save_draft", |p, _| {
-            ops::save_draft(p, &answer("bo"), NOW).map(drop)
+            ops::save_draft(p, &answer("bo"), T0).map(drop)
         }),
         ("submit_answer", |p, _| {
-            ops::submit_answer(p, &answer("bo"), NOW).map(drop)
+            ops::submit_answer(p, &answer("bo"), T0).map(drop)
         }),
         ("revise_answer", |p, _| {
-            ops::revise_answer(p, &answer("bo"), NOW).map(drop)
+            ops::revise_answer(p, &answer("bo"), T0).map(drop)
         }),
         ("record_time", |p, _| ops::record_time(p, "bo", CASE, 1000)),
         ("rater_queue", |p, _| ops::rater_queue(p, "bo").map(drop)),
@@ -196,7 +164,7 @@ fn anyone_signed_in() -> Vec<Case> {
             ops::answer_history(p, CASE).map(drop)
         }),
         ("case_evidence", |p, _| {
-            ops::case_evidence(p, &Engine::default(), CASE, false, NOW).map(drop)
+            ops::case_evidence(p, &Engine::default(), CASE, false, T0).map(drop)
         }),
         ("grep_case", |p, _| {
             ops::grep_case(p, &Engine::default(), CASE, &GrepQuery::default()).map(drop)
@@ -262,7 +230,7 @@ fn each_actor_runs_what_it_may() {
     ops::list_cases(&p, &CaseFilter::default()).unwrap();
     ops::list_disagreements(&p).unwrap();
     p.act_as(rater("bo")).unwrap();
-    ops::save_draft(&mut p, &answer("bo"), NOW).unwrap();
+    ops::save_draft(&mut p, &answer("bo"), T0).unwrap();
     assert_eq!(ops::rater_queue(&p, "bo").unwrap().len(), 2);
     ops::show_case(&p, CASE).unwrap();
     let history = ops::answer_history(&p, CASE).unwrap();
@@ -283,7 +251,7 @@ fn only_a_known_active_rater_can_be_acted_as() {
     let mut p = panel(dir.path());
     let err = p.act_as(rater("nobody")).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    ops::deactivate_rater(&mut p, "bo", NOW).unwrap();
+    ops::deactivate_rater(&mut p, "bo", T0).unwrap();
     let err = p.act_as(rater("bo")).unwrap_err();
     assert_eq!(err.code(), ErrorCode::RaterInactive);
     assert_eq!(

@@ -12,6 +12,8 @@ use annotations::ensemble::{self, Procedure};
 use annotations::import::ratings_csv::{RatingsError, read_ratings};
 use serde_json::Value;
 
+use crate::util;
+
 const TOLERANCE: f64 = 1e-9;
 
 fn fixture(name: &str) -> Value {
@@ -23,12 +25,7 @@ fn fixture(name: &str) -> Value {
 
 fn table_of(ds: &Value) -> RatingTable {
     let level: Level = ds["level"].as_str().unwrap().parse().unwrap();
-    let labels: Vec<String> = ds["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap().to_owned())
-        .collect();
+    let labels = util::strings(&ds["categories"]);
     let categories: Vec<Category> = match ds["values"].as_array() {
         Some(values) => labels
             .iter()
@@ -37,12 +34,7 @@ fn table_of(ds: &Value) -> RatingTable {
             .collect(),
         None => labels.iter().map(|l| Category::label(l.clone())).collect(),
     };
-    let raters: Vec<String> = ds["raters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r.as_str().unwrap().to_owned())
-        .collect();
+    let raters = util::strings(&ds["raters"]);
     let matrix = ds["matrix"].as_array().unwrap();
     let units: Vec<String> = (0..matrix.len()).map(|u| format!("u{u}")).collect();
     let cells: Vec<Option<u32>> = matrix
@@ -332,29 +324,8 @@ fn the_report_has_the_cli_json_shape() {
     };
     let report = agreement::compute_report(&t, &options).unwrap();
     let json = serde_json::to_value(&report).unwrap();
-    let keys: Vec<&str> = json
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    for key in [
-        "units",
-        "raters",
-        "ratings",
-        "level",
-        "percent_agreement",
-        "cohen_kappa",
-        "fleiss_kappa",
-        "fleiss_kappa_all_units",
-        "krippendorff_alpha",
-        "gwet_ac1",
-        "gwet_ac2",
-        "ci95",
-        "reasons",
-    ] {
-        assert!(keys.contains(&key), "missing key {key} in {keys:?}");
-    }
+    util::assert_keys(&json, &util::AGREEMENT_KEYS, "the report");
+    util::assert_keys(&json, &["ci95"], "the report");
     assert_eq!(json["level"], "interval");
     assert_eq!(json["raters"], serde_json::json!(["r0", "r1", "r2", "r3"]));
     let alpha: Vec<&str> = json["krippendorff_alpha"]
@@ -424,59 +395,57 @@ fn the_report_has_the_cli_json_shape() {
     );
 }
 
-#[test]
-fn undefined_values_are_null_with_a_reason() {
-    let ds = fixture("reference.json")["datasets"]
+/// The JSON report, with the default options, on the reference dataset named `name`.
+fn default_report_on(name: &str) -> Value {
+    let reference = fixture("reference.json");
+    let dataset = reference["datasets"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|d| d["name"] == "no-pairable-unit")
-        .unwrap()
-        .clone();
-    let t = table_of(&ds);
-    let json =
-        serde_json::to_value(agreement::compute_report(&t, &ReportOptions::default()).unwrap())
-            .unwrap();
+        .find(|d| d["name"] == name)
+        .unwrap();
+    let report = agreement::compute_report(&table_of(dataset), &ReportOptions::default());
+    serde_json::to_value(report.unwrap()).unwrap()
+}
+
+#[test]
+fn undefined_values_are_null_with_a_reason() {
+    let json = default_report_on("no-pairable-unit");
     assert!(json["percent_agreement"].is_null());
-    assert_eq!(
-        json["reasons"]["percent_agreement"],
-        "no unit has ratings from two or more raters"
-    );
-    assert_eq!(
-        json["reasons"]["krippendorff_alpha.ordinal"],
-        "no unit has ratings from two or more raters"
-    );
-    assert_eq!(
-        json["reasons"]["fleiss_kappa"],
-        "no unit was rated by all 2 raters"
-    );
-    assert_eq!(
-        json["reasons"]["cohen_kappa.r0|r1.unweighted"],
-        "the two raters rated no unit in common"
-    );
-    let one = table_of(
-        fixture("reference.json")["datasets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["name"] == "one-category-used")
-            .unwrap(),
-    );
-    let json =
-        serde_json::to_value(agreement::compute_report(&one, &ReportOptions::default()).unwrap())
-            .unwrap();
-    assert_eq!(
-        json["reasons"]["krippendorff_alpha.nominal"],
-        "every pairable rating has the same value, so the expected disagreement is zero"
-    );
-    assert_eq!(
-        json["reasons"]["fleiss_kappa"],
-        "every rating on the completely rated units is the same category, so chance agreement is 1"
-    );
-    assert_eq!(
-        json["reasons"]["fleiss_kappa_all_units"],
-        "every rating is the same category, so chance agreement is 1"
-    );
+    for (key, reason) in [
+        (
+            "percent_agreement",
+            "no unit has ratings from two or more raters",
+        ),
+        (
+            "krippendorff_alpha.ordinal",
+            "no unit has ratings from two or more raters",
+        ),
+        ("fleiss_kappa", "no unit was rated by all 2 raters"),
+        (
+            "cohen_kappa.r0|r1.unweighted",
+            "the two raters rated no unit in common",
+        ),
+    ] {
+        assert_eq!(json["reasons"][key], reason, "{key}");
+    }
+    let json = default_report_on("one-category-used");
+    for (key, reason) in [
+        (
+            "krippendorff_alpha.nominal",
+            "every pairable rating has the same value, so the expected disagreement is zero",
+        ),
+        (
+            "fleiss_kappa",
+            "every rating on the completely rated units is the same category, so chance agreement is 1",
+        ),
+        (
+            "fleiss_kappa_all_units",
+            "every rating is the same category, so chance agreement is 1",
+        ),
+    ] {
+        assert_eq!(json["reasons"][key], reason, "{key}");
+    }
     assert!(
         json["reasons"]["cohen_kappa.r0|r1.unweighted"]
             .as_str()
@@ -596,6 +565,14 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// A ratings file's text, the level and the categories it is read with, and the error expected.
+type ReadErrorCase = (
+    &'static str,
+    Option<Level>,
+    Option<&'static [&'static str]>,
+    &'static str,
+);
 
 fn read_err(text: &str, level: Option<Level>, categories: Option<&[&str]>) -> String {
     let dir = tempfile::tempdir().unwrap();
@@ -733,82 +710,81 @@ fn an_empty_value_cell_is_a_missing_rating() {
 
 #[test]
 fn each_ratings_file_error_names_the_file_and_line() {
-    assert_eq!(
-        read_err("", None, None),
-        "FILE is empty; a ratings file starts with the header `unit,rater,value` and has one row per rating"
-    );
-    assert_eq!(
-        read_err("task,annotator,score\n", None, None),
-        "FILE, line 1: the header is `task,annotator,score`, but a ratings file's header must be `unit,rater,value`"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\n", None, None),
-        "FILE has a header but no ratings"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\na,x,1\na,y\n", None, None),
-        "FILE, line 3: expected 3 fields (unit,rater,value), found 2"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\na,,1\n", None, None),
-        "FILE, line 2: the rater is empty; every rating names its unit and its rater"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\n,x,\n", None, None),
-        "FILE, line 2: the unit is empty; every rating names its unit and its rater"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\na,x,\n", None, None),
-        "FILE has a header but no ratings"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\na,x,1\nb,x,2\na,x,2\n", None, None),
-        "FILE, line 4: rater 'x' already rated unit 'a' on line 2; a rater gives each unit one rating"
-    );
-    assert_eq!(
-        read_err(
+    let plain = [
+        (
+            "",
+            "FILE is empty; a ratings file starts with the header `unit,rater,value` and has one row per rating",
+        ),
+        (
+            "task,annotator,score\n",
+            "FILE, line 1: the header is `task,annotator,score`, but a ratings file's header must be `unit,rater,value`",
+        ),
+        ("unit,rater,value\n", "FILE has a header but no ratings"),
+        (
+            "unit,rater,value\na,x,1\na,y\n",
+            "FILE, line 3: expected 3 fields (unit,rater,value), found 2",
+        ),
+        (
+            "unit,rater,value\na,,1\n",
+            "FILE, line 2: the rater is empty; every rating names its unit and its rater",
+        ),
+        (
+            "unit,rater,value\n,x,\n",
+            "FILE, line 2: the unit is empty; every rating names its unit and its rater",
+        ),
+        (
+            "unit,rater,value\na,x,\n",
+            "FILE has a header but no ratings",
+        ),
+        (
+            "unit,rater,value\na,x,1\nb,x,2\na,x,2\n",
+            "FILE, line 4: rater 'x' already rated unit 'a' on line 2; a rater gives each unit one rating",
+        ),
+    ];
+    for (text, expected) in plain {
+        assert_eq!(read_err(text, None, None), expected, "{text:?}");
+    }
+    let with_options: [ReadErrorCase; 6] = [
+        (
             "unit,rater,value\na,x,low\na,y,huge\n",
             None,
-            Some(&["low", "high"])
+            Some(&["low", "high"]),
+            "FILE, line 3: value 'huge' is not one of the declared categories (low, high)",
         ),
-        "FILE, line 3: value 'huge' is not one of the declared categories (low, high)"
-    );
-    assert_eq!(
-        read_err(
+        (
             "unit,rater,value\na,x,1\na,y,two\n",
             Some(Level::Interval),
-            None
+            None,
+            "FILE, line 3: value 'two' is not a number, but the interval level needs numbers",
         ),
-        "FILE, line 3: value 'two' is not a number, but the interval level needs numbers"
-    );
-    assert_eq!(
-        read_err(
+        (
             "unit,rater,value\na,x,1\na,y,two\n",
             Some(Level::Ordinal),
-            None
+            None,
+            "FILE, line 3: value 'two' is not a number, so the ordinal level needs --categories to give the order of the values",
         ),
-        "FILE, line 3: value 'two' is not a number, so the ordinal level needs --categories to give the order of the values"
-    );
-    assert_eq!(
-        read_err(
+        (
             "unit,rater,value\na,x,1\na,y,-2\n",
             Some(Level::Ratio),
-            None
+            None,
+            "FILE, line 3: value '-2' is negative, but the ratio level needs values of zero or more",
         ),
-        "FILE, line 3: value '-2' is negative, but the ratio level needs values of zero or more"
-    );
-    assert_eq!(
-        read_err(
+        (
             "unit,rater,value\na,x,1\n",
             Some(Level::Interval),
-            Some(&["1", "lots"])
+            Some(&["1", "lots"]),
+            "declared category 'lots' is not a number, but the interval level needs numbers (reading FILE)",
         ),
-        "declared category 'lots' is not a number, but the interval level needs numbers (reading FILE)"
-    );
-    assert_eq!(
-        read_err("unit,rater,value\na,x,1\n", None, Some(&["1", "1"])),
-        "category '1' is declared twice (reading FILE)"
-    );
+        (
+            "unit,rater,value\na,x,1\n",
+            None,
+            Some(&["1", "1"]),
+            "category '1' is declared twice (reading FILE)",
+        ),
+    ];
+    for (text, level, categories, expected) in with_options {
+        assert_eq!(read_err(text, level, categories), expected, "{text:?}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("absent.csv");
     let err = read_ratings(&missing, None, None).unwrap_err().to_string();

@@ -13,6 +13,8 @@ use annotations::agreement::alt_test::{AltTestOptions, alt_test};
 use annotations::agreement::{BootstrapOptions, Category, Level, RatingTable};
 use serde_json::Value;
 
+use crate::util;
+
 const TOLERANCE: f64 = 1e-9;
 
 fn panels() -> (PathBuf, Value) {
@@ -39,12 +41,7 @@ fn table_of(panel: &Value) -> RatingTable {
             .map(|l| Category::label(l.as_str().unwrap()))
             .collect(),
     };
-    let raters: Vec<String> = panel["raters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r.as_str().unwrap().to_owned())
-        .collect();
+    let raters = util::strings(&panel["raters"]);
     let matrix = panel["matrix"].as_array().unwrap();
     let cells = matrix
         .iter()

@@ -3,7 +3,7 @@
 //! and one vocabulary across the commands' outputs.
 #![allow(clippy::unwrap_used)]
 
-use crate::util::{Harness, fixture};
+use crate::util::{Harness, answer_args, fixture};
 
 #[test]
 fn tasks_an_annotation_file_made_are_never_calibration_tasks_nor_assigned() {
@@ -369,16 +369,7 @@ fn json_outputs_name_the_task_instance_id() {
     let answer = h.write("draft.json", r#"{"underspecified": 2}"#);
     h.ok(&["raters", "add", "cy"]);
     h.ok(&["assign", "--case", "acme__calc-101", "--rater", "cy"]);
-    let view = h.json(&[
-        "answer",
-        "--rater",
-        "cy",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &answer,
-        "--json",
-    ]);
+    let view = h.json(&answer_args("cy", "acme__calc-101", &answer, &["--json"]));
     assert_eq!(view["instance_id"], "acme__calc-101");
     assert!(view.get("case").is_none(), "{view}");
     let all = h.json(&["disagreements", "--json"]);
@@ -425,30 +416,14 @@ fn names_that_break_lines_and_notes_past_the_cap_are_refused() {
     let file = h.write("long.json", long.to_string());
     h.ok(&["raters", "add", "cy"]);
     h.ok(&["assign", "--case", "acme__calc-101", "--rater", "cy"]);
-    let err = h.fails(&[
-        "answer",
-        "--rater",
-        "cy",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-    ]);
+    let err = h.fails(&answer_args("cy", "acme__calc-101", &file, &[]));
     assert!(
         err.contains("other_notes holds 20001 characters; a note may hold at most 20000"),
         "{err}"
     );
     long["other_notes"] = "x".repeat(20_000).into();
     let file = h.write("long.json", long.to_string());
-    h.ok(&[
-        "answer",
-        "--rater",
-        "cy",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-    ]);
+    h.ok(&answer_args("cy", "acme__calc-101", &file, &[]));
 }
 
 #[test]

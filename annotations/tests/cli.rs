@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::util::{Harness, fixture, full_answer, git, shared_data};
+use crate::util::{self, Harness, answer_args, fixture, full_answer, git, shared_data};
 
 #[test]
 fn import_detects_every_format_and_merges_folder_with_dataset_row() {
@@ -135,16 +135,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut short = full_answer();
     short["underspecified_notes"] = json!("x".repeat(40));
     let file = h.write("short.json", short.to_string());
-    let err = h.fails(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-        "--submit",
-    ]);
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &file, &["--submit"]));
     assert!(
         err.contains("underspecified_notes") && err.contains("at least 100"),
         "{err}"
@@ -153,15 +144,7 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut off = full_answer();
     off["false_negative"] = json!(7);
     let file = h.write("off.json", off.to_string());
-    let err = h.fails(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-    ]);
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &file, &[]));
     assert!(
         err.contains("false_negative") && err.contains("must be one of"),
         "{err}"
@@ -170,60 +153,32 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut missing = full_answer();
     missing.as_object_mut().unwrap().remove("difficulty");
     let file = h.write("missing.json", missing.to_string());
-    let err = h.fails(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-        "--submit",
-    ]);
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &file, &["--submit"]));
     assert!(
         err.contains("difficulty") && err.contains("must be answered"),
         "{err}"
     );
 
     let draft = h.write("draft.json", json!({"underspecified": 1}).to_string());
-    let view = h.json(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &draft,
-        "--json",
-    ]);
+    let view = h.json(&answer_args("ana", "acme__calc-101", &draft, &["--json"]));
     assert_eq!(view["status"], "in_progress");
     let full = h.write("full.json", full_answer().to_string());
-    let view = h.json(&[
-        "answer",
-        "--rater",
+    let view = h.json(&answer_args(
         "ana",
-        "--case",
         "acme__calc-101",
-        "--file",
         &full,
-        "--submit",
-        "--json",
-    ]);
+        &["--submit", "--json"],
+    ));
     assert_eq!(view["status"], "submitted");
     assert_eq!(view["answer_revision"], 1);
 
     // Submitting the same answer again (a retry) saves nothing and is no revision.
-    let again = h.json(&[
-        "answer",
-        "--rater",
+    let again = h.json(&answer_args(
         "ana",
-        "--case",
         "acme__calc-101",
-        "--file",
         &full,
-        "--submit",
-        "--json",
-    ]);
+        &["--submit", "--json"],
+    ));
     assert_eq!(
         (again["answer_revision"].clone(), again["unchanged"].clone()),
         (json!(1), json!(true))
@@ -231,63 +186,32 @@ fn answers_are_validated_and_a_submission_is_never_overwritten() {
     let mut other = full_answer();
     other["false_negative"] = json!(1);
     let other = h.write("other.json", other.to_string());
-    let err = h.fails(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &other,
-        "--submit",
-    ]);
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &other, &["--submit"]));
     assert!(
         err.contains("needs a reason"),
         "a submitted answer is never overwritten: {err}"
     );
-    let err = h.fails(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &draft,
-    ]);
+    let err = h.fails(&answer_args("ana", "acme__calc-101", &draft, &[]));
     assert!(err.contains("never overwritten"), "{err}");
 
     let mut revised = full_answer();
     revised["false_negative"] = json!(3);
     let file = h.write("revised.json", revised.to_string());
-    let view = h.json(&[
-        "answer",
-        "--rater",
+    let view = h.json(&answer_args(
         "ana",
-        "--case",
         "acme__calc-101",
-        "--file",
         &file,
-        "--submit",
-        "--reason",
-        "Discussed with the panel",
-        "--json",
-    ]);
+        &["--submit", "--reason", "Discussed with the panel", "--json"],
+    ));
     assert_eq!(view["answer_revision"], 2);
     assert_eq!(view["reason"], "Discussed with the panel");
     // Revising to the same answer makes no new revision.
-    let same = h.json(&[
-        "answer",
-        "--rater",
+    let same = h.json(&answer_args(
         "ana",
-        "--case",
         "acme__calc-101",
-        "--file",
         &file,
-        "--submit",
-        "--reason",
-        "Pressed submit twice",
-        "--json",
-    ]);
+        &["--submit", "--reason", "Pressed submit twice", "--json"],
+    ));
     assert_eq!(
         (same["answer_revision"].clone(), same["unchanged"].clone()),
         (json!(2), json!(true))
@@ -639,11 +563,7 @@ fn demo_with(flags: &[&str]) -> (tempfile::TempDir, PathBuf) {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let project = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
     (dir, project)
 }
@@ -656,14 +576,17 @@ fn run_on(project: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// What `args` print on `project`, read as JSON.
+fn json_on(project: &Path, args: &[&str]) -> Value {
+    serde_json::from_slice(&run_on(project, args).stdout).unwrap()
+}
+
 #[test]
 fn precedent_and_grep_name_what_an_incomplete_clone_could_not_search() {
     let (_dir, project) = demo();
-    let repos: Value =
-        serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
+    let repos = json_on(&project, &["repo", "list", "--json"]);
     let clone = PathBuf::from(repos[0]["path"].as_str().unwrap());
-    let cases: Value =
-        serde_json::from_slice(&run_on(&project, &["cases", "--json"]).stdout).unwrap();
+    let cases = json_on(&project, &["cases", "--json"]);
     let base = cases
         .as_array()
         .unwrap()
@@ -694,7 +617,7 @@ fn precedent_and_grep_name_what_an_incomplete_clone_could_not_search() {
         "{text}"
     );
     assert_eq!(precedent.status.code(), Some(1));
-    let json = run_on(
+    let found = json_on(
         &project,
         &[
             "precedent",
@@ -703,7 +626,6 @@ fn precedent_and_grep_name_what_an_incomplete_clone_could_not_search() {
             "--json",
         ],
     );
-    let found: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(found["findings"][0]["found"], false);
     assert_eq!(
         found["missing_objects"],
@@ -716,8 +638,7 @@ fn precedent_and_grep_name_what_an_incomplete_clone_could_not_search() {
 #[test]
 fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
     let (_dir, project) = demo();
-    let cases: Value =
-        serde_json::from_slice(&run_on(&project, &["cases", "--json"]).stdout).unwrap();
+    let cases = json_on(&project, &["cases", "--json"]);
     let cases = cases.as_array().unwrap();
     assert_eq!(cases.len(), 12);
     assert!(
@@ -726,8 +647,7 @@ fn the_demo_project_has_tasks_raters_and_a_repository_with_every_base_commit() {
             .all(|c| c["assignments"].as_array().unwrap().len() == 3),
         "every demo rater on every task"
     );
-    let repos: Value =
-        serde_json::from_slice(&run_on(&project, &["repo", "list", "--json"]).stdout).unwrap();
+    let repos = json_on(&project, &["repo", "list", "--json"]);
     assert_eq!(repos[0]["name"], "verity-demo/tinylib");
     assert_eq!(repos[0]["held"], repos[0]["base_commits"]);
     let again = Command::new(env!("CARGO_BIN_EXE_verity"))
@@ -749,8 +669,7 @@ fn the_empty_demo_sits_beside_the_demo_with_the_same_tasks_and_no_answers() {
         dir.path().join(annotations::ops::EMPTY_DEMO_PROJECT_FILE),
         "the empty demo is its own project file"
     );
-    let cases: Value =
-        serde_json::from_slice(&run_on(&empty, &["cases", "--json"]).stdout).unwrap();
+    let cases = json_on(&empty, &["cases", "--json"]);
     let cases = cases.as_array().unwrap();
     assert_eq!(cases.len(), 12);
     for case in cases {
@@ -767,27 +686,10 @@ fn the_empty_demo_sits_beside_the_demo_with_the_same_tasks_and_no_answers() {
 fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
     let (_dir, project) = demo();
     let out = run_on(&project, &["evidence", "demo__tinylib-3", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["terms", "candidates", "precedents", "summary"] {
-        assert!(report.get(key).is_some(), "evidence JSON has {key}");
-    }
-    let term = &report["terms"][0];
-    for key in [
-        "term",
-        "kind",
-        "class",
-        "in_prose",
-        "in_gold",
-        "live_paths",
-        "test_paths",
-    ] {
-        assert!(term.get(key).is_some(), "a term has {key}: {term}");
-    }
+    util::assert_keys(&report, &util::REPORT_KEYS, "evidence JSON");
+    util::assert_keys(&report["terms"][0], &util::TERM_KEYS, "a term");
     assert!(
         report["candidates"]
             .as_array()
@@ -796,18 +698,14 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
             .any(|c| c.to_string().contains("Only one-character delimiters")),
         "the writer's new message is an airtight candidate"
     );
-    let all = run_on(&project, &["evidence", "--all", "--json"]);
-    let all: Value = serde_json::from_slice(&all.stdout).unwrap();
+    let all = json_on(&project, &["evidence", "--all", "--json"]);
     assert_eq!(all["cached"], 1, "the case computed above is cached");
     assert_eq!(all["computed"], 11);
-    let resumed: Value =
-        serde_json::from_slice(&run_on(&project, &["evidence", "--all", "--json"]).stdout).unwrap();
+    let resumed = json_on(&project, &["evidence", "--all", "--json"]);
     assert_eq!(resumed["cached"], 12, "a second run resumes from the cache");
     let risk = report["summary"]["risk"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&risk), "risk {risk}");
-    let sorted: Value =
-        serde_json::from_slice(&run_on(&project, &["cases", "--sort", "risk", "--json"]).stdout)
-            .unwrap();
+    let sorted = json_on(&project, &["cases", "--sort", "risk", "--json"]);
     let risks: Vec<f64> = sorted
         .as_array()
         .unwrap()
@@ -831,7 +729,7 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
         "the list shows the report's risk"
     );
 
-    let grep = run_on(
+    let grep = json_on(
         &project,
         &[
             "grep",
@@ -840,7 +738,6 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
             "--json",
         ],
     );
-    let grep: Value = serde_json::from_slice(&grep.stdout).unwrap();
     assert!(grep["matches"].as_u64().unwrap() >= 3);
     assert!(grep["receipt"].as_str().unwrap().starts_with("git grep"));
     let none = run_on(
@@ -857,7 +754,7 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
     let missing = run_on(&project, &["show", "demo__tinylib-3", "no/such/file.py"]);
     assert_eq!(missing.status.code(), Some(2));
 
-    let found = run_on(
+    let found = json_on(
         &project,
         &[
             "precedent",
@@ -866,7 +763,6 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
             "--json",
         ],
     );
-    let found: Value = serde_json::from_slice(&found.stdout).unwrap();
     assert_eq!(found["findings"][0]["found"], true);
     assert_eq!(
         found["findings"][0]["locations"][0]["path"],
@@ -1063,17 +959,12 @@ fn every_json_output_uses_snake_case_keys() {
     for (rater, file) in [("Ana", &first), ("Bo", &second)] {
         outputs.push((
             "answer",
-            h.json(&[
-                "answer",
-                "--rater",
+            h.json(&answer_args(
                 rater,
-                "--case",
                 "acme__calc-101",
-                "--file",
                 file,
-                "--submit",
-                "--json",
-            ]),
+                &["--submit", "--json"],
+            )),
         ));
     }
     outputs.push((
@@ -1155,16 +1046,12 @@ fn a_rater_works_offline_in_a_package_and_the_coordinator_merges_it_back() {
         all.extend_from_slice(args);
         all.iter().map(|s| s.to_string()).collect::<Vec<_>>()
     };
-    let args = in_package(&[
-        "answer",
-        "--rater",
+    let args = in_package(&answer_args(
         "ana",
-        "--case",
         "acme__calc-101",
-        "--file",
         &answer,
-        "--submit",
-    ]);
+        &["--submit"],
+    ));
     h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let args = in_package(&["queue"]);
     let queue = h.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());

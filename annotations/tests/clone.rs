@@ -9,14 +9,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use annotations::ops::{
-    self, CloneProgress, CloneRequest, ErrorCode, Project, QuestionnaireChoice,
-};
-use time::OffsetDateTime;
+use annotations::ops::{self, CloneProgress, CloneRequest, ErrorCode, Project};
 
+use crate::util::project::{self, T0};
 use crate::util::{self, git};
 
-const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const REPO: &str = "acme/calc";
 
 /// Deterministic bytes that do not compress, so a pack is big enough to break off mid-way.
@@ -36,9 +33,7 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
 
 fn commit_file(work: &Path, file: &str, content: &[u8], message: &str) -> String {
     std::fs::write(work.join(file), content).unwrap();
-    git(work, &["add", "-A"]);
-    git(work, &["commit", "-q", "-m", message]);
-    git(work, &["rev-parse", "HEAD"]).trim().to_string()
+    util::commit_all(work, message)
 }
 
 /// A git daemon on 127.0.0.1 serving `acme/calc.git`: five commits on `main` (with a binary
@@ -235,13 +230,8 @@ fn row(id: &str, base: &str) -> String {
 }
 
 /// A project in `dir` with a task at each base commit.
-fn project(dir: &Path, bases: &[&str]) -> Project {
-    let mut p = ops::init_project(
-        &dir.join("p.verity"),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        NOW,
-    )
-    .unwrap();
+fn project_with_tasks(dir: &Path, bases: &[&str]) -> Project {
+    let mut p = project::init(&dir.join("p.verity"), "swe-bench-verified");
     import(&mut p, dir, bases, 0);
     p
 }
@@ -254,7 +244,7 @@ fn import(p: &mut Project, dir: &Path, bases: &[&str], first: usize) {
         .collect();
     let file = dir.join(format!("tasks{first}.jsonl"));
     std::fs::write(&file, rows.join("\n")).unwrap();
-    ops::import_paths(p, &[file], NOW, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    project::import(p, &[file]);
 }
 
 fn request(url: &str) -> CloneRequest {
@@ -275,7 +265,7 @@ fn clone(
         p,
         &request(url),
         cache,
-        NOW,
+        T0,
         &mut |step| seen.push(step.clone()),
         &AtomicBool::new(false),
     );
@@ -287,7 +277,7 @@ fn a_clone_reports_progress_and_holds_every_base_commit_fetching_unbranched_ones
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
-    let mut p = project(
+    let mut p = project_with_tasks(
         dir.path(),
         &[&server.main[0], &server.main[3], &server.hidden],
     );
@@ -329,13 +319,13 @@ fn a_cancelled_clone_is_resumed_by_running_it_again() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
-    let mut p = project(dir.path(), &[&server.main[4]]);
+    let mut p = project_with_tasks(dir.path(), &[&server.main[4]]);
     let cancel = AtomicBool::new(false);
     let err = ops::clone_repository(
         &mut p,
         &request(&server.url()),
         &cache,
-        NOW,
+        T0,
         &mut |_| cancel.store(true, Ordering::Relaxed),
         &cancel,
     )
@@ -378,11 +368,11 @@ fn a_second_project_reuses_the_cached_clone_and_fetches_only_what_it_lacks() {
     let second = dir.path().join("second");
     std::fs::create_dir_all(&first).unwrap();
     std::fs::create_dir_all(&second).unwrap();
-    let mut a = project(&first, &[&server.main[1]]);
+    let mut a = project_with_tasks(&first, &[&server.main[1]]);
     clone(&mut a, &cache, &server.url()).0.unwrap();
 
     let later = server.add_hidden_commit("later");
-    let mut b = project(&second, &[&server.main[2], &later]);
+    let mut b = project_with_tasks(&second, &[&server.main[2], &later]);
     let (report, seen) = clone(&mut b, &cache, &server.url());
     let report = report.unwrap();
     assert!(report.reused, "{report:?}");
@@ -405,7 +395,7 @@ fn fetching_missing_commits_brings_a_base_commit_added_after_the_clone() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
-    let mut p = project(dir.path(), &[&server.main[0]]);
+    let mut p = project_with_tasks(dir.path(), &[&server.main[0]]);
     clone(&mut p, &cache, &server.url()).0.unwrap();
     let later = server.add_hidden_commit("later");
     import(&mut p, dir.path(), &[&later], 10);
@@ -423,7 +413,7 @@ fn fetching_missing_commits_brings_a_base_commit_added_after_the_clone() {
 fn a_repository_the_server_does_not_have_is_named() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path(), &[&server.main[0]]);
+    let mut p = project_with_tasks(dir.path(), &[&server.main[0]]);
     let url = format!("git://127.0.0.1:{}/acme/nothing.git", server.port);
     let err = clone(&mut p, &dir.path().join("cache"), &url)
         .0
@@ -440,7 +430,7 @@ fn a_repository_the_server_does_not_have_is_named() {
 #[test]
 fn a_refused_connection_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path(), &["a".repeat(40).as_str()]);
+    let mut p = project_with_tasks(dir.path(), &["a".repeat(40).as_str()]);
     let url = format!("git://127.0.0.1:{}/acme/calc.git", free_port());
     let err = clone(&mut p, &dir.path().join("cache"), &url)
         .0
@@ -456,7 +446,7 @@ fn a_refused_connection_is_named() {
 #[test]
 fn an_unknown_host_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path(), &["a".repeat(40).as_str()]);
+    let mut p = project_with_tasks(dir.path(), &["a".repeat(40).as_str()]);
     // `.invalid` never resolves (RFC 2606), so this asks no real server.
     let url = "git://verity-test.invalid/acme/calc.git";
     let err = clone(&mut p, &dir.path().join("cache"), url).0.unwrap_err();
@@ -473,7 +463,7 @@ fn a_transfer_cut_off_mid_way_says_so_and_running_again_resumes() {
     let proxy = cutting_proxy(server.port, 96 << 10);
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
-    let mut p = project(dir.path(), &[&server.main[0]]);
+    let mut p = project_with_tasks(dir.path(), &[&server.main[0]]);
     let url = format!("git://127.0.0.1:{proxy}/acme/calc.git");
     let err = clone(&mut p, &cache, &url).0.unwrap_err();
     assert_eq!(err.code(), ErrorCode::CloneFailed, "{err}");
@@ -532,7 +522,7 @@ fn cutting_proxy(port: u16, limit: usize) -> u16 {
 fn a_url_git_cannot_fetch_from_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
-    let mut p = project(dir.path(), &["a".repeat(40).as_str()]);
+    let mut p = project_with_tasks(dir.path(), &["a".repeat(40).as_str()]);
     for url in [
         "ftp://example.org/acme/calc",
         "git@example.org:acme/calc.git",
@@ -567,11 +557,7 @@ fn cli_clone(
         cmd.env(name, value);
     }
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -684,7 +670,7 @@ fn evidence_fetches_a_missing_commit_over_https_with_the_authorities_it_loads_on
 fn the_needed_repositories_include_those_without_a_clone() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path(), &[&server.main[0], &server.main[1]]);
+    let mut p = project_with_tasks(dir.path(), &[&server.main[0], &server.main[1]]);
     let needed = ops::list_needed_repositories(&p).unwrap();
     assert_eq!(needed.len(), 1);
     assert_eq!(
@@ -709,7 +695,7 @@ fn a_commit_the_server_will_not_give_is_listed_as_missing_with_the_reason() {
         &["config", "uploadpack.allowAnySHA1InWant", "false"],
     );
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path(), &[&server.main[0], &server.hidden]);
+    let mut p = project_with_tasks(dir.path(), &[&server.main[0], &server.hidden]);
     let report = clone(&mut p, &dir.path().join("cache"), &server.url())
         .0
         .unwrap();

@@ -12,21 +12,9 @@ use annotations::evidence::{
     parse_codebase_ambiguity,
 };
 
-use crate::util::git;
+use crate::util::{self, commit_all, git, write_file as write};
 
 const SHOW_WARNING: &str = "'Only show commands are supported when using check mode, not '";
-
-fn write(root: &Path, path: &str, content: &[u8]) {
-    let full = root.join(path);
-    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-    std::fs::write(full, content).unwrap();
-}
-
-fn commit_all(root: &Path, message: &str) -> String {
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", message]);
-    git(root, &["rev-parse", "HEAD"]).trim().to_string()
-}
 
 /// A repository shaped like a SWE-bench task's: live modules with a shared warning, tests in
 /// nested folders, a vendor folder, docs, binaries, a symlink, odd encodings, three commits.
@@ -896,31 +884,11 @@ fn report_json_has_the_documented_shape() {
         .compute_evidence(dir.path(), &context(), &request(&base))
         .unwrap();
     let json = serde_json::to_value(&report).unwrap();
-    for key in [
-        "terms",
-        "candidates",
-        "precedents",
-        "summary",
-        "binary_paths",
-        "base_commit",
-    ] {
-        assert!(json.get(key).is_some(), "report has {key}");
-    }
+    util::assert_keys(&json, &util::REPORT_KEYS, "report");
+    util::assert_keys(&json, &["binary_paths", "base_commit"], "report");
     let term = &json["terms"][0];
-    for key in [
-        "term",
-        "kind",
-        "class",
-        "in_prose",
-        "in_gold",
-        "live_paths",
-        "test_paths",
-        "count",
-        "hits",
-        "receipt",
-    ] {
-        assert!(term.get(key).is_some(), "term has {key}");
-    }
+    util::assert_keys(term, &util::TERM_KEYS, "term");
+    util::assert_keys(term, &["count", "hits", "receipt"], "term");
     assert!(
         json["terms"]
             .as_array()
@@ -932,13 +900,12 @@ fn report_json_has_the_documented_shape() {
     assert_eq!(back, report, "the report survives a JSON round trip");
 }
 
-fn shared_data() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
-}
-
 #[test]
 fn every_audit_codebase_ambiguity_file_parses() {
-    let cases = shared_data().join("determinacy-audit/cases");
+    let Some(data) = util::shared_data() else {
+        return;
+    };
+    let cases = data.join("determinacy-audit/cases");
     let Ok(entries) = std::fs::read_dir(&cases) else {
         eprintln!("skipped: {} is not here", cases.display());
         return;
@@ -957,7 +924,10 @@ fn every_audit_codebase_ambiguity_file_parses() {
 
 #[test]
 fn audit_test_patches_yield_terms() {
-    let case = shared_data().join("determinacy-audit/cases/ansible_07e7b69c");
+    let Some(data) = util::shared_data() else {
+        return;
+    };
+    let case = data.join("determinacy-audit/cases/ansible_07e7b69c");
     let Ok(patch) = std::fs::read_to_string(case.join("hidden_test.diff")) else {
         eprintln!("skipped: {} is not here", case.display());
         return;

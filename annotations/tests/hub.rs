@@ -9,23 +9,18 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use annotations::hub::{HubSettings, HubStage};
-use annotations::ops::{self, FetchProgress, FetchRequest, QuestionnaireChoice};
+use annotations::ops::{self, FetchProgress, FetchRequest};
 use hub_server::{Dataset, Fault, HubServer, sha256_hex};
 use serde_json::Value;
-use time::OffsetDateTime;
 
+use crate::util::project::{self, T0};
 use crate::util::{self, Harness, fixture, hub_server, parquet_file};
 
 const COMMIT: &str = "c0ffee0000000000000000000000000000000001";
 const DATASET: &str = "acme/swe-tasks";
 
-fn project(dir: &Path, name: &str) -> ops::Project {
-    ops::init_project(
-        &dir.join(name),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        OffsetDateTime::UNIX_EPOCH,
-    )
-    .unwrap()
+fn project_named(dir: &Path, name: &str) -> ops::Project {
+    project::init(&dir.join(name), "swe-bench-verified")
 }
 
 /// Settings pointing at the test's server and cache, with short waits.
@@ -83,7 +78,7 @@ fn fetch(
         p,
         request,
         settings,
-        OffsetDateTime::UNIX_EPOCH,
+        T0,
         &mut |s| steps.push(s.clone()),
         &AtomicBool::new(false),
     );
@@ -126,16 +121,16 @@ fn a_fetched_split_imports_as_its_rows_in_json_lines_and_comes_from_the_cache_th
         server.add(DATASET, dataset_of(jsonl));
         let dir = tempfile::tempdir().unwrap();
         let s = settings(&server.endpoint(), &dir.path().join("cache"));
-        let mut from_jsonl = project(dir.path(), "a.verity");
+        let mut from_jsonl = project_named(dir.path(), "a.verity");
         ops::import_paths(
             &mut from_jsonl,
             &[fixture(jsonl).into()],
-            OffsetDateTime::UNIX_EPOCH,
+            T0,
             &mut |_| {},
             &AtomicBool::new(false),
         )
         .unwrap();
-        let mut fetched = project(dir.path(), "b.verity");
+        let mut fetched = project_named(dir.path(), "b.verity");
         let (report, steps) = fetch(&mut fetched, &s, &request());
         let report = report.unwrap();
         assert!(!report.from_cache);
@@ -183,7 +178,7 @@ fn a_fetched_split_imports_as_its_rows_in_json_lines_and_comes_from_the_cache_th
 
         // Unchanged: one request to list the revision, nothing downloaded.
         server.clear_log();
-        let mut again = project(dir.path(), "c.verity");
+        let mut again = project_named(dir.path(), "c.verity");
         let report = fetch(&mut again, &s, &request()).0.unwrap();
         assert!(report.from_cache);
         assert!(report.fetched.files.iter().all(|f| f.cached));
@@ -200,7 +195,7 @@ fn a_fetched_split_imports_as_its_rows_in_json_lines_and_comes_from_the_cache_th
         server.clear_log();
         let mut offline = s.clone();
         offline.offline = true;
-        let mut third = project(dir.path(), "d.verity");
+        let mut third = project_named(dir.path(), "d.verity");
         assert!(
             fetch(&mut third, &offline, &request())
                 .0
@@ -236,7 +231,7 @@ fn an_interrupted_download_resumes_where_its_whole_chunks_end() {
     s.chunk_size = chunk;
     // The third chunk's body breaks off after one byte: the first two stay in the partial file.
     server.fault(&format!("bytes={}-", 2 * chunk), Fault::Truncate(1));
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let (report, _) = fetch(&mut p, &s, &request());
     assert_eq!(report.unwrap().import.added, many.len());
     let ranges: Vec<String> = server
@@ -294,13 +289,13 @@ fn a_cancelled_download_resumes_on_the_next_fetch() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = settings(&server.endpoint(), &dir.path().join("cache"));
     s.chunk_size = chunk;
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let cancel = AtomicBool::new(false);
     let err = ops::fetch_dataset(
         &mut p,
         &request(),
         &s,
-        OffsetDateTime::UNIX_EPOCH,
+        T0,
         &mut |step| {
             if let FetchProgress::Download(d) = step
                 && d.bytes_done >= 2 * chunk as u64
@@ -346,7 +341,7 @@ fn the_hub_is_tried_again_after_429_and_5xx_honouring_retry_after() {
     server.fault("/resolve/", Fault::Status(503, Some("0".into())));
     let dir = tempfile::tempdir().unwrap();
     let s = settings(&server.endpoint(), &dir.path().join("cache"));
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let (report, steps) = fetch(&mut p, &s, &request());
     assert_eq!(report.unwrap().import.added, 2);
     let waits: Vec<String> = steps
@@ -394,14 +389,14 @@ fn a_corrupted_download_is_refused_and_removed_and_nothing_is_imported() {
         server.fault("test-00001", Fault::Corrupt);
     }
     let once = settings(&server.endpoint(), &dir.path().join("once"));
-    let mut p = project(dir.path(), "once.verity");
+    let mut p = project_named(dir.path(), "once.verity");
     assert_eq!(fetch(&mut p, &once, &request()).0.unwrap().import.added, 2);
     // Corrupted on every try.
     for _ in 0..30 {
         server.fault("test-00001", Fault::Corrupt);
     }
     let s = settings(&server.endpoint(), &dir.path().join("cache"));
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let err = fetch(&mut p, &s, &request()).0.unwrap_err();
     assert_eq!(err.code(), ops::ErrorCode::Hub);
     let text = err.to_string();
@@ -438,7 +433,7 @@ fn a_corrupt_parquet_file_is_refused_with_its_name_and_nothing_is_imported() {
     server.add(DATASET, dataset);
     let dir = tempfile::tempdir().unwrap();
     let s = settings(&server.endpoint(), &dir.path().join("cache"));
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let err = fetch(&mut p, &s, &request()).0.unwrap_err();
     assert_eq!(err.code(), ops::ErrorCode::BadInput);
     let text = err.to_string();
@@ -456,7 +451,7 @@ fn missing_datasets_revisions_and_splits_gated_and_private_datasets_are_named() 
     server.add("acme/gated", gated);
     let dir = tempfile::tempdir().unwrap();
     let s = settings(&server.endpoint(), &dir.path().join("cache"));
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let endpoint = server.endpoint();
     let cases: Vec<(FetchRequest, String)> = vec![
         (
@@ -550,7 +545,7 @@ fn no_network_a_name_that_does_not_resolve_and_a_tls_failure_are_said_in_one_sen
     let server = HubServer::start();
     server.add(DATASET, dataset_of("swebench.jsonl"));
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path(), "p.verity");
+    let mut p = project_named(dir.path(), "p.verity");
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -606,11 +601,7 @@ fn the_cli_fetches_through_a_proxy_and_names_a_proxy_it_cannot_reach() {
         ("HF_ENDPOINT", "http://hub.verity-test.invalid".into()),
         ("HTTP_PROXY", server.endpoint()),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["import"]["added"], 2);
     assert_eq!(report["from_cache"], false);
@@ -685,16 +676,16 @@ fn the_shared_datasets_fetch_as_their_json_lines_import() {
         );
         let dir = tempfile::tempdir().unwrap();
         let s = settings(&server.endpoint(), &dir.path().join("cache"));
-        let mut from_jsonl = project(dir.path(), "a.verity");
+        let mut from_jsonl = project_named(dir.path(), "a.verity");
         ops::import_paths(
             &mut from_jsonl,
             std::slice::from_ref(&jsonl),
-            OffsetDateTime::UNIX_EPOCH,
+            T0,
             &mut |_| {},
             &AtomicBool::new(false),
         )
         .unwrap();
-        let mut fetched = project(dir.path(), "b.verity");
+        let mut fetched = project_named(dir.path(), "b.verity");
         let report = fetch(&mut fetched, &s, &request()).0.unwrap();
         assert_eq!(report.import.added, rows.len(), "{}", jsonl.display());
         assert_eq!(cases(&fetched), cases(&from_jsonl), "{}", jsonl.display());

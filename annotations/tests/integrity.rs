@@ -8,60 +8,23 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, ErrorCode, Keep, Overwrite};
+use annotations::ops::{self, Actor, CaseSelection, ErrorCode, Keep, Overwrite};
 use annotations::store::prelude::*;
 use annotations::store::{AnswerEvent, EventKind, Store};
 use serde_json::json;
-use time::OffsetDateTime;
 
 use crate::server;
+use crate::util::project::{self, T0, answer, answer_values, fixture_path, rater};
+use crate::util::{self, answer_args};
 
-const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const TASKS: [&str; 2] = ["acme__calc-101", "acme__calc-102"];
 /// Raters, each racing themselves on both tasks: 24 rounds per backend.
 const RATERS: usize = 12;
-const NOTES: &str = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-fn values(underspecified: i64) -> serde_json::Map<String, serde_json::Value> {
-    json!({
-        "underspecified": underspecified, "underspecified_notes": NOTES,
-        "false_negative": 1, "false_negative_notes": NOTES,
-        "difficulty": "<15 min fix", "difficulty_notes": "One guard.",
-        "other_major_issues": 0, "annotator_confidence": 4
-    })
-    .as_object()
-    .unwrap()
-    .clone()
-}
-
-fn request(rater: &str, case: &str, underspecified: i64) -> AnswerRequest {
-    AnswerRequest {
-        rater: rater.into(),
-        case: case.into(),
-        values: values(underspecified),
-        case_revision: None,
-        reason: None,
-    }
-}
 
 /// The tasks of `swebench.jsonl`, `RATERS` raters each assigned both.
 fn panel(p: &mut ops::Project) -> Vec<String> {
-    ops::import_paths(
-        p,
-        &[fixture("swebench.jsonl")],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    project::import(p, &[fixture_path("swebench.jsonl")]);
     let raters: Vec<String> = (1..=RATERS).map(|i| format!("r{i}")).collect();
     for r in &raters {
         ops::add_rater(p, r, T0).unwrap();
@@ -152,7 +115,7 @@ fn race(project: &str, dir: &Path, raters: &[String], login_of: &LoginOf<'_>) ->
     let files: Vec<PathBuf> = (1..=3)
         .map(|v| {
             let path = dir.join(format!("answer{v}.json"));
-            std::fs::write(&path, serde_json::to_vec(&values(v)).unwrap()).unwrap();
+            std::fs::write(&path, serde_json::to_vec(&answer_values(v, 1)).unwrap()).unwrap();
             path
         })
         .collect();
@@ -188,12 +151,7 @@ fn race(project: &str, dir: &Path, raters: &[String], login_of: &LoginOf<'_>) ->
 fn answers_saved_at_once_by_processes_take_one_revision_in_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.verity");
-    let mut p = ops::init_project(
-        &path,
-        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let mut p = project::init(&path, "swe-bench-verified");
     let raters = panel(&mut p);
     drop(p);
     let rounds = race(path.to_str().unwrap(), dir.path(), &raters, &|_, _| None);
@@ -220,19 +178,7 @@ fn answers_saved_at_once_by_processes_take_one_revision_on_a_server() {
     let Some(db) = server::Database::fresh() else {
         return;
     };
-    let coordinator = format!("{}_coord", db.name);
-    db.sql(&format!(
-        "CREATE ROLE {coordinator} LOGIN CREATEROLE PASSWORD 'c';
-         ALTER DATABASE {} OWNER TO {coordinator};",
-        db.name
-    ));
-    let mut p = ops::init_project_with_password(
-        Path::new(&db.url_as(&coordinator)),
-        Some("c"),
-        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let (coordinator, mut p) = db.coordinator_project("c", "swe-bench-verified");
     let raters = panel(&mut p);
     let logins: HashMap<String, ops::PanelLogin> = raters
         .iter()
@@ -265,12 +211,7 @@ fn answers_saved_at_once_by_processes_take_one_revision_on_a_server() {
 #[test]
 fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles_in_a_file() {
     let dir = tempfile::tempdir().unwrap();
-    let p = ops::init_project(
-        &dir.path().join("p.verity"),
-        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let p = project::init(&dir.path().join("p.verity"), "swe-bench-verified");
     diverge_and_settle(p, dir.path());
 }
 
@@ -280,29 +221,17 @@ fn diverging_copies_of_a_package_merge_into_a_conflict_the_coordinator_settles_o
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let p = ops::init_project(
-        Path::new(&db.url()),
-        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let p = project::init(Path::new(&db.url()), "swe-bench-verified");
     diverge_and_settle(p, dir.path());
 }
 
 /// The fixture's tasks, all assigned to ana, who submits the first (acting as ana after).
 fn ana_submits_first_task(p: &mut ops::Project) {
-    ops::import_paths(
-        p,
-        &[fixture("swebench.jsonl")],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    project::import(p, &[fixture_path("swebench.jsonl")]);
     ops::add_rater(p, "ana", T0).unwrap();
     ops::assign_to(p, &["ana".into()], &CaseSelection::All, T0).unwrap();
-    p.act_as(Actor::Rater { name: "ana".into() }).unwrap();
-    ops::submit_answer(p, &request("ana", TASKS[0], 1), T0).unwrap();
+    p.act_as(rater("ana")).unwrap();
+    ops::submit_answer(p, &answer("ana", TASKS[0], 1), T0).unwrap();
 }
 
 /// Ana's answer revised in two copies of her package, merged into `p`, listed, settled.
@@ -319,7 +248,7 @@ fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
         (&second, 3, "the issue names no message"),
     ] {
         let mut copy = ops::open_project(file).unwrap();
-        let mut revision = request("ana", TASKS[0], value);
+        let mut revision = answer("ana", TASKS[0], value);
         revision.reason = Some(why.into());
         let view = ops::revise_answer(&mut copy, &revision, T0).unwrap();
         assert_eq!(view.answer_revision, 2);
@@ -364,7 +293,7 @@ fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
     assert_eq!(open.len(), 1);
     assert_eq!(open[0].current_revision, Some(2));
     // A rater never reads conflicts.
-    p.act_as(Actor::Rater { name: "ana".into() }).unwrap();
+    p.act_as(rater("ana")).unwrap();
     let err = ops::list_conflicts(&p, false).unwrap_err();
     assert_eq!(err.code(), ErrorCode::CoordinatorOnly);
     p.act_as(Actor::Coordinator).unwrap();
@@ -391,26 +320,17 @@ fn diverge_and_settle(mut p: ops::Project, dir: &Path) {
 
 #[test]
 fn the_command_line_lists_and_settles_conflicts() {
-    let h = crate::util::Harness::new();
-    h.ok(&["import", &crate::util::fixture("swebench.jsonl")]);
+    let h = util::Harness::new();
+    h.ok(&["import", &util::fixture("swebench.jsonl")]);
     h.ok(&["raters", "add", "ana"]);
     h.ok(&["assign", "--rater", "ana", "--case", TASKS[0]]);
     let answer = |v: i64| {
         h.write(
             &format!("a{v}.json"),
-            serde_json::to_vec(&values(v)).unwrap(),
+            serde_json::to_vec(&answer_values(v, 1)).unwrap(),
         )
     };
-    h.ok(&[
-        "answer",
-        "--rater",
-        "ana",
-        "--case",
-        TASKS[0],
-        "--file",
-        &answer(1),
-        "--submit",
-    ]);
+    h.ok(&answer_args("ana", TASKS[0], &answer(1), &["--submit"]));
     h.ok(&["package", "--rater", "ana", "--out", "one.verity"]);
     std::fs::copy(h.path("one.verity"), h.path("two.verity")).unwrap();
     for (file, v) in [("one.verity", 2), ("two.verity", 3)] {
@@ -434,11 +354,7 @@ fn the_command_line_lists_and_settles_conflicts() {
             .current_dir(h.path(""))
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        util::assert_success(&out);
     }
     let merged = h.json(&["merge", "one.verity", "two.verity", "--json"]);
     let conflicts = merged["conflicts"].as_array().unwrap();
@@ -471,8 +387,8 @@ fn the_command_line_lists_and_settles_conflicts() {
 
 #[test]
 fn a_rater_sees_no_verdict_no_source_and_nobody_elses_progress() {
-    let h = crate::util::Harness::new();
-    h.ok(&["import", &crate::util::fixture("audit/cases")]);
+    let h = util::Harness::new();
+    h.ok(&["import", &util::fixture("audit/cases")]);
     h.ok(&["raters", "add", "ana"]);
     h.ok(&["raters", "add", "bo"]);
     let task = "instance_acme__widgets-1111aaaa00000000000000000000000000000000-vnan";
@@ -531,12 +447,7 @@ fn a_rater_sees_no_verdict_no_source_and_nobody_elses_progress() {
 fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.verity");
-    let mut p = ops::init_project(
-        &path,
-        &ops::QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let mut p = project::init(&path, "swe-bench-verified");
     ana_submits_first_task(&mut p);
     drop(p);
     // The file as schema 8 left it after two saves raced: a second revision 1, stored later.

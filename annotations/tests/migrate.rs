@@ -5,35 +5,15 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project, QuestionnaireChoice};
-use annotations::store::ProjectStore;
-use annotations::store::transfer::{Cell, TABLES};
+use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project};
+use annotations::store::transfer::Cell;
 
 use serde_json::json;
-use time::OffsetDateTime;
 
 use crate::server;
-
-const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
-
-/// Every row of every table.
-fn all_rows(store: &dyn ProjectStore) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
-    TABLES
-        .iter()
-        .map(|table| {
-            let mut rows = Vec::new();
-            store
-                .read_rows(table, &mut |row| {
-                    rows.push(row);
-                    Ok(())
-                })
-                .unwrap();
-            (table.name, rows)
-        })
-        .collect()
-}
+use crate::util::project::{T0, at};
+use crate::util::{self, store::all_rows};
 
 fn rows_at(location: &Path) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
     all_rows(annotations::store::open(location, None).unwrap().as_ref())
@@ -65,11 +45,7 @@ fn round_trip(from: &Path, dir: &Path) -> usize {
 fn answer_some(project: &mut Project, raters: &[&str], tasks: usize) {
     let notes = "The issue names the failing behaviour, but the message the tests pin is not in it; another wording fails.";
     for (i, rater) in raters.iter().enumerate() {
-        project
-            .act_as(Actor::Rater {
-                name: (*rater).into(),
-            })
-            .unwrap();
+        project.act_as(util::project::rater(rater)).unwrap();
         let queue = ops::rater_queue(project, rater).unwrap();
         for (n, item) in queue.iter().take(tasks).enumerate() {
             let mut req = AnswerRequest {
@@ -87,7 +63,7 @@ fn answer_some(project: &mut Project, raters: &[&str], tasks: usize) {
                 case_revision: None,
                 reason: None,
             };
-            let at = T0 + time::Duration::seconds(n as i64);
+            let at = at(n as i64);
             ops::save_draft(project, &req, at).unwrap();
             ops::submit_answer(project, &req, at).unwrap();
             if n % 3 == 0 {
@@ -130,27 +106,17 @@ fn the_empty_demo_project_answered_copies_losslessly() {
 
 #[test]
 fn the_swe_bench_pro_import_copies_losslessly() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    let Some(data) = util::shared_data() else {
+        return;
+    };
     let pro = data.join("swebench-pro/instances.jsonl");
     if !pro.is_file() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pro.verity");
-    let mut project = ops::init_project(
-        &path,
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
-    ops::import_paths(
-        &mut project,
-        &[pro],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let mut project = util::project::init(&path, "swe-bench-verified");
+    util::project::import(&mut project, &[pro]);
     for rater in ["alice", "bob", "carol"] {
         ops::add_rater(&mut project, rater, T0).unwrap();
     }

@@ -9,11 +9,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::util::{self, Harness};
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use crate::util::{self, Harness, answer_args, fixture};
 
 /// Tasks `tinylib-1` … `tinylib-N` of repository `tiny/lib`, plus `acme/calc`'s two.
 fn with_tasks(h: &Harness, n: usize) {
@@ -139,15 +135,7 @@ fn a_rater_answers_only_assigned_cases_unless_the_coordinator_assigns_one() {
         "carol",
     ]);
     let file = h.write("a.json", answer(json!(1), 1).to_string());
-    let bob_answers = [
-        "answer",
-        "--rater",
-        "bob",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &file,
-    ];
+    let bob_answers = answer_args("bob", "acme__calc-101", &file, &[]);
     let before = h.json(&["cases", "--json"]);
     let err = h.fails(&bob_answers);
     assert!(
@@ -351,28 +339,14 @@ fn case_show_gives_texts_patches_tests_and_each_raters_revisions_to_who_may_see_
     three_raters_on_every_case(&h);
     submit(&h, "alice", "acme__calc-101", &answer(json!(1), 0));
     let file = h.write("revised.json", answer(json!(2), 0).to_string());
-    h.ok(&[
-        "answer",
-        "--rater",
+    h.ok(&answer_args(
         "alice",
-        "--case",
         "acme__calc-101",
-        "--file",
         &file,
-        "--submit",
-        "--reason",
-        "Read the test again",
-    ]);
+        &["--submit", "--reason", "Read the test again"],
+    ));
     let draft = h.write("draft.json", json!({"underspecified": 3}).to_string());
-    h.ok(&[
-        "answer",
-        "--rater",
-        "bob",
-        "--case",
-        "acme__calc-101",
-        "--file",
-        &draft,
-    ]);
+    h.ok(&answer_args("bob", "acme__calc-101", &draft, &[]));
 
     let text = h.ok(&["case", "show", "acme__calc-101"]);
     for needle in [

@@ -1,55 +1,37 @@
 //! `ops` called directly, as the desktop app calls it.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{self, AnswerRequest, AnswerStatus, QuestionnaireChoice};
+use annotations::ops::{self, AnswerRequest, AnswerStatus};
 use serde_json::json;
-use time::OffsetDateTime;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use crate::util::project::{self, T0, fixture_path};
 
-fn project(dir: &Path) -> ops::Project {
-    ops::init_project(
-        &dir.join("p.verity"),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        OffsetDateTime::UNIX_EPOCH,
-    )
-    .unwrap()
+fn empty_project(dir: &Path) -> ops::Project {
+    project::init(&dir.join("p.verity"), "swe-bench-verified")
 }
 
 /// A project with the SWE-bench fixture's tasks, each assigned to both ana and bo.
 fn ana_and_bo_on_every_case(dir: &Path) -> ops::Project {
-    let mut p = project(dir);
-    let now = OffsetDateTime::UNIX_EPOCH;
-    ops::import_paths(
-        &mut p,
-        &[fixture("swebench.jsonl")],
-        now,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
-    ops::add_rater(&mut p, "ana", now).unwrap();
-    ops::add_rater(&mut p, "bo", now).unwrap();
-    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, now).unwrap();
+    let mut p = empty_project(dir);
+    project::import(&mut p, &[fixture_path("swebench.jsonl")]);
+    ops::add_rater(&mut p, "ana", T0).unwrap();
+    ops::add_rater(&mut p, "bo", T0).unwrap();
+    ops::assign(&mut p, 2, 1, &ops::CaseSelection::All, T0).unwrap();
     p
 }
 
 #[test]
 fn a_cancelled_import_stores_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = empty_project(dir.path());
     let cancel = AtomicBool::new(true);
     let err = ops::import_paths(
         &mut p,
-        &[fixture("swebench.jsonl")],
-        OffsetDateTime::UNIX_EPOCH,
+        &[fixture_path("swebench.jsonl")],
+        T0,
         &mut |_| {},
         &cancel,
     )
@@ -64,7 +46,7 @@ fn a_cancelled_import_stores_nothing() {
 
 /// `rows` copies of the fixture's first task, each with an id of its own, as JSON lines.
 fn many_tasks(rows: usize) -> Vec<String> {
-    let first = std::fs::read_to_string(fixture("swebench.jsonl")).unwrap();
+    let first = std::fs::read_to_string(fixture_path("swebench.jsonl")).unwrap();
     let first = first.lines().next().unwrap();
     let mut task: serde_json::Value = serde_json::from_str(first).unwrap();
     (0..rows)
@@ -78,20 +60,14 @@ fn many_tasks(rows: usize) -> Vec<String> {
 #[test]
 fn a_bad_row_after_many_good_ones_stores_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = empty_project(dir.path());
     let mut lines = many_tasks(300);
     let truncated = lines[249].len() / 2;
     lines[249].truncate(truncated);
     let file = dir.path().join("tasks.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let err = ops::import_paths(
-        &mut p,
-        &[file],
-        OffsetDateTime::UNIX_EPOCH,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap_err();
+    let err =
+        ops::import_paths(&mut p, &[file], T0, &mut |_| {}, &AtomicBool::new(false)).unwrap_err();
     assert!(err.to_string().contains("line 250"), "{err}");
     assert!(
         ops::list_cases(&p, &ops::CaseFilter::default())
@@ -104,7 +80,7 @@ fn a_bad_row_after_many_good_ones_stores_nothing() {
 #[test]
 fn an_import_cancelled_midway_stores_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = empty_project(dir.path());
     let file = dir.path().join("tasks.jsonl");
     std::fs::write(&file, many_tasks(300).join("\n") + "\n").unwrap();
     let cancel = AtomicBool::new(false);
@@ -112,7 +88,7 @@ fn an_import_cancelled_midway_stores_nothing() {
     let err = ops::import_paths(
         &mut p,
         &[file],
-        OffsetDateTime::UNIX_EPOCH,
+        T0,
         &mut |progress| {
             seen = progress.records;
             cancel.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -132,12 +108,12 @@ fn an_import_cancelled_midway_stores_nothing() {
 #[test]
 fn progress_is_reported_per_path() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = empty_project(dir.path());
     let mut steps = Vec::new();
     ops::import_paths(
         &mut p,
-        &[fixture("swebench.jsonl"), fixture("pro.jsonl")],
-        OffsetDateTime::UNIX_EPOCH,
+        &[fixture_path("swebench.jsonl"), fixture_path("pro.jsonl")],
+        T0,
         &mut |step| steps.push((step.paths_done, step.paths_total)),
         &AtomicBool::new(false),
     )
@@ -149,7 +125,7 @@ fn progress_is_reported_per_path() {
 fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = ana_and_bo_on_every_case(dir.path());
-    let now = OffsetDateTime::UNIX_EPOCH;
+    let now = T0;
     let secret = "a very distinctive justification that only ana wrote";
     let req = AnswerRequest {
         rater: "ana".into(),
@@ -184,14 +160,14 @@ fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut p = project(dir.path());
+    let mut p = empty_project(dir.path());
     ops::import_paths(
         &mut p,
         &[
             data.join("swebench-pro/instances.jsonl"),
             data.join("swebench-verified/instances_complete.jsonl"),
         ],
-        OffsetDateTime::UNIX_EPOCH,
+        T0,
         &mut |_| {},
         &AtomicBool::new(false),
     )
@@ -239,7 +215,7 @@ fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
 fn a_revision_counts_in_the_ensemble_and_exports_and_agreement_keeps_the_first_answer() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = ana_and_bo_on_every_case(dir.path());
-    let now = OffsetDateTime::UNIX_EPOCH;
+    let now = T0;
     let notes = "x".repeat(120);
     let request = |rater: &str, underspecified: i64, reason: Option<&str>| AnswerRequest {
         rater: rater.into(),

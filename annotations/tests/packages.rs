@@ -4,70 +4,23 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use annotations::ops::{
-    self, Actor, AdjudicationRequest, AnswerRequest, CaseSelection, ErrorCode, Overwrite, Project,
-    QuestionnaireChoice,
+    self, Actor, AdjudicationRequest, CaseSelection, ErrorCode, Overwrite, Project,
 };
 use annotations::store::prelude::*;
 use annotations::store::{AnswerEvent, Store};
 use serde_json::json;
-use time::OffsetDateTime;
 
-const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+use crate::util::project::{self, T0, answer, at, fixture_path, rater};
+
 const ONE: &str = "acme__calc-101";
 const TWO: &str = "acme__calc-102";
 
-fn at(seconds: i64) -> OffsetDateTime {
-    T0 + time::Duration::seconds(seconds)
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-fn rater(name: &str) -> Actor {
-    Actor::Rater { name: name.into() }
-}
-
-fn answer(rater: &str, case: &str, underspecified: i64) -> AnswerRequest {
-    let notes = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
-    AnswerRequest {
-        rater: rater.into(),
-        case: case.into(),
-        values: json!({
-            "underspecified": underspecified, "underspecified_notes": notes,
-            "false_negative": 1, "false_negative_notes": notes,
-            "difficulty": "<15 min fix", "difficulty_notes": "One guard.",
-            "other_major_issues": 0, "annotator_confidence": 4
-        })
-        .as_object()
-        .unwrap()
-        .clone(),
-        case_revision: None,
-        reason: None,
-    }
-}
-
 /// Two tasks; ana has both, bo only the second; bo submitted on it; one adjudication.
 fn panel(path: &Path) -> Project {
-    let mut p = ops::init_project(
-        path,
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
-    ops::import_paths(
-        &mut p,
-        &[fixture("swebench.jsonl")],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let mut p = project::init(path, "swe-bench-verified");
+    project::import(&mut p, &[fixture_path("swebench.jsonl")]);
     for name in ["ana", "bo"] {
         ops::add_rater(&mut p, name, T0).unwrap();
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::util::{Harness, fixture, shared_data};
+use crate::util::{self, Harness, fixture, shared_data};
 
 /// CSV text parsed into header-keyed rows (notes hold newlines: never split by lines).
 fn csv_rows(text: &str) -> Vec<BTreeMap<String, String>> {
@@ -47,22 +47,7 @@ fn agreement_on_a_ratings_file_has_the_documented_json_keys() {
         "no,yes",
         "--json",
     ]);
-    for key in [
-        "units",
-        "raters",
-        "ratings",
-        "level",
-        "percent_agreement",
-        "cohen_kappa",
-        "fleiss_kappa",
-        "fleiss_kappa_all_units",
-        "krippendorff_alpha",
-        "gwet_ac1",
-        "gwet_ac2",
-        "reasons",
-    ] {
-        assert!(report.get(key).is_some(), "missing key {key}: {report}");
-    }
+    util::assert_keys(&report, &util::AGREEMENT_KEYS, "the report");
     assert_eq!(report["units"], 4);
     assert_eq!(report["raters"], json!(["ann", "bob"]));
     let kappa = report["cohen_kappa"]["ann|bob"]["unweighted"]

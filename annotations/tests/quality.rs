@@ -4,15 +4,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{self, Actor, AnswerRequest, Project, QuestionnaireChoice};
+use annotations::ops::{self, Actor, AnswerRequest, Project};
 use serde_json::{Value, json};
-use time::OffsetDateTime;
 
 use crate::util;
+use crate::util::project::{self, T0};
 
-const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const TASKS: usize = 40;
 const REFERENCED: usize = 20;
 
@@ -55,25 +53,16 @@ fn panel(dir: &Path) -> Project {
         ));
     }
     std::fs::write(dir.join("ensembled_annotations_public.csv"), csv).unwrap();
-    let mut p = ops::init_project(
-        &dir.join("p.verity"),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        NOW,
-    )
-    .unwrap();
-    ops::import_paths(
+    let mut p = project::init(&dir.join("p.verity"), "swe-bench-verified");
+    project::import(
         &mut p,
         &[
             dir.join("tasks.jsonl"),
             dir.join("ensembled_annotations_public.csv"),
         ],
-        NOW,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    );
     for name in ["ana", "bo", "cy"] {
-        ops::add_rater(&mut p, name, NOW).unwrap();
+        ops::add_rater(&mut p, name, T0).unwrap();
     }
     p
 }
@@ -92,7 +81,7 @@ fn submit(p: &mut Project, rater: &str, case: &str, underspecified: u64, seconds
             case_revision: None,
             reason: None,
         },
-        NOW,
+        T0,
     )
     .unwrap();
     p.act_as(Actor::Coordinator).unwrap();
@@ -102,7 +91,7 @@ fn submit(p: &mut Project, rater: &str, case: &str, underspecified: u64, seconds
 fn calibration_tasks_are_mixed_into_every_queue_at_the_rate_and_look_like_any_other() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = panel(dir.path());
-    let err = ops::mark_calibration(&mut p, &[id(30)], false, NOW).unwrap_err();
+    let err = ops::mark_calibration(&mut p, &[id(30)], false, T0).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -110,7 +99,7 @@ fn calibration_tasks_are_mixed_into_every_queue_at_the_rate_and_look_like_any_ot
             id(30)
         )
     );
-    let view = ops::mark_calibration(&mut p, &[], true, NOW).unwrap();
+    let view = ops::mark_calibration(&mut p, &[], true, T0).unwrap();
     assert_eq!(
         (view.tasks.len(), view.with_reference),
         (REFERENCED, REFERENCED)
@@ -118,7 +107,7 @@ fn calibration_tasks_are_mixed_into_every_queue_at_the_rate_and_look_like_any_ot
     assert!(ops::set_calibration_rate(&mut p, 1.0).is_err());
     ops::set_calibration_rate(&mut p, 0.2).unwrap();
 
-    let report = ops::assign(&mut p, 2, 7, &ops::CaseSelection::All, NOW).unwrap();
+    let report = ops::assign(&mut p, 2, 7, &ops::CaseSelection::All, T0).unwrap();
     // 20 ordinary tasks × 2 raters over 3 raters: 13 or 14 each; at one in five, 3 or 4
     // calibration tasks each.
     assert!(report.calibration_assignments >= 9, "{report:?}");
@@ -165,7 +154,7 @@ fn calibration_tasks_are_mixed_into_every_queue_at_the_rate_and_look_like_any_ot
     }
     p.act_as(Actor::Coordinator).unwrap();
     // Assigning again gives nothing new: every queue is at the rate already.
-    let again = ops::assign(&mut p, 2, 7, &ops::CaseSelection::All, NOW).unwrap();
+    let again = ops::assign(&mut p, 2, 7, &ops::CaseSelection::All, T0).unwrap();
     assert_eq!((again.added, again.calibration_assignments), (0, 0));
     assert!(again.why_none.is_some(), "{again:?}");
 }
@@ -178,7 +167,7 @@ fn each_rater_is_measured_against_the_reference_the_panel_and_their_own_pace() {
         &mut p,
         &["ana".into(), "bo".into(), "cy".into()],
         &ops::CaseSelection::All,
-        NOW,
+        T0,
     )
     .unwrap();
     // Ana gives the reference's label; bo one more (up to 3); cy the reference's on 15 and
@@ -291,7 +280,7 @@ fn each_rater_is_measured_against_the_reference_the_panel_and_their_own_pace() {
     );
 
     // Calibration marked: only those tasks count against the reference.
-    ops::mark_calibration(&mut p, &[id(0), id(1), id(2), id(3)], false, NOW).unwrap();
+    ops::mark_calibration(&mut p, &[id(0), id(1), id(2), id(3)], false, T0).unwrap();
     let report = ops::rater_quality(&p, &ops::QualityRequest::default()).unwrap();
     assert!(report.calibration_marked);
     let ana = report.raters.iter().find(|r| r.rater == "ana").unwrap();

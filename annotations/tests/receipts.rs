@@ -11,16 +11,10 @@ use annotations::evidence::{
     CaseContext, Engine, EvidenceRequest, GrepQuery, PrecedentFinding, Snippet,
 };
 
-use crate::util::git;
+use crate::util::{commit_all, git, write_file as write};
 
 const ODD: &str = "app/it's \"odd\" dir/we ird.py";
 const ODD_TEST: &str = "tests/it's \"data\"/case one.py";
-
-fn write(root: &Path, path: &str, content: &str) {
-    let full = root.join(path);
-    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-    std::fs::write(full, content).unwrap();
-}
 
 /// A repository with live and test files, some with spaces and quotes in their paths, and
 /// the code of one snippet at three indentations. Returns (temp dir, commit, paths).
@@ -50,9 +44,7 @@ fn build_repo() -> (tempfile::TempDir, String, Vec<&'static str>) {
     for (path, content) in &files {
         write(root, path, content);
     }
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "base"]);
-    let commit = git(root, &["rev-parse", "HEAD"]).trim().to_string();
+    let commit = commit_all(root, "base");
     (dir, commit, files.into_iter().map(|(p, _)| p).collect())
 }
 
@@ -375,9 +367,7 @@ fn a_clone_lacking_objects_gives_an_incomplete_report_of_the_rest() {
     write(root, "app/big.py", "HIDDEN = 'hidden_value'\n");
     write(root, "lib/sub/deep.py", "DEEP = 'deep_value'\n");
     write(root, "tests/test_x.py", "X = 'hidden_value'\n");
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "base"]);
-    let commit = git(root, &["rev-parse", "HEAD"]).trim().to_string();
+    let commit = commit_all(root, "base");
     let patch = "diff --git a/tests/test_y.py b/tests/test_y.py
 new file mode 100644
 --- /dev/null
@@ -496,12 +486,10 @@ fn a_partial_clone_lists_the_blobs_it_was_cloned_without() {
     write(
         &source,
         "data/large.py",
-        &"LARGE = 'large_value'\n".repeat(200),
+        "LARGE = 'large_value'\n".repeat(200),
     );
-    git(&source, &["add", "-A"]);
-    git(&source, &["commit", "-q", "-m", "base"]);
+    let commit = commit_all(&source, "base");
     git(&source, &["config", "uploadpack.allowFilter", "true"]);
-    let commit = git(&source, &["rev-parse", "HEAD"]).trim().to_string();
     let large = git(&source, &["rev-parse", "HEAD:data/large.py"])
         .trim()
         .to_string();

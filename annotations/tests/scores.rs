@@ -5,19 +5,14 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{
-    self, Actor, ErrorCode, Project, QuestionnaireChoice, ResultsSource, ScoresOptions,
-};
+use annotations::ops::{self, Actor, ErrorCode, Project, ResultsSource, ScoresOptions};
 use annotations::rates;
 use serde_json::{Value, json};
-use time::OffsetDateTime;
 
 use crate::server;
 use crate::util::Harness;
-
-const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+use crate::util::project::{self, T0};
 
 /// Six audit case folders with a `COVERAGE.md`: two ENTAILED, one DETERMINED-codebase (its
 /// hypothesis of class `determined-codebase`), one proven airtight, one rater-pending
@@ -175,20 +170,8 @@ fn write_formats(dir: &Path, outcomes: &[(String, bool)]) -> Vec<PathBuf> {
 }
 
 fn project_at(location: &Path, audit: &Path) -> Project {
-    let mut p = ops::init_project(
-        location,
-        &QuestionnaireChoice::Builtin("determinacy".into()),
-        T0,
-    )
-    .unwrap();
-    ops::import_paths(
-        &mut p,
-        &[audit.to_path_buf()],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let mut p = project::init(location, "determinacy");
+    project::import(&mut p, &[audit.to_path_buf()]);
     p
 }
 
@@ -342,28 +325,8 @@ fn every_format_scores_alike_on_a_server_and_a_raters_login_reads_no_result() {
     };
     let dir = tempfile::tempdir().unwrap();
     let ids = audit_folder(&dir.path().join("audit"));
-    let coordinator = format!("{}_coord", db.name);
-    db.sql(&format!(
-        "CREATE ROLE {coordinator} LOGIN CREATEROLE PASSWORD 'secret';
-         ALTER DATABASE {} OWNER TO {coordinator};",
-        db.name
-    ));
-    let url = db.url_as(&coordinator);
-    let mut p = ops::init_project_with_password(
-        Path::new(&url),
-        Some("secret"),
-        &QuestionnaireChoice::Builtin("determinacy".into()),
-        T0,
-    )
-    .unwrap();
-    ops::import_paths(
-        &mut p,
-        &[dir.path().join("audit")],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let (_, mut p) = db.coordinator_project("secret", "determinacy");
+    project::import(&mut p, &[dir.path().join("audit")]);
     formats_score_alike(&mut p, dir.path(), &ids);
     let login = ops::panel_grant(&mut p, "ana", T0).unwrap();
     let as_ana = Some((login.role.as_str(), login.password.as_str()));

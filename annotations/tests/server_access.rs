@@ -4,48 +4,21 @@
 //! rater holds no other rater's answer. Runs whenever `VERITY_TEST_POSTGRES_URL` is set.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
 
 use annotations::ops::{
-    self, Actor, AdjudicationRequest, AnswerRequest, CaseSelection, ErrorCode, PanelLogin, Project,
-    QuestionnaireChoice,
+    self, Actor, AdjudicationRequest, CaseSelection, ErrorCode, PanelLogin, Project,
 };
 use serde_json::json;
-use time::OffsetDateTime;
 
 use crate::server;
+use crate::util;
+use crate::util::project::{self, T0, answer, fixture_path, rater};
 
-const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 const ONE: &str = "acme__calc-101";
 const TWO: &str = "acme__calc-102";
 const COORDINATOR_PASSWORD: &str = "coordinator-secret";
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-fn answer(rater: &str, case: &str, value: i64) -> AnswerRequest {
-    let notes = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
-    AnswerRequest {
-        rater: rater.into(),
-        case: case.into(),
-        values: json!({
-            "underspecified": value, "underspecified_notes": notes,
-            "false_negative": 1, "false_negative_notes": notes,
-            "difficulty": "<15 min fix", "difficulty_notes": "One guard.",
-            "other_major_issues": 0, "annotator_confidence": 4
-        })
-        .as_object()
-        .unwrap()
-        .clone(),
-        case_revision: None,
-        reason: None,
-    }
-}
 
 /// A panel on a fresh database whose owner, a role with CREATEROLE, is the coordinator: two
 /// tasks, ana on the first and bo on the second, bo's submitted answer, an adjudication, a
@@ -60,30 +33,10 @@ struct Panel {
 impl Panel {
     fn new() -> Option<Panel> {
         let db = server::Database::fresh()?;
-        let coordinator = format!("{}_coord", db.name);
-        db.sql(&format!(
-            "CREATE ROLE {coordinator} LOGIN CREATEROLE PASSWORD '{COORDINATOR_PASSWORD}';
-             ALTER DATABASE {} OWNER TO {coordinator};",
-            db.name
-        ));
-        let url = db.url_as(&coordinator);
-        let mut p = ops::init_project_with_password(
-            Path::new(&url),
-            Some(COORDINATOR_PASSWORD),
-            &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-            T0,
-        )
-        .unwrap();
-        let flag = AtomicBool::new(false);
-        ops::import_paths(&mut p, &[fixture("swebench.jsonl")], T0, &mut |_| {}, &flag).unwrap();
-        ops::import_paths(
-            &mut p,
-            &[fixture("openai/ensembled_sample.csv")],
-            T0,
-            &mut |_| {},
-            &flag,
-        )
-        .unwrap();
+        let (coordinator, mut p) =
+            db.coordinator_project(COORDINATOR_PASSWORD, "swe-bench-verified");
+        project::import(&mut p, &[fixture_path("swebench.jsonl")]);
+        project::import(&mut p, &[fixture_path("openai/ensembled_sample.csv")]);
         for name in ["ana", "bo"] {
             ops::add_rater(&mut p, name, T0).unwrap();
         }
@@ -103,7 +56,7 @@ impl Panel {
             T0,
         )
         .unwrap();
-        p.act_as(Actor::Rater { name: "bo".into() }).unwrap();
+        p.act_as(rater("bo")).unwrap();
         ops::submit_answer(&mut p, &answer("bo", TWO, 3), T0).unwrap();
         p.act_as(Actor::Coordinator).unwrap();
         ops::add_adjudicator(&mut p, "lead", T0).unwrap();
@@ -458,12 +411,7 @@ fn a_revoked_login_cannot_connect_and_its_answers_stay() {
 #[test]
 fn logins_are_for_server_projects() {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = ops::init_project(
-        &dir.path().join("p.verity"),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let mut p = project::init(&dir.path().join("p.verity"), "swe-bench-verified");
     ops::add_rater(&mut p, "ana", T0).unwrap();
     let err = ops::panel_grant(&mut p, "ana", T0).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotAServer);
@@ -499,11 +447,7 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
         COORDINATOR_PASSWORD,
         &["panel", "grant", "cy", "--json"],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let login: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let keys: Vec<&String> = login.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["password", "rater", "role"]);
@@ -516,11 +460,7 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
     assert!(queue.contains(ONE) && !queue.contains(TWO), "{queue}");
     assert!(queue.ends_with("1 tasks for cy\n"), "{queue}");
     let out = verity(role, password, &["case", "show", ONE]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_success(&out);
     let out = verity(role, password, &["case", "show", TWO]);
     assert_eq!(out.status.code(), Some(2), "bo's task is not there for cy");
     let out = verity(role, password, &["--as", "bo", "case", "show", ONE]);
@@ -545,12 +485,7 @@ fn the_coordinator_hears_of_each_raters_answer_as_it_is_saved() {
         .expect("the coordinator hears of ana's draft");
     // A project file has nobody else writing to it, and no feed.
     let dir = tempfile::tempdir().unwrap();
-    let file = ops::init_project(
-        &dir.path().join("p.verity"),
-        &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
-        T0,
-    )
-    .unwrap();
+    let file = project::init(&dir.path().join("p.verity"), "swe-bench-verified");
     assert!(file.answer_feed().unwrap().is_none());
 }
 
@@ -851,14 +786,7 @@ fn the_checked_path_sets_the_revision_and_time_and_checks_the_answer() {
 fn a_raters_login_reads_no_verdict_and_no_calibration() {
     let Some(panel) = Panel::new() else { return };
     let mut coordinator = panel.coordinator();
-    ops::import_paths(
-        &mut coordinator,
-        &[fixture("audit/cases")],
-        T0,
-        &mut |_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    project::import(&mut coordinator, &[fixture_path("audit/cases")]);
     let task = "instance_acme__widgets-1111aaaa00000000000000000000000000000000-vnan";
     ops::assign_to(
         &mut coordinator,

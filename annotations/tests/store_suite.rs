@@ -7,7 +7,7 @@
 use annotations::case::{CaseRecord, Encoded, SourceKind};
 use annotations::store::postgres::PgStore;
 use annotations::store::prelude::*;
-use annotations::store::transfer::{Cell, TABLES, copy_rows};
+use annotations::store::transfer::copy_rows;
 use annotations::store::{
     EncodedOutcomes, EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState,
     ProjectStore, Store, StoreError, SubmissionFilter, SystemRow, new_event_uid,
@@ -15,6 +15,7 @@ use annotations::store::{
 use serde_json::{Map, Value, json};
 
 use crate::server;
+use crate::util::store::all_rows;
 
 const T0: &str = "2026-01-01T00:00:00Z";
 const T1: &str = "2026-01-01T00:01:00Z";
@@ -465,23 +466,6 @@ fn suite(store: &mut dyn ProjectStore) {
     );
     assert!(store.remove_system_results("a").unwrap());
     assert!(!store.remove_system_results("a").unwrap());
-}
-
-/// Every row of every table, as the transfer interface reads them.
-fn all_rows(store: &dyn ProjectStore) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
-    TABLES
-        .iter()
-        .map(|table| {
-            let mut rows = Vec::new();
-            store
-                .read_rows(table, &mut |row| {
-                    rows.push(row);
-                    Ok(())
-                })
-                .unwrap();
-            (table.name, rows)
-        })
-        .collect()
 }
 
 /// A project copied into a new one reads back cell for cell, and a copy into a project that

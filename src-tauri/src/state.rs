@@ -139,6 +139,14 @@ fn poisoned() -> CommandError {
     )
 }
 
+/// The error of a blocking thread that ended without finishing its work.
+fn background_failed(err: tauri::Error) -> CommandError {
+    CommandError::new(
+        ErrorCode::Internal,
+        format!("A background task of Verity failed: {err}."),
+    )
+}
+
 /// Runs `work` on the open project on a blocking thread, so SQLite and file work never runs on
 /// the UI thread, and maps its error to `{code, message}`.
 pub async fn with_project<T, F>(app: AppHandle, work: F) -> Result<T, CommandError>
@@ -158,12 +166,7 @@ where
         work(project).map_err(CommandError::from)
     })
     .await
-    .map_err(|err| {
-        CommandError::new(
-            ErrorCode::Internal,
-            format!("A background task of Verity failed: {err}."),
-        )
-    })?
+    .map_err(background_failed)?
 }
 
 /// Runs a long job (an import, a fetch, a clone, an evidence run) on the open project as
@@ -222,12 +225,7 @@ where
         Ok(info)
     })
     .await
-    .map_err(|err| {
-        CommandError::new(
-            ErrorCode::Internal,
-            format!("A background task of Verity failed: {err}."),
-        )
-    })?
+    .map_err(background_failed)?
 }
 
 /// Makes a newly opened project act for its first actor: the rater it is bound to (a rater's

@@ -7,6 +7,7 @@ pub mod openai_ensembled;
 pub mod svg;
 
 use std::io::{self, Write};
+use std::marker::PhantomData;
 
 /// A CSV writer in the published files' dialect: `\n` line ends, quotes only where needed.
 fn csv_writer(out: &mut dyn Write) -> csv::Writer<&mut dyn Write> {
@@ -46,5 +47,42 @@ impl<'a> CsvRows<'a> {
     pub(crate) fn finish(mut self) -> io::Result<usize> {
         self.writer.flush()?;
         Ok(self.rows)
+    }
+}
+
+/// A row of a file whose columns are fixed: what it writes in each.
+pub trait FixedRow {
+    /// The file's columns, in order: its header.
+    const COLUMNS: &'static [&'static str];
+
+    /// The row's text in `column`, one of [`FixedRow::COLUMNS`].
+    fn cell(&self, column: &str) -> String;
+}
+
+/// Writes a file of fixed columns a row at a time: the header first, then the rows in the
+/// order given.
+pub struct FixedWriter<'a, R> {
+    rows: CsvRows<'a>,
+    row: PhantomData<fn(&R)>,
+}
+
+impl<'a, R: FixedRow> FixedWriter<'a, R> {
+    /// Writes the header.
+    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
+        Ok(FixedWriter {
+            rows: CsvRows::new(out, R::COLUMNS)?,
+            row: PhantomData,
+        })
+    }
+
+    /// Writes one row.
+    pub fn write(&mut self, row: &R) -> io::Result<()> {
+        let record: Vec<String> = R::COLUMNS.iter().map(|column| row.cell(column)).collect();
+        self.rows.write(&record)
+    }
+
+    /// Flushes the file; returns the rows written.
+    pub fn finish(self) -> io::Result<usize> {
+        self.rows.finish()
     }
 }

@@ -1,8 +1,6 @@
 //! OpenAI's per-annotator file: `instance_id, user_id`, the answers, and `claimed_at,
 //! updated_at, submitted_at`; one row per case and rater.
 
-use std::io::{self, Write};
-
 use serde_json::{Map, Value};
 
 use crate::import::openai_csv::{ANNOTATION_COLUMNS, format_value};
@@ -21,38 +19,21 @@ pub struct Row {
 }
 
 /// Writes the file a row at a time: the header first, then the rows in the order given.
-pub struct Writer<'a> {
-    rows: super::CsvRows<'a>,
-}
+pub type Writer<'a> = super::FixedWriter<'a, Row>;
 
-impl<'a> Writer<'a> {
-    /// Writes the header.
-    pub fn new(out: &'a mut dyn Write) -> io::Result<Self> {
-        Ok(Writer {
-            rows: super::CsvRows::new(out, ANNOTATION_COLUMNS)?,
-        })
-    }
+impl super::FixedRow for Row {
+    const COLUMNS: &'static [&'static str] = &ANNOTATION_COLUMNS;
 
-    /// Writes one row.
-    pub fn write(&mut self, row: &Row) -> io::Result<()> {
-        let record: Vec<String> = ANNOTATION_COLUMNS
-            .iter()
-            .map(|&column| match column {
-                "instance_id" => row.instance_id.clone(),
-                "user_id" => row.user_id.clone(),
-                _ => row
-                    .answers
-                    .get(column)
-                    .or_else(|| row.times.get(column))
-                    .map(format_value)
-                    .unwrap_or_default(),
-            })
-            .collect();
-        self.rows.write(&record)
-    }
-
-    /// Flushes the file; returns the rows written.
-    pub fn finish(self) -> io::Result<usize> {
-        self.rows.finish()
+    fn cell(&self, column: &str) -> String {
+        match column {
+            "instance_id" => self.instance_id.clone(),
+            "user_id" => self.user_id.clone(),
+            _ => self
+                .answers
+                .get(column)
+                .or_else(|| self.times.get(column))
+                .map(format_value)
+                .unwrap_or_default(),
+        }
     }
 }

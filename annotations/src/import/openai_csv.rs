@@ -262,22 +262,18 @@ fn field<'r>(headers: &csv::StringRecord, record: &'r csv::StringRecord, name: &
         .unwrap_or("")
 }
 
-/// Reads the per-annotator file, handing each row to `sink` in file order.
-/// An error of `sink` comes back as it is.
-pub fn read_annotations<E: From<ImportError>>(
+/// Reads the CSV file at `path`, whose header must hold the `required` columns, handing each
+/// record to `row` with the header and the line the record starts on: the number of records.
+/// A file of a header alone is refused, `what` naming the kind of file.
+fn each_record(
     path: &Path,
-    sink: &mut dyn FnMut(AnnotationRow) -> Result<(), E>,
-) -> Result<usize, E> {
-    super::with_consumer(sink, |sink| read_annotations_rows(path, sink))
-}
-
-fn read_annotations_rows(
-    path: &Path,
-    sink: &mut dyn FnMut(AnnotationRow) -> Result<(), ImportError>,
+    required: &[&str],
+    what: &str,
+    row: &mut dyn FnMut(&csv::StringRecord, &csv::StringRecord, u64) -> Result<(), ImportError>,
 ) -> Result<usize, ImportError> {
     let mut reader = csv_reader(path)?;
     let headers = reader.headers().map_err(|e| csv_error(path, e))?.clone();
-    missing_columns(path, &headers, &["instance_id", "user_id"])?;
+    missing_columns(path, &headers, required)?;
     let mut count = 0;
     let mut record = csv::StringRecord::new();
     loop {
@@ -286,51 +282,68 @@ fn read_annotations_rows(
             Ok(true) => {}
             Err(e) => return Err(csv_error(path, e)),
         }
-        let line = record.position().map_or(0, |p| p.line());
-        let at = format!("line {line}");
-        let instance_id = field(&headers, &record, "instance_id").trim().to_string();
-        let user_id = field(&headers, &record, "user_id").trim().to_string();
-        for (name, value) in [("instance_id", &instance_id), ("user_id", &user_id)] {
-            if value.is_empty() {
-                return Err(ImportError::BadField {
-                    path: path.to_path_buf(),
-                    at: at.clone(),
-                    field: name.into(),
-                    reason: "is empty".into(),
-                });
-            }
-        }
-        let mut answers = Map::new();
-        for column in ANSWER_COLUMNS {
-            let text = field(&headers, &record, column);
-            if NUMERIC_COLUMNS.contains(&column) {
-                if let Some(n) = parse_rating(path, line, column, text)? {
-                    answers.insert(column.into(), Value::from(n));
-                }
-            } else if !text.is_empty() {
-                answers.insert(column.into(), Value::from(text));
-            }
-        }
-        let mut times = Map::new();
-        for column in TIME_COLUMNS {
-            times.insert(column.into(), Value::from(field(&headers, &record, column)));
-        }
         count += 1;
-        sink(AnnotationRow {
-            line,
-            instance_id,
-            user_id,
-            answers,
-            times,
-        })?;
+        row(&headers, &record, record.position().map_or(0, |p| p.line()))?;
     }
     if count == 0 {
         return Err(ImportError::UnknownFormat {
             path: path.to_path_buf(),
-            reason: "the annotation file has a header but no rows".into(),
+            reason: format!("the {what} file has a header but no rows"),
         });
     }
     Ok(count)
+}
+
+/// Reads the per-annotator file, handing each row to `sink` in file order.
+/// An error of `sink` comes back as it is.
+pub fn read_annotations<E: From<ImportError>>(
+    path: &Path,
+    sink: &mut dyn FnMut(AnnotationRow) -> Result<(), E>,
+) -> Result<usize, E> {
+    super::with_consumer(sink, |sink| {
+        each_record(
+            path,
+            &["instance_id", "user_id"],
+            "annotation",
+            &mut |headers, record, line| {
+                let at = format!("line {line}");
+                let instance_id = field(headers, record, "instance_id").trim().to_string();
+                let user_id = field(headers, record, "user_id").trim().to_string();
+                for (name, value) in [("instance_id", &instance_id), ("user_id", &user_id)] {
+                    if value.is_empty() {
+                        return Err(ImportError::BadField {
+                            path: path.to_path_buf(),
+                            at: at.clone(),
+                            field: name.into(),
+                            reason: "is empty".into(),
+                        });
+                    }
+                }
+                let mut answers = Map::new();
+                for column in ANSWER_COLUMNS {
+                    let text = field(headers, record, column);
+                    if NUMERIC_COLUMNS.contains(&column) {
+                        if let Some(n) = parse_rating(path, line, column, text)? {
+                            answers.insert(column.into(), Value::from(n));
+                        }
+                    } else if !text.is_empty() {
+                        answers.insert(column.into(), Value::from(text));
+                    }
+                }
+                let mut times = Map::new();
+                for column in TIME_COLUMNS {
+                    times.insert(column.into(), Value::from(field(headers, record, column)));
+                }
+                sink(AnnotationRow {
+                    line,
+                    instance_id,
+                    user_id,
+                    answers,
+                    times,
+                })
+            },
+        )
+    })
 }
 
 /// Parses a `difficulty_decided_by` list (`[17, 72, 69]`, or quoted names) or a single
@@ -354,89 +367,72 @@ pub fn read_ensembled<E: From<ImportError>>(
     path: &Path,
     sink: &mut dyn FnMut(EnsembledRow) -> Result<(), E>,
 ) -> Result<usize, E> {
-    super::with_consumer(sink, |sink| read_ensembled_rows(path, sink))
-}
-
-fn read_ensembled_rows(
-    path: &Path,
-    sink: &mut dyn FnMut(EnsembledRow) -> Result<(), ImportError>,
-) -> Result<usize, ImportError> {
-    let mut reader = csv_reader(path)?;
-    let headers = reader.headers().map_err(|e| csv_error(path, e))?.clone();
-    missing_columns(path, &headers, &ENSEMBLED_COLUMNS)?;
-    let mut count = 0;
-    let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(path, e)),
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        let at = format!("line {line}");
-        let bad = |field: &str, reason: String| ImportError::BadField {
-            path: path.to_path_buf(),
-            at: at.clone(),
-            field: field.to_string(),
-            reason,
-        };
-        let instance_id = field(&headers, &record, "instance_id").trim().to_string();
-        if instance_id.is_empty() {
-            return Err(bad("instance_id", "is empty".into()));
-        }
-        let mut labels = ReferenceLabels::default();
-        for (question, notes) in ENSEMBLED_QUESTIONS {
-            let text = field(&headers, &record, question);
-            let value = if NUMERIC_COLUMNS.contains(&question) {
-                parse_rating(path, line, question, text)?.map(Value::from)
-            } else {
-                Some(text).filter(|t| !t.is_empty()).map(Value::from)
-            };
-            if let Some(v) = value {
-                labels.values.insert(question.into(), v);
-            }
-            if let Some(notes) = notes {
-                let text = field(&headers, &record, notes);
-                if !text.is_empty() {
-                    labels.values.insert(notes.into(), Value::from(text));
+    super::with_consumer(sink, |sink| {
+        each_record(
+            path,
+            &ENSEMBLED_COLUMNS,
+            "ensembled",
+            &mut |headers, record, line| {
+                let at = format!("line {line}");
+                let bad = |field: &str, reason: String| ImportError::BadField {
+                    path: path.to_path_buf(),
+                    at: at.clone(),
+                    field: field.to_string(),
+                    reason,
+                };
+                let instance_id = field(headers, record, "instance_id").trim().to_string();
+                if instance_id.is_empty() {
+                    return Err(bad("instance_id", "is empty".into()));
                 }
-            }
-            let by = parse_decided_by(field(&headers, &record, &format!("{question}_decided_by")));
-            if !by.is_empty() {
-                labels.decided_by.insert(question.into(), by);
-            }
-        }
-        let procedure = field(&headers, &record, "difficulty_ensemble_decision_procedure").trim();
-        if !procedure.is_empty() {
-            labels
-                .procedures
-                .insert("difficulty".into(), procedure.to_string());
-        }
-        labels.filter_out = match field(&headers, &record, "filter_out").trim() {
-            "" => None,
-            "True" | "true" | "1" => Some(true),
-            "False" | "false" | "0" => Some(false),
-            other => {
-                return Err(bad(
-                    "filter_out",
-                    format!("is {other:?}, where True or False was expected"),
-                ));
-            }
-        };
-        count += 1;
-        sink(EnsembledRow {
-            line,
-            instance_id,
-            labels,
-        })?;
-    }
-    if count == 0 {
-        return Err(ImportError::UnknownFormat {
-            path: path.to_path_buf(),
-            reason: "the ensembled file has a header but no rows".into(),
-        });
-    }
-    Ok(count)
+                let mut labels = ReferenceLabels::default();
+                for (question, notes) in ENSEMBLED_QUESTIONS {
+                    let text = field(headers, record, question);
+                    let value = if NUMERIC_COLUMNS.contains(&question) {
+                        parse_rating(path, line, question, text)?.map(Value::from)
+                    } else {
+                        Some(text).filter(|t| !t.is_empty()).map(Value::from)
+                    };
+                    if let Some(v) = value {
+                        labels.values.insert(question.into(), v);
+                    }
+                    if let Some(notes) = notes {
+                        let text = field(headers, record, notes);
+                        if !text.is_empty() {
+                            labels.values.insert(notes.into(), Value::from(text));
+                        }
+                    }
+                    let by =
+                        parse_decided_by(field(headers, record, &format!("{question}_decided_by")));
+                    if !by.is_empty() {
+                        labels.decided_by.insert(question.into(), by);
+                    }
+                }
+                let procedure =
+                    field(headers, record, "difficulty_ensemble_decision_procedure").trim();
+                if !procedure.is_empty() {
+                    labels
+                        .procedures
+                        .insert("difficulty".into(), procedure.to_string());
+                }
+                labels.filter_out = match field(headers, record, "filter_out").trim() {
+                    "" => None,
+                    "True" | "true" | "1" => Some(true),
+                    "False" | "false" | "0" => Some(false),
+                    other => {
+                        return Err(bad(
+                            "filter_out",
+                            format!("is {other:?}, where True or False was expected"),
+                        ));
+                    }
+                };
+                sink(EnsembledRow {
+                    line,
+                    instance_id,
+                    labels,
+                })
+            },
+        )
+    })
 }
 
 /// Writes a rating as the published files do (`1.0`); text as it is.

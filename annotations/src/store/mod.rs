@@ -416,14 +416,7 @@ impl Store {
         let sql = |source| sql_err(path, source);
         let (app_id, version) = read_marks(&conn, path)?;
         check_application_id(path, app_id)?;
-        let known = migrations::MIGRATIONS.len() as i64;
-        if version > known {
-            return Err(StoreError::TooNew {
-                path: path.to_path_buf(),
-                found: version,
-                known,
-            });
-        }
+        let known = check_not_newer(path, version)?;
         if version < known {
             return Err(StoreError::ReadOnlyOld {
                 path: path.to_path_buf(),
@@ -489,14 +482,7 @@ impl Store {
         if new.is_none() {
             check_application_id(path, app_id)?;
         }
-        let known = migrations::MIGRATIONS.len() as i64;
-        if version > known {
-            return Err(StoreError::TooNew {
-                path: path.to_path_buf(),
-                found: version,
-                known,
-            });
-        }
+        check_not_newer(path, version)?;
         // WAL with synchronous=NORMAL keeps every committed transaction across a killed
         // process; only a power loss can drop the last ones.
         conn.pragma_update(None, "journal_mode", "WAL")
@@ -607,6 +593,20 @@ fn read_marks(conn: &Connection, path: &Path) -> Result<(i64, i64), StoreError> 
 }
 
 /// Refuses a file that is not a finished Verity project.
+/// Refuses a file whose schema `version` is newer than this Verity's migrations; the number of
+/// those it knows.
+fn check_not_newer(path: &Path, version: i64) -> Result<i64, StoreError> {
+    let known = migrations::MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            known,
+        });
+    }
+    Ok(known)
+}
+
 fn check_application_id(path: &Path, app_id: i64) -> Result<(), StoreError> {
     match app_id {
         APPLICATION_ID => Ok(()),

@@ -5,6 +5,9 @@
 //! instead, so a server that did not start never passes as a green run.
 #![allow(clippy::unwrap_used)]
 
+use std::path::Path;
+
+use annotations::ops::{self, Project, QuestionnaireChoice};
 use annotations::store::postgres::{Environment, ServerConfig};
 
 /// A database made for one test, dropped after it.
@@ -108,6 +111,26 @@ impl Database {
             "postgres://{user}@{}:{}/{}",
             self.admin.host, self.admin.port, self.name
         )
+    }
+
+    /// Makes a role `<database>_coord` with `password` and CREATEROLE the database's owner, and
+    /// creates a project there as that role on the built-in `questionnaire`: the role's name
+    /// and the project.
+    pub fn coordinator_project(&self, password: &str, questionnaire: &str) -> (String, Project) {
+        let coordinator = format!("{}_coord", self.name);
+        self.sql(&format!(
+            "CREATE ROLE {coordinator} LOGIN CREATEROLE PASSWORD '{password}';
+             ALTER DATABASE {} OWNER TO {coordinator};",
+            self.name
+        ));
+        let project = ops::init_project_with_password(
+            Path::new(&self.url_as(&coordinator)),
+            Some(password),
+            &QuestionnaireChoice::Builtin(questionnaire.into()),
+            crate::util::project::T0,
+        )
+        .unwrap();
+        (coordinator, project)
     }
 
     /// Runs SQL on the database as the superuser.

@@ -6,6 +6,8 @@ pub mod chat_server;
 pub mod hub_server;
 pub mod loopback;
 pub mod parquet_file;
+pub mod project;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -178,4 +180,85 @@ impl Harness {
             "answer", "--rater", rater, "--case", case, "--file", &answer, "--submit",
         ]);
     }
+}
+
+/// The keys every evidence report's JSON has, whichever front end prints it.
+pub const REPORT_KEYS: [&str; 4] = ["terms", "candidates", "precedents", "summary"];
+
+/// The keys every term of an evidence report's JSON has.
+pub const TERM_KEYS: [&str; 7] = [
+    "term",
+    "kind",
+    "class",
+    "in_prose",
+    "in_gold",
+    "live_paths",
+    "test_paths",
+];
+
+/// Fails unless `value` has each of `keys`; `what` names it in the message.
+pub fn assert_keys(value: &Value, keys: &[&str], what: &str) {
+    for key in keys {
+        assert!(value.get(key).is_some(), "{what} has {key}: {value}");
+    }
+}
+
+/// Writes `content` to `path` below `root`, making the folders it needs.
+pub fn write_file(root: &Path, path: &str, content: impl AsRef<[u8]>) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, content).unwrap();
+}
+
+/// Stages everything in the repository at `root` and commits it: the new commit's id.
+pub fn commit_all(root: &Path, message: &str) -> String {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+    git(root, &["rev-parse", "HEAD"]).trim().to_string()
+}
+
+/// The keys of an agreement report's JSON, whatever it was computed on.
+pub const AGREEMENT_KEYS: [&str; 12] = [
+    "units",
+    "raters",
+    "ratings",
+    "level",
+    "percent_agreement",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "fleiss_kappa_all_units",
+    "krippendorff_alpha",
+    "gwet_ac1",
+    "gwet_ac2",
+    "reasons",
+];
+
+/// `verity answer` as `rater` on `case` with the answer in `file`, then `extra`.
+pub fn answer_args<'a>(
+    rater: &'a str,
+    case: &'a str,
+    file: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec!["answer", "--rater", rater, "--case", case, "--file", file];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Fails unless the process `out` tells of exited with 0, showing its stderr.
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A JSON list of strings, as owned strings.
+pub fn strings(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item.as_str().unwrap().to_owned())
+        .collect()
 }

@@ -1,0 +1,73 @@
+//! Building blocks for the tests that call `ops` directly: one time, the fixtures' paths, a
+//! project on a built-in questionnaire with files imported into it, a rater, and an answer on
+//! the swe-bench-verified questionnaire that every rule accepts.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use annotations::ops::{self, Actor, AnswerRequest, Project, QuestionnaireChoice};
+use serde_json::{Map, Value, json};
+use time::OffsetDateTime;
+
+/// The time every event of these tests is stamped with, unless a test needs them apart.
+pub const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+
+/// Notes long enough for every rule of the swe-bench-verified questionnaire.
+pub const NOTES: &str = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
+
+/// `T0` and `seconds` later.
+pub fn at(seconds: i64) -> OffsetDateTime {
+    T0 + time::Duration::seconds(seconds)
+}
+
+/// A file under `tests/fixtures`.
+pub fn fixture_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A new project at `location` (a file or a server URL) on the built-in `questionnaire`.
+pub fn init(location: &Path, questionnaire: &str) -> Project {
+    ops::init_project(
+        location,
+        &QuestionnaireChoice::Builtin(questionnaire.into()),
+        T0,
+    )
+    .unwrap()
+}
+
+/// Imports `paths` into `p` at `T0`, uncancelled.
+pub fn import(p: &mut Project, paths: &[PathBuf]) {
+    ops::import_paths(p, paths, T0, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+}
+
+pub fn rater(name: &str) -> Actor {
+    Actor::Rater { name: name.into() }
+}
+
+/// The answer's values: `underspecified` and `false_negative` as given, the rest fixed.
+pub fn answer_values(underspecified: i64, false_negative: i64) -> Map<String, Value> {
+    json!({
+        "underspecified": underspecified, "underspecified_notes": NOTES,
+        "false_negative": false_negative, "false_negative_notes": NOTES,
+        "difficulty": "<15 min fix", "difficulty_notes": "One guard.",
+        "other_major_issues": 0, "annotator_confidence": 4
+    })
+    .as_object()
+    .unwrap()
+    .clone()
+}
+
+/// `rater`'s answer on `case` with `underspecified` and a false negative of 1, on the case's
+/// current revision, with no reason given.
+pub fn answer(rater: &str, case: &str, underspecified: i64) -> AnswerRequest {
+    AnswerRequest {
+        rater: rater.into(),
+        case: case.into(),
+        values: answer_values(underspecified, 1),
+        case_revision: None,
+        reason: None,
+    }
+}
