@@ -39,6 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         audit_class: None,
         extra: serde_json::Map::new(),
         assignments: Vec::new(),
+        sweep: None,
     };
     let questionnaire = Questionnaire::builtin("swe-bench-verified")?;
     let template = PromptTemplate::builtin("model-rater")?;

@@ -24,7 +24,7 @@ mod words;
 
 pub use locate::{TestLocation, locate_test};
 pub use parse::parse_patch;
-pub(crate) use parse::{PatchLine, added_lines, changed_files, patch_lines};
+pub(crate) use parse::{AddedLine, PatchLine, added_lines, changed_files, patch_lines};
 
 /// A parsed unified diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]

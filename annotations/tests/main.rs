@@ -32,3 +32,4 @@ mod receipts;
 mod scores;
 mod server_access;
 mod store_suite;
+mod sweep;

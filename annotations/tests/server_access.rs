@@ -841,6 +841,62 @@ fn a_raters_login_reads_no_verdict_and_no_calibration() {
 }
 
 #[test]
+fn a_raters_login_reads_a_sweep_of_their_own_task_only_while_sweeps_are_shown() {
+    let Some(panel) = Panel::new() else { return };
+    let sweep = |case: &str| {
+        json!([{"iid": case, "choice": "c", "snippets": [], "n_verified": 0,
+            "ways_verified": 0, "tier": "unsettled", "rests_on": "nothing verified",
+            "judged": [], "graded_value": null, "base_commit": "a", "missing_objects": []}])
+        .to_string()
+        .replace('\'', "''")
+    };
+    for case in [ONE, TWO] {
+        panel.db.sql(&format!(
+            "INSERT INTO verity.sweeps SELECT id, 'a', '{}', 't' FROM verity.cases
+             WHERE instance_id = '{case}'",
+            sweep(case)
+        ));
+    }
+    let coordinator = panel.coordinator();
+    assert_eq!(
+        ops::show_case(&coordinator, ONE).unwrap().sweep.unwrap()[0].iid,
+        ONE
+    );
+    drop(coordinator);
+    assert_eq!(panel.count_as(&panel.ana, "sweeps"), 0, "hidden by default");
+    let ana = panel.open_as(&panel.ana);
+    assert!(ops::show_case(&ana, ONE).unwrap().sweep.is_none());
+    drop(ana);
+
+    let mut coordinator = panel.coordinator();
+    ops::set_sweep_for_raters(&mut coordinator, true).unwrap();
+    drop(coordinator);
+    let rows = panel
+        .sql_as(&panel.ana, "SELECT results FROM verity.sweeps")
+        .unwrap();
+    assert_eq!(rows.len(), 1, "her own task's only");
+    assert!(rows[0][0].as_deref().unwrap().contains(ONE));
+    let ana = panel.open_as(&panel.ana);
+    assert_eq!(
+        ops::show_case(&ana, ONE).unwrap().sweep.unwrap()[0].iid,
+        ONE
+    );
+    drop(ana);
+
+    let mut coordinator = panel.coordinator();
+    ops::set_sweep_for_raters(&mut coordinator, false).unwrap();
+    drop(coordinator);
+    assert_eq!(panel.count_as(&panel.ana, "sweeps"), 0, "hidden again");
+    let why = panel
+        .sql_as(
+            &panel.ana,
+            "UPDATE verity.meta SET value = 'on' WHERE key = 'sweep_for_raters'",
+        )
+        .expect_err("a rater turns sweeps on");
+    assert!(why.contains("permission denied"), "{why}");
+}
+
+#[test]
 fn server_tests_fail_under_ci_without_a_server_and_say_they_skipped_outside_it() {
     let me = std::env::current_exe().unwrap();
     let run = |ci: Option<&str>| {

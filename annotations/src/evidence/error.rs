@@ -178,6 +178,14 @@ pub enum EvidenceError {
         /// What is wrong with it.
         message: String,
     },
+    /// A sweep's proposals document does not have the expected shape.
+    #[error("{source_name} is not a valid proposals document: {message}.")]
+    ProposalFormat {
+        /// Where the document came from (a path or a label).
+        source_name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A search worker thread panicked (a bug in Verity, not in the input).
     #[error("For {context}: a search thread stopped unexpectedly; this is a bug in Verity.")]
     WorkerPanicked {

@@ -72,6 +72,7 @@ mod receipt;
 mod report;
 mod repository;
 mod risk;
+mod sweep;
 mod terms;
 mod text;
 
@@ -91,4 +92,8 @@ pub use report::{
     render_text,
 };
 pub use repository::{has_commit, held_commits, prepare};
+pub use sweep::{
+    GoldLine, GradedValue, JudgedStep, Proposal, ProposedSnippet, Receipt, SweepResult, SweepTask,
+    SweptSnippet, Tier, parse_proposals,
+};
 pub use terms::{Term, TermKind, TermOrigin, TermRole, TermSource, extract_terms};

@@ -59,6 +59,10 @@ pub struct CaseDetail {
     pub extra: Map<String, Value>,
     /// Assignments and their status.
     pub assignments: Vec<AssignmentStatus>,
+    /// The case's latest sweep (`verity sweep`): the coordinator's, and a rater's only while
+    /// the project shows sweeps to raters.
+    #[ts(type = "Array<Record<string, unknown>> | null")]
+    pub sweep: Option<Vec<crate::evidence::SweepResult>>,
 }
 
 /// Which cases `list_cases` returns.
@@ -101,6 +105,7 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
     )?
     .remove(&stored.case_id)
     .unwrap_or_default();
+    let sweep = super::sweep::visible_sweep(project, stored.case_id)?;
     let case: Case = stored.case;
     let title = case.title();
     let has_materials = case.has_materials();
@@ -143,5 +148,6 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
         audit_class,
         extra: case.extra,
         assignments,
+        sweep,
     })
 }

@@ -210,11 +210,11 @@ pub struct EvidenceView {
 }
 
 /// Where a case's repository and base commit are, or why evidence cannot be computed.
-struct Target {
-    stored: StoredCase,
-    base_commit: String,
-    repo_path: String,
-    context: CaseContext,
+pub(super) struct Target {
+    pub(super) stored: StoredCase,
+    pub(super) base_commit: String,
+    pub(super) repo_path: String,
+    pub(super) context: CaseContext,
 }
 
 /// Where a case's evidence is cached: its revision, its base commit, this engine.
@@ -226,7 +226,7 @@ fn evidence_key(t: &Target) -> EvidenceKey<'_> {
     }
 }
 
-fn target(project: &Project, case: &str) -> Result<Target> {
+pub(super) fn target(project: &Project, case: &str) -> Result<Target> {
     let stored = find_case(project, case)?;
     let context = CaseContext::new(case, &stored.case.repo);
     let base_commit = stored.case.base_commit.clone().ok_or_else(|| {

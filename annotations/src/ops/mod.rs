@@ -19,7 +19,7 @@ pub use crate::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
 };
 pub use crate::evidence::{
-    Engine, GrepQuery, GrepReport, MissingObject, ShownFile, Snippet,
+    Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
     render_text as render_evidence_text,
 };
 pub use crate::hub::HubSettings;
@@ -95,6 +95,8 @@ mod scores;
 pub use scores::*;
 mod status;
 pub use status::*;
+mod sweep;
+pub use sweep::*;
 // The coordinator's use cases read submitted answers through it; it has no API of its own.
 mod submitted;
 

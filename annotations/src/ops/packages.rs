@@ -131,6 +131,7 @@ fn cut(
             .and_then(|i| row.get(i))
             .and_then(Cell::as_int)
     };
+    let sweeps_shown = from.meta(super::sweep::SWEEP_FOR_RATERS)?.as_deref() == Some("on");
     let in_cases = |table: &Table, row: &[Cell]| {
         int(table, row, "case_id").is_some_and(|c| cases.contains(&c))
     };
@@ -166,6 +167,9 @@ fn cut(
             "evidence_cache" => {
                 int(table, row, "case_revision_id").is_some_and(|r| revisions.contains(&r))
             }
+            // Sweeps are close to a verdict: a package carries its tasks' only while the
+            // project shows them to raters.
+            "sweeps" => sweeps_shown && in_cases(table, row),
             // Adjudications, reference labels, adjudicators, answer conflicts and the
             // coordinator's clones stay with the coordinator.
             _ => false,

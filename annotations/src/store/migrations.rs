@@ -239,6 +239,17 @@ CREATE TABLE system_results (
     // made for it, each reply paid for (by request hash, so a rerun never pays twice) and the
     // provenance of each answer it gave. The coordinator's alone: no rater's package carries it.
     crate::store::models::MIGRATION,
+    // 12: each case's latest sweep (`verity sweep`): its proposals' results, verified at the
+    // base commit, with their tiers. The coordinator's: a rater's package carries it only when
+    // the project shows sweeps to raters (`sweep_for_raters`).
+    r#"
+CREATE TABLE sweeps (
+    case_id     INTEGER PRIMARY KEY REFERENCES cases(id),
+    base_commit TEXT NOT NULL,
+    results     BLOB NOT NULL,
+    computed_at TEXT NOT NULL
+);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -72,7 +72,7 @@ pub use labels::{
 };
 pub use models::{ModelAttempt, ModelConfig, ModelRater, ModelStore};
 pub use raters::{Assignment, Rater, RaterStore};
-pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository};
+pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoredSweep};
 pub use results::{AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow};
 pub use transfer::TransferStore;
 

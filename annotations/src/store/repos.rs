@@ -36,7 +36,18 @@ pub struct EvidenceKey<'a> {
     pub engine_version: &'a str,
 }
 
-/// Registered clones and the evidence cache.
+/// A case's latest sweep (`verity sweep`), as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSweep {
+    /// Each proposal's result, as a JSON list.
+    pub results: String,
+    /// The base commit it was computed at.
+    pub base_commit: String,
+    /// When.
+    pub computed_at: String,
+}
+
+/// Registered clones, the evidence cache and the sweeps.
 pub trait RepoStore {
     /// Registers (or moves) the clone of a repository.
     fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError>;
@@ -62,6 +73,20 @@ pub trait RepoStore {
         risk: f64,
         now: &str,
     ) -> Result<(), StoreError>;
+
+    /// Stores a case's sweep (the JSON list of its proposals' results), replacing the one
+    /// before: the coordinator's, which a rater reads only when the project shows sweeps to
+    /// raters.
+    fn put_sweep(
+        &mut self,
+        case_id: i64,
+        base_commit: &str,
+        results: &str,
+        now: &str,
+    ) -> Result<(), StoreError>;
+
+    /// A case's sweep, when one was stored.
+    fn sweep(&self, case_id: i64) -> Result<Option<StoredSweep>, StoreError>;
 
     /// The risk score of each case whose latest revision has a report, at that revision's base
     /// commit, from this engine version: `(case row id, risk)`; of every case, or of `cases`
@@ -147,6 +172,45 @@ impl RepoStore for Store {
         row.map(|(report, computed_at)| {
             Ok(CachedEvidence {
                 report: report?,
+                computed_at,
+            })
+        })
+        .transpose()
+    }
+
+    fn put_sweep(
+        &mut self,
+        case_id: i64,
+        base_commit: &str,
+        results: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let packed = pack(&self.path, "sweep", results)?;
+        self.conn
+            .execute(
+                shared::PUT_SWEEP,
+                params![case_id, base_commit, packed, now],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    fn sweep(&self, case_id: i64) -> Result<Option<StoredSweep>, StoreError> {
+        let row = self
+            .conn
+            .query_row(shared::SWEEP, [case_id], |row| {
+                Ok((
+                    unpack(&self.path, "sweep", row.get_ref(0)?),
+                    row.get(1)?,
+                    row.get(2)?,
+                ))
+            })
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        row.map(|(results, base_commit, computed_at)| {
+            Ok(StoredSweep {
+                results: results?,
+                base_commit,
                 computed_at,
             })
         })

@@ -161,6 +161,17 @@ pub(crate) const REPOSITORY: &str = "SELECT name, path FROM repositories WHERE n
 pub(crate) const CACHED_EVIDENCE: &str = "SELECT report, computed_at FROM evidence_cache
      WHERE case_revision_id = $1 AND base_commit = $2 AND engine_version = $3";
 
+/// Stores a case's sweep, replacing the one before.
+pub(crate) const PUT_SWEEP: &str =
+    "INSERT INTO sweeps(case_id, base_commit, results, computed_at) \
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (case_id) DO UPDATE SET base_commit = excluded.base_commit,
+         results = excluded.results, computed_at = excluded.computed_at";
+
+/// A case's sweep.
+pub(crate) const SWEEP: &str =
+    "SELECT results, base_commit, computed_at FROM sweeps WHERE case_id = $1";
+
 /// A case's row id by its instance id.
 pub(crate) const CASE_ID: &str = "SELECT id FROM cases WHERE instance_id = $1";
 
@@ -464,6 +475,8 @@ mod tests {
         REMOVE_REPOSITORY,
         REPOSITORY,
         CACHED_EVIDENCE,
+        PUT_SWEEP,
+        SWEEP,
         CASE_ID,
         CASE_REVISIONS,
         LATEST_REVISION_ID,

@@ -345,6 +345,17 @@ pub const TABLES: &[Table] = &[
         generated_id: false,
     },
     Table {
+        name: "sweeps",
+        columns: &[
+            int("case_id"),
+            text("base_commit"),
+            packed(text("results")),
+            text("computed_at"),
+        ],
+        key: &["case_id"],
+        generated_id: false,
+    },
+    Table {
         name: "answer_provenance",
         columns: &[text("event_uid"), text("provenance")],
         key: &["event_uid"],

@@ -96,6 +96,7 @@ pub(super) const RATER_READS: &[&str] = &[
     "model_attempts",
     "model_replies",
     "answer_provenance",
+    "sweeps",
 ];
 
 /// The rules `save_my_answer` checks a rater's answer against, as JSON: per question its id,

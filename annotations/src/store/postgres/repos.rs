@@ -4,7 +4,7 @@
 use super::{Client, PgStore};
 use crate::store::repos::{case_risks_sql, risk_permille};
 use crate::store::shared::{self, Cells};
-use crate::store::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoreError};
+use crate::store::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoreError, StoredSweep};
 
 impl RepoStore for PgStore {
     fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
@@ -70,6 +70,29 @@ impl RepoStore for PgStore {
             .await?;
             Ok(())
         })
+    }
+
+    fn put_sweep(
+        &mut self,
+        case_id: i64,
+        base_commit: &str,
+        results: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.execute(shared::PUT_SWEEP, &[&case_id, &base_commit, &results, &now])?;
+        Ok(())
+    }
+
+    fn sweep(&self, case_id: i64) -> Result<Option<StoredSweep>, StoreError> {
+        Ok(self
+            .decode(shared::SWEEP, &[&case_id], |row| {
+                Ok(StoredSweep {
+                    results: row.cell(0)?,
+                    base_commit: row.cell(1)?,
+                    computed_at: row.cell(2)?,
+                })
+            })?
+            .pop())
     }
 
     fn case_risks(

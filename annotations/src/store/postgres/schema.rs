@@ -472,4 +472,20 @@ ALTER TABLE system_results ENABLE ROW LEVEL SECURITY;
     // 8: model raters, the file schema's 11 (`postgres/models.rs`): the coordinator's alone,
     // row-level security with no policy on each table.
     super::models::MIGRATION,
+    // 9: each case's latest sweep, the file schema's 12. Row-level security: a rater's login
+    // reads a sweep only of a task assigned to it, and only while the project's
+    // `sweep_for_raters` setting is `on` (off, or unset, it reads no row).
+    r#"
+CREATE TABLE IF NOT EXISTS sweeps (
+    case_id     BIGINT PRIMARY KEY REFERENCES cases(id),
+    base_commit TEXT NOT NULL,
+    results     TEXT NOT NULL,
+    computed_at TEXT NOT NULL
+);
+ALTER TABLE sweeps ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS sweeps_shown_to_raters ON sweeps;
+CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
+    assigned_to_me(case_id)
+    AND EXISTS (SELECT 1 FROM meta WHERE key = 'sweep_for_raters' AND value = 'on'));
+"#,
 ];

@@ -66,3 +66,22 @@ pub struct PrecedentArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// A JSON file of one proposal or a list, in the audit's codebase_ambiguity.json format
+    /// (snippets under `verified` or `proposed`).
+    #[arg(
+        long,
+        required_unless_present = "for_raters",
+        conflicts_with = "for_raters"
+    )]
+    pub proposals: Option<std::path::PathBuf>,
+    /// Show sweeps to raters (on) or hide them (off, the default): in `case show` and their
+    /// packages.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub for_raters: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}

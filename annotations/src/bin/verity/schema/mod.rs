@@ -89,6 +89,10 @@ pub enum Command {
     Show(evidence::ShowArgs),
     /// Verify code snippets at a case's base commit, in live code.
     Precedent(evidence::PrecedentArgs),
+    /// Verify proposals (the choice a task turns on and snippets of the codebase's ways of
+    /// making it) at their tasks' base commits and classify each into a tier; or set whether
+    /// raters see sweeps.
+    Sweep(evidence::SweepArgs),
     /// Create (on first use) and open the embedded demo project: twelve tasks on a small
     /// git repository and a finished round (three raters' answers on every task, one
     /// adjudication, reference labels on six tasks). Prints the project file's path.

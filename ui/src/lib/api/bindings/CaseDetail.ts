@@ -84,4 +84,9 @@ extra: Record<string, unknown>,
 /**
  * Assignments and their status.
  */
-assignments: Array<AssignmentStatus>, };
+assignments: Array<AssignmentStatus>, 
+/**
+ * The case's latest sweep (`verity sweep`): the coordinator's, and a rater's only while
+ * the project shows sweeps to raters.
+ */
+sweep: Array<Record<string, unknown>> | null, };

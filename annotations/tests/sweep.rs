@@ -1,0 +1,382 @@
+//! `verity sweep`: proposals verified at a task's base commit in a real git repository built
+//! here, with negatives (one identifier changed on any line, a test file's lines claimed as
+//! live code, a line only the gold patch adds) that must not verify, whitespace variants that
+//! must, receipts rerun with `sh -c`, the tiers, and who sees a stored sweep.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::util::{Harness, git};
+
+const TASK: &str = "acme__store-1";
+
+/// Live code with two ways of guarding a batch getter, a file whose first line of one snippet
+/// is there but not the rest, and a test file.
+const FILES: &[(&str, &str)] = &[
+    (
+        "lib/hash.js",
+        "'use strict';\n\nmodule.getObjectsFields = async function (keys, fields) {\n\tif (!Array.isArray(keys) || !keys.length) {\n\t\treturn [];\n\t}\n\treturn load(keys, fields);\n};\n",
+    ),
+    (
+        "lib/aaa_first.js",
+        "module.sortedSetScores = async function (key, values) {\n\treturn null;\n};\n",
+    ),
+    (
+        "lib/sorted.js",
+        "module.sortedSetScores = async function (key, values) {\n\tif (!key) {\n\t\treturn null;\n\t}\n\tif (!values.length) {\n\t\treturn [];\n\t}\n\treturn scores(key, values);\n};\n",
+    ),
+    (
+        "test/database.js",
+        "describe('mget', () => {\n\tit('returns empty', async () => {\n\t\tassert.deepStrictEqual(await db.mget(false), []);\n\t});\n});\n",
+    ),
+    (
+        "docs/guide.md",
+        "Batch getters return [] for empty input.\n",
+    ),
+];
+
+const LENIENT: &str = "module.getObjectsFields = async function (keys, fields) {\n\t\tif (!Array.isArray(keys) || !keys.length) {\n\t\t\treturn [];\n\t\t}";
+const STRICT: &str = "module.sortedSetScores = async function (key, values) {\n\t\tif (!key) {\n\t\t\treturn null;\n\t\t}\n\t\tif (!values.length) {\n\t\t\treturn [];\n\t\t}";
+const GOLD_ONLY: &str =
+    "module.mget = async function (keys) {\n\tif (!keys || !Array.isArray(keys) || !keys.length) {";
+
+fn gold_patch() -> String {
+    "diff --git a/lib/hash.js b/lib/hash.js\n--- a/lib/hash.js\n+++ b/lib/hash.js\n@@ -8,0 +9,6 @@\n+\n+module.mget = async function (keys) {\n+\tif (!keys || !Array.isArray(keys) || !keys.length) {\n+\t\treturn [];\n+\t}\n+};\n".to_string()
+}
+
+/// A project with the task, its repository registered, ana assigned to it. Returns the
+/// harness, the clone's folder (inside the harness) and the base commit.
+fn setup() -> (Harness, std::path::PathBuf, String) {
+    let h = Harness::new();
+    let root = h.path("store");
+    std::fs::create_dir(&root).unwrap();
+    git(&root, &["init", "-q", "-b", "main", "."]);
+    for (path, content) in FILES {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    let commit = git(&root, &["rev-parse", "HEAD"]).trim().to_string();
+    let row = json!({
+        "instance_id": TASK, "repo": "acme/store", "base_commit": commit,
+        "problem_statement": "db.mget should read many keys at once.",
+        "patch": gold_patch(),
+        "test_patch": "diff --git a/test/database.js b/test/database.js\n--- a/test/database.js\n+++ b/test/database.js\n@@ -5,0 +6,1 @@\n+assert.deepStrictEqual(await db.mget(null), []);\n",
+    });
+    let tasks = h.write("tasks.jsonl", format!("{row}\n"));
+    h.ok(&["import", &tasks]);
+    h.ok(&["repo", "add", "acme/store", root.to_str().unwrap()]);
+    h.ok(&["raters", "add", "ana"]);
+    h.ok(&["assign", "--per-case", "1"]);
+    (h, root, commit)
+}
+
+fn snippet(path: &str, way: &str, text: &str) -> Value {
+    json!({"path": path, "way": way, "snippet": text})
+}
+
+/// The snippet with one identifier changed on line `at` (0-based): its longest word gets two
+/// letters in its middle. `None` for a line without one.
+fn changed(text: &str, at: usize) -> Option<String> {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let line = &lines[at];
+    let word = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .max_by_key(|w| w.len())
+        .filter(|w| w.len() >= 3)?;
+    let start = line.find(word).unwrap() + word.len() / 2;
+    lines[at].insert_str(start, "Qz");
+    Some(lines.join("\n"))
+}
+
+fn run(root: &Path, command: &str) -> String {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn sweep(h: &Harness, proposals: &Value) -> Vec<Value> {
+    let file = h.write("proposals.json", proposals.to_string());
+    let out = h.json(&["sweep", "--proposals", &file, "--json"]);
+    out.as_array().unwrap().clone()
+}
+
+#[test]
+fn whole_snippets_verify_in_live_code_and_nothing_else_does() {
+    let (h, root, commit) = setup();
+    let reindented = LENIENT
+        .split('\n')
+        .map(|l| format!("    {}  ", l.trim()))
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    let mut negatives: Vec<Value> = Vec::new();
+    for (text, lines) in [(LENIENT, 4), (STRICT, 7)] {
+        for at in 0..lines {
+            if let Some(text) = changed(text, at) {
+                negatives.push(snippet("lib/hash.js", "changed", &text));
+            }
+        }
+    }
+    negatives.push(snippet(
+        "test/database.js",
+        "test lines",
+        "it('returns empty', async () => {\n\t\tassert.deepStrictEqual(await db.mget(false), []);",
+    ));
+    negatives.push(snippet("lib/hash.js", "gold only", GOLD_ONLY));
+    negatives.push(snippet(
+        "docs/guide.md",
+        "docs",
+        "Batch getters return [] for empty input.",
+    ));
+    let n_negatives = negatives.len();
+    let mut snippets = vec![
+        snippet("lib/hash.js", "lenient", LENIENT),
+        snippet("lib/aaa_first.js", "strict", STRICT),
+        snippet("lib/hash.js", "lenient", &reindented),
+        snippet(
+            "lib/hash.js",
+            "lenient",
+            "if (!Array.isArray(keys) || !keys.length) {",
+        ),
+    ];
+    snippets.extend(negatives);
+    // The audit's format, snippets under `verified`, and the proposer's own key.
+    let audit_doc = json!({"slug": "acme_1", "iid": TASK, "choice": "falsy batches",
+        "n_verified": 2, "ok": true, "verified": snippets});
+    let results = sweep(
+        &h,
+        &json!([audit_doc, {"iid": TASK, "choice": "c", "proposed": snippets}]),
+    );
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["snippets"], results[1]["snippets"]);
+    let r = &results[0];
+    for key in [
+        "iid",
+        "choice",
+        "snippets",
+        "n_verified",
+        "ways_verified",
+        "tier",
+    ] {
+        assert!(r.get(key).is_some(), "{key} missing from {r}");
+    }
+    for key in ["path", "way", "verified", "verified_path", "receipt"] {
+        assert!(r["snippets"][0].get(key).is_some(), "{key} missing");
+    }
+    let s = r["snippets"].as_array().unwrap();
+    let verified: Vec<bool> = s.iter().map(|s| s["verified"].as_bool().unwrap()).collect();
+    assert_eq!(&verified[..4], &[true; 4], "{s:?}");
+    assert!(
+        verified[4..].iter().all(|v| !v),
+        "no negative verifies: {:?}",
+        &s[4..]
+    );
+    assert!(n_negatives >= 10, "{n_negatives} negatives");
+    assert_eq!(
+        (r["n_verified"].clone(), r["ways_verified"].clone()),
+        (json!(4), json!(2))
+    );
+    assert_eq!(r["tier"], "codebase-plural");
+    // The named path holds the first line only: the path given is the one holding it whole.
+    assert_eq!(s[1]["verified_path"], "lib/sorted.js");
+    assert_eq!(s[1]["line"], 1);
+    assert_eq!(s[0]["verified_path"], "lib/hash.js");
+    assert_eq!(s[0]["line"], 3);
+    assert_eq!(s[3]["verified_path"], "lib/hash.js", "a one-line snippet");
+    // The test file's lines are found, not counted.
+    let test_claim = s.iter().find(|s| s["way"] == "test lines").unwrap();
+    assert_eq!(test_claim["non_live_paths"], json!(["test/database.js"]));
+    // Every receipt prints exactly what it claims, and nothing for what did not verify.
+    for one in s {
+        let receipt = &one["receipt"];
+        let printed = run(&root, receipt["command"].as_str().unwrap());
+        assert_eq!(printed, receipt["prints"].as_str().unwrap(), "{receipt}");
+        assert_eq!(
+            printed.is_empty(),
+            !one["verified"].as_bool().unwrap(),
+            "{one}"
+        );
+    }
+    assert_eq!(s[1]["receipt"]["prints"], "lib/sorted.js:1\n");
+    assert_eq!(
+        s[3]["receipt"]["prints"],
+        format!("{commit}:lib/hash.js:4:\tif (!Array.isArray(keys) || !keys.length) {{\n")
+    );
+}
+
+#[test]
+fn the_tiers_follow_the_written_rule_and_the_judged_step_says_so() {
+    let (h, root, _) = setup();
+    let one_way = |extra: Value| {
+        let mut p = json!({"iid": TASK, "choice": "c",
+            "proposed": [snippet("lib/hash.js", "lenient", LENIENT)]});
+        p.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        p
+    };
+    let results = sweep(
+        &h,
+        &json!([
+            one_way(json!({})),
+            one_way(json!({"gold_follows": true})),
+            one_way(json!({"graded_value": "Array.isArray"})),
+            one_way(json!({"graded_value": "!keys ||"})),
+            {"iid": TASK, "choice": "c", "graded_value": "ERR_BATCH_FALSY",
+             "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
+            {"iid": TASK, "choice": "c", "graded_value": "db.mget",
+             "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
+            {"iid": TASK, "choice": "c", "graded_value": "sortedSetScores",
+             "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
+        ]),
+    );
+    let tiers: Vec<&str> = results
+        .iter()
+        .map(|r| r["tier"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tiers,
+        [
+            "unsettled",
+            "determined-codebase",
+            "determined-codebase",
+            "misdetermined",
+            "airtight",
+            "unsettled",
+            "unsettled"
+        ]
+    );
+    let judged = &results[3]["judged"][0];
+    assert_eq!(judged["step"], "does gold follow the one live way?");
+    assert_eq!(judged["judgment"], false);
+    assert_eq!(judged["precedent"]["verified_path"], "lib/hash.js");
+    assert_eq!(
+        judged["gold_lines"][0]["text"],
+        "\tif (!keys || !Array.isArray(keys) || !keys.length) {"
+    );
+    assert!(
+        judged["by"].as_str().unwrap().starts_with("the rule"),
+        "{judged}"
+    );
+    assert_eq!(results[1]["judged"][0]["by"], "the proposal");
+    assert!(
+        results[0]["rests_on"]
+            .as_str()
+            .unwrap()
+            .contains("not judged")
+    );
+    // Airtight: the receipt of the value's absence from live code prints nothing.
+    let graded = &results[4]["graded_value"];
+    assert_eq!(graded["live_paths"], json!([]));
+    assert_eq!(
+        run(&root, graded["receipt"]["command"].as_str().unwrap()),
+        ""
+    );
+    assert!(
+        results[5]["rests_on"]
+            .as_str()
+            .unwrap()
+            .contains("in the prose")
+    );
+    assert!(
+        results[6]["rests_on"]
+            .as_str()
+            .unwrap()
+            .contains("lib/aaa_first.js, lib/sorted.js")
+    );
+    let graded = &results[6]["graded_value"]["receipt"];
+    assert_eq!(
+        run(&root, graded["command"].as_str().unwrap()),
+        graded["prints"].as_str().unwrap()
+    );
+}
+
+#[test]
+fn a_sweep_is_the_coordinators_until_it_is_shown_to_raters() {
+    let (h, _, _) = setup();
+    sweep(
+        &h,
+        &json!({"iid": TASK, "choice": "c", "proposed": [snippet("lib/hash.js", "lenient", LENIENT)]}),
+    );
+    let shown = h.json(&["case", "show", TASK, "--json"]);
+    assert_eq!(shown["sweep"][0]["snippets"][0]["verified"], true);
+    let as_ana = h.json(&["--as", "ana", "case", "show", TASK, "--json"]);
+    assert_eq!(as_ana["sweep"], Value::Null, "off by default");
+    let package = h.path("ana.verity");
+    let package = package.to_str().unwrap();
+    h.ok(&["package", "--rater", "ana", "--out", package]);
+    let in_package = h.json(&["--project", package, "case", "show", TASK, "--json"]);
+    assert_eq!(
+        in_package["sweep"],
+        Value::Null,
+        "the package leaves it out"
+    );
+    let err = h.fails(&["--as", "ana", "sweep", "--for-raters", "on"]);
+    assert!(err.contains("coordinator"), "{err}");
+
+    h.ok(&["sweep", "--for-raters", "on"]);
+    let as_ana = h.json(&["--as", "ana", "case", "show", TASK, "--json"]);
+    assert_eq!(as_ana["sweep"][0]["tier"], "unsettled");
+    h.ok(&["package", "--rater", "ana", "--out", package, "--force"]);
+    let in_package = h.json(&["--project", package, "case", "show", TASK, "--json"]);
+    assert_eq!(in_package["sweep"][0]["iid"], TASK);
+    h.ok(&["sweep", "--for-raters", "off"]);
+    let as_ana = h.json(&["--as", "ana", "case", "show", TASK, "--json"]);
+    assert_eq!(as_ana["sweep"], Value::Null);
+}
+
+#[test]
+fn bad_proposals_are_refused_whole_with_a_sentence() {
+    let (h, _, _) = setup();
+    let file = h.write("bad.json", r#"[{"iid": "acme__store-1", "choice": "c"}]"#);
+    let err = h.fails(&["sweep", "--proposals", &file]);
+    assert!(
+        err.contains(
+            "bad.json is not a valid proposals document: proposal 0 (acme__store-1) has no snippets"
+        ),
+        "{err}"
+    );
+    let file = h.write(
+        "unknown.json",
+        json!([
+            {"iid": TASK, "choice": "c", "proposed": [snippet("lib/hash.js", "w", LENIENT)]},
+            {"iid": "acme__nowhere-9", "choice": "c", "proposed": [snippet("a", "w", "x")]}
+        ])
+        .to_string(),
+    );
+    let err = h.fails(&["sweep", "--proposals", &file]);
+    assert!(
+        err.contains("proposal 1 (acme__nowhere-9) cannot be swept"),
+        "{err}"
+    );
+    let shown = h.json(&["case", "show", TASK, "--json"]);
+    assert_eq!(shown["sweep"], Value::Null, "nothing was stored");
+}
+
+#[test]
+fn importing_an_audit_folder_keeps_its_proposal_for_the_sweep() {
+    let h = Harness::new();
+    let audit = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audit/cases");
+    let doc = std::fs::read_to_string(audit.join("acme_1111aaaa/codebase_ambiguity.json")).unwrap();
+    let expected: Value = serde_json::from_str(&doc).unwrap();
+    h.ok(&["import", audit.to_str().unwrap()]);
+    let store = annotations::store::open(&h.project(), None).unwrap();
+    let iid = expected["iid"].as_str().unwrap();
+    let stored = store.case_by_instance(iid).unwrap().unwrap();
+    let kept = stored.case.audit.unwrap().codebase_ambiguity.unwrap();
+    assert_eq!(kept, expected, "kept verbatim");
+    let proposals = annotations::ops::read_proposals(&kept.to_string(), "kept").unwrap();
+    assert_eq!(
+        proposals[0].snippets.len(),
+        expected["verified"].as_array().unwrap().len()
+    );
+}
