@@ -455,6 +455,7 @@ fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
     conn.execute_batch(
         "DROP INDEX answer_events_one_revision;
          DROP TABLE answer_conflicts;
+         DROP TABLE sweeps;
          DROP TABLE system_results;
          DROP TABLE answer_provenance;
          DROP TABLE model_replies;
