@@ -61,10 +61,16 @@ done
 python3 "$here/sweep_cases.py" make "$audit/cases" "$data/swebench-pro/instances.jsonl" "$out"
 
 echo "== sweep: every proposal of $(wc -l <"$out/clones") repositories, one cold process"
-/usr/bin/time -f "%e %M" -o "$out/time" "$VERITY" sweep --project "$project" --json \
-  --proposals "$out/proposals.json" >"$out/results.json"
+/usr/bin/time -f "%e %M" -o "$out/time" "$VERITY" -v sweep --project "$project" --json \
+  --proposals "$out/proposals.json" >"$out/results.json" 2>"$out/log"
 read -r wall rss <"$out/time"
 echo "wall ${wall} s, peak RSS $((rss / 1024)) MB"
+python3 - "$out/log" <<'PY'
+import re, statistics, sys
+ms = [int(m) for m in re.findall(r"swept a proposal.*?elapsed_ms=(\d+)", open(sys.argv[1]).read())]
+if ms:
+    print(f"per proposal (Verity's part, in the process): median {statistics.median(ms)} ms, max {max(ms)} ms, over {len(ms)}")
+PY
 one=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["iid"])' "$out/proposals.json")
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump(d[0], open(sys.argv[2], "w"))' \
   "$out/proposals.json" "$out/one.json"

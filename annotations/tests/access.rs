@@ -132,6 +132,16 @@ fn coordinator_only() -> Vec<Case> {
             let flag = AtomicBool::new(false);
             ops::evidence_all(p, &Engine::default(), T0, &mut |_| {}, &flag).map(drop)
         }),
+        ("sweep_proposals", |p, _| {
+            let proposals = ops::read_proposals(
+                r#"{"iid": "acme__calc-101", "choice": "c", "proposed": [{"path": "a", "snippet": "x", "way": "w"}]}"#,
+                "proposals.json",
+            )?;
+            ops::sweep_proposals(p, &Engine::default(), &proposals, NOW).map(drop)
+        }),
+        ("set_sweep_for_raters", |p, _| {
+            ops::set_sweep_for_raters(p, true)
+        }),
     ]
 }
 

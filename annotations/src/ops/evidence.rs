@@ -248,6 +248,17 @@ pub(super) fn target(project: &Project, case: &str) -> Result<Target> {
     })
 }
 
+/// What a solver reads of a task: its issue text, requirements and interface, one after the
+/// other.
+pub(super) fn prose(c: &crate::case::Case) -> String {
+    let mut prose = c.problem_statement.clone();
+    for extra in [&c.requirements, &c.interface].into_iter().flatten() {
+        prose.push_str("\n\n");
+        prose.push_str(extra);
+    }
+    prose
+}
+
 /// The precedents an audit folder gave the case, as snippets to verify.
 fn audit_precedents(stored: &StoredCase) -> Result<Vec<Snippet>> {
     let Some(doc) = stored
@@ -289,14 +300,9 @@ pub fn case_evidence(
         });
     }
     let c = &t.stored.case;
-    let mut prose = c.problem_statement.clone();
-    for extra in [&c.requirements, &c.interface].into_iter().flatten() {
-        prose.push_str("\n\n");
-        prose.push_str(extra);
-    }
     let request = EvidenceRequest {
         base_commit: t.base_commit.clone(),
-        prose,
+        prose: prose(c),
         gold_patch: c.gold_patch.clone(),
         test_patch: c.test_patch.clone(),
         precedents: audit_precedents(&t.stored)?,

@@ -9,7 +9,7 @@ use std::path::Path;
 use time::OffsetDateTime;
 
 use super::access::Actor;
-use super::evidence::{Target, target};
+use super::evidence::{Target, prose, target};
 use super::{Error, Project, Result, stamp};
 use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
 
@@ -46,11 +46,7 @@ pub fn sweep_proposals(
     let mut by_case: BTreeMap<i64, (String, Vec<usize>)> = BTreeMap::new();
     for (at, (proposal, t)) in proposals.iter().zip(&targets).enumerate() {
         let c = &t.stored.case;
-        let mut prose = c.problem_statement.clone();
-        for extra in [&c.requirements, &c.interface].into_iter().flatten() {
-            prose.push_str("\n\n");
-            prose.push_str(extra);
-        }
+        let prose = prose(c);
         let task = SweepTask {
             base_commit: &t.base_commit,
             prose: &prose,
