@@ -592,7 +592,6 @@ fn read_marks(conn: &Connection, path: &Path) -> Result<(i64, i64), StoreError> 
     })
 }
 
-/// Refuses a file that is not a finished Verity project.
 /// Refuses a file whose schema `version` is newer than this Verity's migrations; the number of
 /// those it knows.
 fn check_not_newer(path: &Path, version: i64) -> Result<i64, StoreError> {
@@ -607,6 +606,7 @@ fn check_not_newer(path: &Path, version: i64) -> Result<i64, StoreError> {
     Ok(known)
 }
 
+/// Refuses a file that is not a finished Verity project.
 fn check_application_id(path: &Path, app_id: i64) -> Result<(), StoreError> {
     match app_id {
         APPLICATION_ID => Ok(()),

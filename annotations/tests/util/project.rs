@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 pub const T0: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
 
 /// Notes long enough for every rule of the swe-bench-verified questionnaire.
-pub const NOTES: &str = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
+const NOTES: &str = "The issue names the failing call but not the message the test pins; a reader of the issue cannot know it.";
 
 /// `T0` and `seconds` later.
 pub fn at(seconds: i64) -> OffsetDateTime {
