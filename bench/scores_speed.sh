@@ -2,6 +2,7 @@
 # Speed and memory of results and scores: SYSTEMS systems' outcomes on TASKS tasks (formats in
 # turn) imported with one `verity results import` and scored with `verity scores --json`
 # (1,000 bootstrap resamples for each of the SYSTEMS*(SYSTEMS-1) comparisons), release build.
+# VERITY=PATH measures that binary instead of building this tree's.
 # Target: both under 2 s together, each under 200 MB. The project (its tasks and a reference
 # label set that decides which are determinate) is made first and not timed.
 set -euo pipefail
@@ -12,10 +13,15 @@ SYSTEMS=${SYSTEMS:-100}
 SEED=${SEED:-5}
 RUNS=${RUNS:-3}
 
-echo "building (release)..." >&2
-cargo build --release --quiet -p annotations --bin verity
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-verity="$target/release/verity"
+if [ -n "${VERITY:-}" ]; then
+  # Another build (a base commit's, say), measured alongside this one in one sitting.
+  verity=$VERITY
+else
+  echo "building (release)..." >&2
+  cargo build --release --quiet -p annotations --bin verity
+  target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  verity="$target/release/verity"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -12,12 +12,14 @@
 //! Every task a file mentions was submitted; whether it was resolved is what the file says. A
 //! task named twice, or resolved in one list and failed in another, refuses the whole file.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::io::Read;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use serde::de::{DeserializeSeed, MapAccess, Visitor};
-use serde_json::Value;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::ImportError;
 
@@ -54,20 +56,20 @@ impl ResultsFormat {
 
 /// One task's outcome as a file states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    /// The task's id as written.
-    pub instance_id: String,
+pub struct Outcome<'a> {
+    /// The task's id as written, borrowed from the file's text unless it had escapes.
+    pub instance_id: Cow<'a, str>,
     /// Whether the system resolved it.
     pub resolved: bool,
 }
 
 /// A system's outcomes read from a file or folder: each task once.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResultsFile {
+pub struct ResultsFile<'a> {
     /// The format found.
     pub format: ResultsFormat,
     /// Every task the file mentions, in the file's order.
-    pub outcomes: Vec<Outcome>,
+    pub outcomes: Vec<Outcome<'a>>,
 }
 
 /// The harness summary's id lists, and whether a task in one was resolved.
@@ -97,19 +99,26 @@ const EXPERIMENT_LISTS: &[(&str, Option<bool>)] = &[
     ("applied", None),
 ];
 
-/// Reads a system's outcomes from `path` (a file, or a folder of `report.json` files).
-pub fn read_results(path: &Path) -> Result<ResultsFile, ImportError> {
+/// Reads a system's outcomes from `path` (a file, or a folder of `report.json` files). A
+/// file's text goes into `buffer`, whose room is kept for the next file, and the ids are
+/// borrowed from it.
+pub fn read_results<'a>(
+    path: &Path,
+    buffer: &'a mut Vec<u8>,
+) -> Result<ResultsFile<'a>, ImportError> {
     let io = |source| ImportError::Io {
         path: path.to_path_buf(),
         source,
     };
-    if std::fs::metadata(path).map_err(io)?.is_dir() {
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.is_dir() {
         return read_report_folder(path);
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| ImportError::NotUtf8 {
+    buffer.clear();
+    file.read_to_end(buffer).map_err(io)?;
+    let text = std::str::from_utf8(buffer).map_err(|e| ImportError::NotUtf8 {
         path: path.to_path_buf(),
-        line: line_at(&bytes, e.valid_up_to()),
+        line: line_at(buffer, e.valid_up_to()),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let body = text.trim_start();
@@ -122,18 +131,24 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ImportError> {
     if !body.starts_with('{') {
         return read_csv(path, text);
     }
+    // The first line is the first row of JSON lines, or the whole of a one-line object: read
+    // once either way.
     let first_line = body.lines().next().unwrap_or_default();
-    if let Ok(Value::Object(row)) = serde_json::from_str::<Value>(first_line)
-        && row.contains_key("instance_id")
-    {
-        return read_json_lines(path, text);
-    }
-    let entries = read_object(path, text)?;
+    let entries = match parse_object(first_line) {
+        Ok(row) if row.iter().any(|(k, _)| k == "instance_id") => {
+            return read_json_lines(path, text);
+        }
+        Ok(entries) if first_line.len() == body.trim_end().len() => no_repeated_key(path, entries)?,
+        _ => read_object(path, text)?,
+    };
     let has = |key: &str| entries.iter().any(|(k, _)| k == key);
     if has("resolved_ids") {
         return from_lists(path, ResultsFormat::HarnessSummary, SUMMARY_LISTS, entries);
     }
-    if entries.iter().any(|(k, v)| k == "resolved" && v.is_array()) {
+    if entries
+        .iter()
+        .any(|(k, v)| k == "resolved" && matches!(v, Json::List(_)))
+    {
         return from_lists(
             path,
             ResultsFormat::ExperimentsResults,
@@ -141,12 +156,16 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ImportError> {
             entries,
         );
     }
-    if !entries.is_empty() && entries.iter().all(|(_, v)| v.is_boolean()) {
+    if !entries.is_empty()
+        && entries
+            .iter()
+            .all(|(_, v)| matches!(v, Json::Scalar(Scalar::Bool(_))))
+    {
         let outcomes = entries
             .into_iter()
             .map(|(instance_id, v)| Outcome {
                 instance_id,
-                resolved: v == Value::Bool(true),
+                resolved: matches!(v, Json::Scalar(Scalar::Bool(true))),
             })
             .collect();
         return Ok(ResultsFile {
@@ -154,8 +173,12 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ImportError> {
             outcomes,
         });
     }
-    if !entries.is_empty() && entries.iter().all(|(_, v)| v.is_object()) {
-        let mut outcomes = Vec::new();
+    if !entries.is_empty()
+        && entries
+            .iter()
+            .all(|(_, v)| matches!(v, Json::Object { .. }))
+    {
+        let mut outcomes = Vec::with_capacity(entries.len());
         task_reports(path, entries, &mut outcomes)?;
         return Ok(ResultsFile {
             format: ResultsFormat::TaskReports,
@@ -173,42 +196,163 @@ fn line_at(bytes: &[u8], offset: usize) -> usize {
     bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// A JSON document that must be one object, its keys in order and each key once.
-fn read_object(path: &Path, text: &str) -> Result<Vec<(String, Value)>, ImportError> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let entries = OrderedObject
-        .deserialize(&mut de)
-        .and_then(|entries| de.end().map(|()| entries))
-        .map_err(|e| ImportError::Json {
-            path: path.to_path_buf(),
-            at: format!("line {}", e.line()),
-            reason: e.to_string(),
-        })?;
-    // Borrowed keys find a repeated one without copying any.
-    let mut keys = FastSet::with_capacity_and_hasher(entries.len(), Default::default());
-    if let Some((key, _)) = entries.iter().find(|(k, _)| !keys.insert(k.as_str())) {
-        return Err(ImportError::RepeatedTask {
-            path: path.to_path_buf(),
-            instance_id: key.clone(),
-            place: "as a key of the object".into(),
-        });
-    }
-    Ok(entries)
+/// A JSON value as far as results need it: no tree of every value, strings borrowed from the
+/// file's text where they have no escapes.
+#[derive(Debug)]
+enum Json<'a> {
+    /// A value that is no list or object.
+    Scalar(Scalar<'a>),
+    /// A list of values; lists and objects inside it are [`Scalar::Other`].
+    List(Vec<Scalar<'a>>),
+    /// An object, with the two fields a results format reads in one.
+    Object {
+        /// Its `instance_id` (a row of JSON lines).
+        instance_id: Option<Scalar<'a>>,
+        /// Its `resolved` (a row of JSON lines, or a task's report).
+        resolved: Option<Scalar<'a>>,
+    },
 }
 
-/// Deserializes an object into its entries in order.
-struct OrderedObject;
+/// A JSON value that is no list or object, or [`Scalar::Other`] for one that is.
+#[derive(Debug)]
+enum Scalar<'a> {
+    Bool(bool),
+    /// A whole number, 0 or more.
+    Count(u64),
+    Str(Cow<'a, str>),
+    /// null, another number, a list or an object.
+    Other,
+}
 
-impl<'de> DeserializeSeed<'de> for OrderedObject {
-    type Value = Vec<(String, Value)>;
+/// Reads a [`Scalar`], skipping what a list or an object holds.
+struct ScalarVisitor<'a>(PhantomData<&'a ()>);
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
+impl<'de: 'a, 'a> Visitor<'de> for ScalarVisitor<'a> {
+    type Value = Scalar<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::Count(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(u64::try_from(v).map_or(Scalar::Other, Scalar::Count))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
     }
 }
 
-impl<'de> Visitor<'de> for OrderedObject {
-    type Value = Vec<(String, Value)>;
+impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor(PhantomData))
+    }
+}
+
+/// Reads a [`Json`].
+struct JsonVisitor<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for JsonVisitor<'a> {
+    type Value = Json<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        ScalarVisitor(PhantomData).visit_bool(v).map(Json::Scalar)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        ScalarVisitor(PhantomData).visit_u64(v).map(Json::Scalar)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        ScalarVisitor(PhantomData).visit_i64(v).map(Json::Scalar)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        ScalarVisitor(PhantomData).visit_f64(v).map(Json::Scalar)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        ScalarVisitor(PhantomData)
+            .visit_borrowed_str(v)
+            .map(Json::Scalar)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        ScalarVisitor(PhantomData).visit_str(v).map(Json::Scalar)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Json::Scalar(Scalar::Other))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element::<Scalar<'a>>()? {
+            items.push(item);
+        }
+        Ok(Json::List(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut instance_id, mut resolved) = (None, None);
+        while let Some(key) = map.next_key::<Key<'a>>()? {
+            match &*key.0 {
+                "instance_id" => instance_id = Some(map.next_value::<Scalar<'a>>()?),
+                "resolved" => resolved = Some(map.next_value::<Scalar<'a>>()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Json::Object {
+            instance_id,
+            resolved,
+        })
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Json<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonVisitor(PhantomData))
+    }
+}
+
+/// An object's key, borrowed where it has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match d.deserialize_str(ScalarVisitor(PhantomData))? {
+            Scalar::Str(key) => Ok(Key(key)),
+            _ => Err(de::Error::custom("an object's key must be a string")),
+        }
+    }
+}
+
+/// An object's entries in order.
+type Entries<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
+
+/// Reads an object into its entries in order.
+struct OrderedObject<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for OrderedObject<'a> {
+    type Value = Entries<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
@@ -216,11 +360,42 @@ impl<'de> Visitor<'de> for OrderedObject {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
-        while let Some(entry) = map.next_entry::<String, Value>()? {
-            entries.push(entry);
+        while let Some((Key(key), value)) = map.next_entry::<Key<'a>, Json<'a>>()? {
+            entries.push((key, value));
         }
         Ok(entries)
     }
+}
+
+/// `text` as one JSON object and nothing after it.
+fn parse_object(text: &str) -> serde_json::Result<Entries<'_>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let entries = (&mut de).deserialize_map(OrderedObject(PhantomData))?;
+    de.end()?;
+    Ok(entries)
+}
+
+/// A JSON document that must be one object, its keys in order and each key once.
+fn read_object<'a>(path: &Path, text: &'a str) -> Result<Entries<'a>, ImportError> {
+    let entries = parse_object(text).map_err(|e| ImportError::Json {
+        path: path.to_path_buf(),
+        at: format!("line {}", e.line()),
+        reason: e.to_string(),
+    })?;
+    no_repeated_key(path, entries)
+}
+
+/// The entries, refused when a key comes twice.
+fn no_repeated_key<'a>(path: &Path, entries: Entries<'a>) -> Result<Entries<'a>, ImportError> {
+    let mut keys = FastSet::with_capacity_and_hasher(entries.len(), Default::default());
+    if let Some((key, _)) = entries.iter().find(|(k, _)| !keys.insert(&k[..])) {
+        return Err(ImportError::RepeatedTask {
+            path: path.to_path_buf(),
+            instance_id: key.to_string(),
+            place: "as a key of the object".into(),
+        });
+    }
+    Ok(entries)
 }
 
 /// A set hashed with foldhash, quicker than the standard library's SipHash on long ids.
@@ -228,20 +403,20 @@ type FastSet<'a> = std::collections::HashSet<&'a str, foldhash::fast::FixedState
 
 /// A summary of id lists: each list's ids must be strings, named once in the list, and no task
 /// both resolved and failed.
-fn from_lists(
+fn from_lists<'a>(
     path: &Path,
     format: ResultsFormat,
     known: &[(&str, Option<bool>)],
-    entries: Vec<(String, Value)>,
-) -> Result<ResultsFile, ImportError> {
-    let mut lists: Vec<(String, Option<bool>, Vec<Value>)> = Vec::new();
+    entries: Entries<'a>,
+) -> Result<ResultsFile<'a>, ImportError> {
+    let mut lists: Vec<(Cow<'a, str>, Option<bool>, Vec<Scalar<'a>>)> = Vec::new();
     for (key, value) in entries {
         let Some(&(_, verdict)) = known.iter().find(|(k, _)| *k == key) else {
-            if value.is_array() || key.ends_with("_ids") {
+            if matches!(value, Json::List(_)) || key.ends_with("_ids") {
                 return Err(ImportError::BadField {
                     path: path.to_path_buf(),
                     at: "the top-level object".into(),
-                    field: key,
+                    field: key.into_owned(),
                     reason: format!(
                         "is not a list of the {} format (it has {})",
                         format.name(),
@@ -251,18 +426,18 @@ fn from_lists(
             }
             continue;
         };
-        let Value::Array(ids) = value else {
+        let Json::List(ids) = value else {
             return Err(ImportError::BadField {
                 path: path.to_path_buf(),
                 at: "the top-level object".into(),
-                field: key,
+                field: key.into_owned(),
                 reason: "must be a list of task ids".into(),
             });
         };
         lists.push((key, verdict, ids));
     }
     // Each task's verdict and the list that gave it, borrowing the ids from the lists.
-    let mut order: Vec<&str> = Vec::new();
+    let mut order: Vec<&Cow<'a, str>> = Vec::new();
     let mut verdicts: std::collections::HashMap<
         &str,
         Option<(bool, usize)>,
@@ -271,16 +446,16 @@ fn from_lists(
     let mut submitted: Option<FastSet<'_>> = None;
     for (l, (key, verdict, ids)) in lists.iter().enumerate() {
         let mut in_list = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
-        for (i, id) in ids.iter().enumerate() {
-            let Value::String(id) = id else {
+        for (i, item) in ids.iter().enumerate() {
+            let Scalar::Str(cow) = item else {
                 return Err(ImportError::BadField {
                     path: path.to_path_buf(),
                     at: format!("item {}", i + 1),
-                    field: key.clone(),
+                    field: key.to_string(),
                     reason: "must hold task ids as strings".into(),
                 });
             };
-            let id = id.as_str();
+            let id = cow.as_ref();
             if !in_list.insert(id) {
                 return Err(ImportError::RepeatedTask {
                     path: path.to_path_buf(),
@@ -292,7 +467,7 @@ fn from_lists(
                 submitted.get_or_insert_with(Default::default).insert(id);
             }
             let slot = verdicts.entry(id).or_insert_with(|| {
-                order.push(id);
+                order.push(cow);
                 None
             });
             if let Some(resolved) = verdict {
@@ -301,8 +476,8 @@ fn from_lists(
                         return Err(ImportError::Contradiction {
                             path: path.to_path_buf(),
                             instance_id: id.to_string(),
-                            first: lists[*first].0.clone(),
-                            second: key.clone(),
+                            first: lists[*first].0.to_string(),
+                            second: key.to_string(),
                         });
                     }
                     Some(_) => {}
@@ -312,7 +487,7 @@ fn from_lists(
         }
     }
     if let Some(submitted) = &submitted
-        && let Some(outside) = order.iter().find(|id| !submitted.contains(*id))
+        && let Some(outside) = order.iter().find(|id| !submitted.contains(&id[..]))
     {
         return Err(ImportError::BadField {
             path: path.to_path_buf(),
@@ -324,29 +499,36 @@ fn from_lists(
     let outcomes = order
         .into_iter()
         .map(|id| Outcome {
-            instance_id: id.to_string(),
-            resolved: verdicts.get(id).copied().flatten().is_some_and(|(r, _)| r),
+            resolved: verdicts
+                .get(&id[..])
+                .copied()
+                .flatten()
+                .is_some_and(|(r, _)| r),
+            instance_id: id.clone(),
         })
         .collect();
     Ok(ResultsFile { format, outcomes })
 }
 
 /// Entries of a `report.json` map: each value an object with a boolean `resolved`.
-fn task_reports(
+fn task_reports<'a>(
     path: &Path,
-    entries: Vec<(String, Value)>,
-    out: &mut Vec<Outcome>,
+    entries: Entries<'a>,
+    out: &mut Vec<Outcome<'a>>,
 ) -> Result<(), ImportError> {
     for (instance_id, value) in entries {
-        let resolved = value
-            .get("resolved")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| ImportError::BadField {
+        let Json::Object {
+            resolved: Some(Scalar::Bool(resolved)),
+            ..
+        } = value
+        else {
+            return Err(ImportError::BadField {
                 path: path.to_path_buf(),
                 at: format!("task {instance_id}"),
                 field: "resolved".into(),
                 reason: "must be true or false in every task's report".into(),
-            })?;
+            });
+        };
         out.push(Outcome {
             instance_id,
             resolved,
@@ -356,8 +538,8 @@ fn task_reports(
 }
 
 /// Every `report.json` under `root`, at any depth, in path order; without any, every `.json`
-/// file directly inside.
-fn read_report_folder(root: &Path) -> Result<ResultsFile, ImportError> {
+/// file directly inside. The ids are copied out of each file's text.
+fn read_report_folder<'a>(root: &Path) -> Result<ResultsFile<'a>, ImportError> {
     let mut files = Vec::new();
     collect_reports(root, &mut files)?;
     if files.is_empty() {
@@ -386,8 +568,9 @@ fn read_report_folder(root: &Path) -> Result<ResultsFile, ImportError> {
     }
     let mut outcomes = Vec::new();
     let mut first_file: HashMap<String, PathBuf> = HashMap::new();
+    let mut buffer = Vec::new();
     for file in files {
-        let read = read_results(&file)?;
+        let read = read_results(&file, &mut buffer)?;
         if read.format != ResultsFormat::TaskReports {
             return Err(ImportError::UnknownFormat {
                 path: file,
@@ -398,15 +581,19 @@ fn read_report_folder(root: &Path) -> Result<ResultsFile, ImportError> {
             });
         }
         for outcome in read.outcomes {
-            if let Some(first) = first_file.get(&outcome.instance_id) {
+            let instance_id = outcome.instance_id.into_owned();
+            if let Some(first) = first_file.get(&instance_id) {
                 return Err(ImportError::RepeatedTask {
                     path: file,
-                    instance_id: outcome.instance_id,
+                    instance_id,
                     place: format!("after {}", first.display()),
                 });
             }
-            first_file.insert(outcome.instance_id.clone(), file.clone());
-            outcomes.push(outcome);
+            first_file.insert(instance_id.clone(), file.clone());
+            outcomes.push(Outcome {
+                instance_id: Cow::Owned(instance_id),
+                resolved: outcome.resolved,
+            });
         }
     }
     Ok(ResultsFile {
@@ -434,85 +621,93 @@ fn collect_reports(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ImportError
 
 /// A `resolved` cell: true/false (any case) or 1/0.
 fn parse_resolved(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "true" | "1" => Some(true),
-        "false" | "0" => Some(false),
-        _ => None,
+    let text = text.trim();
+    if text == "1" || text.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if text == "0" || text.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
     }
 }
 
-/// The ids read so far and the line each was on, hashed with foldhash like [`FastSet`].
-type SeenIds = HashMap<String, usize, foldhash::fast::FixedState>;
-
-/// Refuses a task seen before, naming where.
-fn note_line(path: &Path, seen: &mut SeenIds, id: &str, line: usize) -> Result<(), ImportError> {
-    if let Some(first) = seen.insert(id.to_string(), line) {
-        return Err(ImportError::RepeatedTask {
-            path: path.to_path_buf(),
-            instance_id: id.to_string(),
-            place: format!("on line {line} (first on line {first})"),
-        });
+/// Refuses a task named on two lines, naming the lines of the first repeat: `lines[i]` is the
+/// line of `outcomes[i]`.
+fn no_repeated_line(
+    path: &Path,
+    outcomes: &[Outcome<'_>],
+    lines: &[usize],
+) -> Result<(), ImportError> {
+    let mut seen: HashMap<&str, usize, foldhash::fast::FixedState> =
+        HashMap::with_capacity_and_hasher(outcomes.len(), Default::default());
+    for (i, outcome) in outcomes.iter().enumerate() {
+        if let Some(first) = seen.insert(&outcome.instance_id[..], i) {
+            return Err(ImportError::RepeatedTask {
+                path: path.to_path_buf(),
+                instance_id: outcome.instance_id.to_string(),
+                place: format!("on line {} (first on line {})", lines[i], lines[first]),
+            });
+        }
     }
     Ok(())
 }
 
-fn read_json_lines(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
+fn read_json_lines<'a>(path: &Path, text: &'a str) -> Result<ResultsFile<'a>, ImportError> {
     let mut outcomes = Vec::new();
-    let mut seen = SeenIds::default();
+    let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let at = i + 1;
         if line.trim().is_empty() {
             continue;
         }
-        let row: Value = serde_json::from_str(line).map_err(|e| ImportError::Json {
+        let bad = |field: &str, reason: &str| ImportError::BadField {
+            path: path.to_path_buf(),
+            at: format!("line {at}"),
+            field: field.into(),
+            reason: reason.into(),
+        };
+        let missing = |field| ImportError::MissingField {
+            path: path.to_path_buf(),
+            at: format!("line {at}"),
+            field,
+        };
+        let row: Json<'a> = serde_json::from_str(line).map_err(|e| ImportError::Json {
             path: path.to_path_buf(),
             at: format!("line {at}"),
             reason: e.to_string(),
         })?;
-        let field = |name: &'static str| {
-            row.get(name).ok_or(ImportError::MissingField {
-                path: path.to_path_buf(),
-                at: format!("line {at}"),
-                field: name,
-            })
+        let Json::Object {
+            instance_id,
+            resolved,
+        } = row
+        else {
+            return Err(missing("instance_id"));
         };
-        let Value::String(id) = field("instance_id")? else {
-            return Err(ImportError::BadField {
-                path: path.to_path_buf(),
-                at: format!("line {at}"),
-                field: "instance_id".into(),
-                reason: "must be a string".into(),
-            });
+        let Scalar::Str(instance_id) = instance_id.ok_or_else(|| missing("instance_id"))? else {
+            return Err(bad("instance_id", "must be a string"));
         };
-        let resolved = match field("resolved")? {
-            Value::Bool(b) => Some(*b),
-            Value::Number(n) => match n.as_u64() {
-                Some(1) => Some(true),
-                Some(0) => Some(false),
-                _ => None,
-            },
-            Value::String(s) => parse_resolved(s),
-            _ => None,
+        let resolved = match resolved.ok_or_else(|| missing("resolved"))? {
+            Scalar::Bool(b) => Some(b),
+            Scalar::Count(1) => Some(true),
+            Scalar::Count(0) => Some(false),
+            Scalar::Str(s) => parse_resolved(&s),
+            Scalar::Count(_) | Scalar::Other => None,
         }
-        .ok_or_else(|| ImportError::BadField {
-            path: path.to_path_buf(),
-            at: format!("line {at}"),
-            field: "resolved".into(),
-            reason: "must be true or false (or 1 or 0)".into(),
-        })?;
-        note_line(path, &mut seen, id, at)?;
+        .ok_or_else(|| bad("resolved", "must be true or false (or 1 or 0)"))?;
         outcomes.push(Outcome {
-            instance_id: id.clone(),
+            instance_id,
             resolved,
         });
+        lines.push(at);
     }
+    no_repeated_line(path, &outcomes, &lines)?;
     Ok(ResultsFile {
         format: ResultsFormat::JsonLines,
         outcomes,
     })
 }
 
-fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
+fn read_csv<'a>(path: &Path, text: &'a str) -> Result<ResultsFile<'a>, ImportError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -531,9 +726,10 @@ fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
         });
     };
     let mut outcomes = Vec::new();
-    let mut seen = SeenIds::default();
-    for record in reader.records() {
-        let record = record.map_err(csv_err)?;
+    let mut lines = Vec::new();
+    // One record, read into again for each line.
+    let mut record = csv::StringRecord::new();
+    while reader.read_record(&mut record).map_err(csv_err)? {
         let line = record.position().map_or(0, |p| p.line() as usize);
         let id = record.get(id_col).unwrap_or_default().trim();
         if id.is_empty() {
@@ -551,11 +747,11 @@ fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
             field: "resolved".into(),
             reason: format!("is {cell:?}, and must be true or false (or 1 or 0)"),
         })?;
-        note_line(path, &mut seen, id, line)?;
         outcomes.push(Outcome {
-            instance_id: id.to_string(),
+            instance_id: Cow::Owned(id.to_string()),
             resolved,
         });
+        lines.push(line);
     }
     if outcomes.is_empty() {
         return Err(ImportError::UnknownFormat {
@@ -563,6 +759,7 @@ fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
             reason: "the CSV has a header and no task".into(),
         });
     }
+    no_repeated_line(path, &outcomes, &lines)?;
     Ok(ResultsFile {
         format: ResultsFormat::Csv,
         outcomes,
@@ -573,17 +770,37 @@ fn read_csv(path: &Path, text: &str) -> Result<ResultsFile, ImportError> {
 mod tests {
     use super::*;
 
-    fn read(name: &str, text: &str) -> Result<ResultsFile, ImportError> {
+    /// A file's format and outcomes, the ids copied out of its text.
+    #[derive(Debug)]
+    struct Read {
+        format: ResultsFormat,
+        outcomes: Vec<(String, bool)>,
+    }
+
+    fn read_path(path: &Path) -> Result<Read, ImportError> {
+        let mut buffer = Vec::new();
+        let file = read_results(path, &mut buffer)?;
+        Ok(Read {
+            format: file.format,
+            outcomes: file
+                .outcomes
+                .into_iter()
+                .map(|o| (o.instance_id.into_owned(), o.resolved))
+                .collect(),
+        })
+    }
+
+    fn read(name: &str, text: &str) -> Result<Read, ImportError> {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join(name);
         std::fs::write(&path, text).expect("write");
-        read_results(&path)
+        read_path(&path)
     }
 
-    fn pairs(file: &ResultsFile) -> Vec<(&str, bool)> {
+    fn pairs(file: &Read) -> Vec<(&str, bool)> {
         file.outcomes
             .iter()
-            .map(|o| (o.instance_id.as_str(), o.resolved))
+            .map(|(id, resolved)| (id.as_str(), *resolved))
             .collect()
     }
 
@@ -671,6 +888,28 @@ mod tests {
     }
 
     #[test]
+    fn ids_with_escapes_are_read_and_a_row_that_is_no_object_is_refused() {
+        let pro = read(
+            "e.json",
+            r#"{"instance_caf\u00e9": true, "instance_b": false}"#,
+        )
+        .expect("escaped");
+        assert_eq!(
+            pairs(&pro),
+            [("instance_café", true), ("instance_b", false)]
+        );
+        let err = read(
+            "r.jsonl",
+            "{\"instance_id\": \"a\", \"resolved\": 1}\n[1, 2]\n",
+        )
+        .expect_err("a list");
+        assert!(
+            err.to_string().contains("line 2") && err.to_string().contains("instance_id"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn a_folder_of_reports_is_read_at_any_depth_and_a_task_twice_refuses_it() {
         let dir = tempfile::tempdir().expect("temp dir");
         for (task, resolved) in [("a", true), ("b", false)] {
@@ -682,14 +921,14 @@ mod tests {
             )
             .expect("write");
         }
-        let read = read_results(dir.path()).expect("folder");
+        let read = read_path(dir.path()).expect("folder");
         assert_eq!(pairs(&read), [("a", true), ("b", false)]);
         std::fs::write(
             dir.path().join("model").join("report.json"),
             "{\"a\": {\"resolved\": false}}",
         )
         .expect("write");
-        let err = read_results(dir.path()).expect_err("a twice");
+        let err = read_path(dir.path()).expect_err("a twice");
         assert!(err.to_string().contains("a"), "{err}");
     }
 }

@@ -223,9 +223,11 @@ fn read_all(sources: &[ResultsSource], ids: &TaskIds) -> Result<Vec<MatchedFile>
             .chunks(chunk)
             .map(|part| {
                 scope.spawn(move || {
+                    // One buffer for the thread's files, each read over the last.
+                    let mut buffer = Vec::new();
                     part.iter()
                         .map(|s| {
-                            let file = read_results(&s.path)?;
+                            let file = read_results(&s.path, &mut buffer)?;
                             let (outcomes, unknown) = match_ids(ids, &file);
                             Ok(MatchedFile {
                                 format: file.format,
@@ -251,11 +253,11 @@ fn read_all(sources: &[ResultsSource], ids: &TaskIds) -> Result<Vec<MatchedFile>
 /// The file's outcomes on the project's cases, and how many of its ids the project lacks. A
 /// SWE-bench Pro key is tried without its `instance_` prefix when the project has no task by
 /// the whole key.
-fn match_ids(ids: &TaskIds, file: &ResultsFile) -> (Outcomes, usize) {
+fn match_ids(ids: &TaskIds, file: &ResultsFile<'_>) -> (Outcomes, usize) {
     let mut outcomes = Vec::with_capacity(file.outcomes.len());
     let mut unknown = 0;
     for outcome in &file.outcomes {
-        let id = &outcome.instance_id;
+        let id = &outcome.instance_id[..];
         let found = ids.get(id).or_else(|| {
             id.strip_prefix("instance_")
                 .and_then(|short| ids.get(short))
