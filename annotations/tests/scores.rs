@@ -473,6 +473,103 @@ fn the_underdetermined_export_lists_each_task_left_out_and_why() {
     );
 }
 
+/// A Wilson interval in the report's words: percent with one decimal.
+fn wilson_text(resolved: u64, n: u64) -> String {
+    let (lo, hi) = rates::wilson_interval(resolved, n).unwrap();
+    format!("[{:.1}, {:.1}]", 100.0 * lo, 100.0 * hi)
+}
+
+#[test]
+fn the_report_shows_the_scores_with_a_chart_and_the_tasks_left_out() {
+    let h = Harness::new();
+    let dir = tempfile::tempdir().unwrap();
+    let ids = audit_folder(dir.path());
+    let project = h.path("determinacy.verity");
+    let p = project.to_str().unwrap();
+    h.ok(&["--project", p, "init", "--questionnaire", "determinacy"]);
+    h.ok(&["--project", p, "import", dir.path().to_str().unwrap()]);
+    let before = h.path("before");
+    h.ok(&["--project", p, "report", "--out", before.to_str().unwrap()]);
+    let text = std::fs::read_to_string(before.join("report.md")).unwrap();
+    assert!(!text.contains("## Scores"), "no results, no scores: {text}");
+    assert!(!before.join("scores.svg").exists());
+
+    for (system, resolved) in [("alpha", &[0, 2, 3][..]), ("beta", &[0][..])] {
+        let mut csv = "instance_id,resolved\n".to_string();
+        for (i, id) in ids.iter().enumerate().take(5) {
+            csv.push_str(&format!("{id},{}\n", resolved.contains(&i)));
+        }
+        let file = h.path(&format!("{system}.csv"));
+        std::fs::write(&file, csv).unwrap();
+        h.ok(&[
+            "--project",
+            p,
+            "results",
+            "import",
+            file.to_str().unwrap(),
+            "--system",
+            system,
+        ]);
+    }
+    let out = h.path("report");
+    h.ok(&["--project", p, "report", "--out", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(text.contains("\n## Scores\n"), "{text}");
+    assert!(text.contains(
+        "6 tasks: 3 determinate, 1 underdetermined, 1 pending raters, 1 unlabelled; decided: 5 by audit."
+    ));
+    // alpha resolves 3 of the 6 tasks, 2 of the 3 determinate ones and the underdetermined one;
+    // beta one task, a determinate one. The higher rate ranks 1 under both denominators.
+    let alpha = format!(
+        "| alpha | 5 | 50.0% {} (1) | 66.7% {} (1) | 100.0% {} | 0.0% |",
+        wilson_text(3, 6),
+        wilson_text(2, 3),
+        wilson_text(1, 1)
+    );
+    let beta = format!(
+        "| beta | 5 | 16.7% {} (2) | 33.3% {} (2) | 0.0% {} | 0.0% |",
+        wilson_text(1, 6),
+        wilson_text(1, 3),
+        wilson_text(0, 1)
+    );
+    let alpha_at = text
+        .find(&alpha)
+        .unwrap_or_else(|| panic!("{alpha}\n{text}"));
+    let beta_at = text.find(&beta).unwrap_or_else(|| panic!("{beta}\n{text}"));
+    assert!(alpha_at < beta_at, "rows in the raw order");
+    assert!(text.contains("Kendall's τ-b between the two orders: 1.000."));
+    assert!(text.contains("| alpha | beta | all (6) |"), "{text}");
+    assert!(
+        text.contains("| alpha | beta | determinate (3) |"),
+        "{text}"
+    );
+    let chart = std::fs::read_to_string(out.join("scores.svg")).unwrap();
+    for label in [
+        "alpha raw (rank 1)",
+        "alpha determinate-only (rank 1)",
+        "beta raw (rank 2)",
+        "beta determinate-only (rank 2)",
+    ] {
+        assert!(chart.contains(label), "{label} in {chart}");
+    }
+    // The list beside the report is the export's, byte for byte.
+    let export = h.path("left-out.csv");
+    h.ok(&[
+        "--project",
+        p,
+        "export",
+        "--format",
+        "underdetermined",
+        "--out",
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("underdetermined.csv")).unwrap(),
+        std::fs::read_to_string(&export).unwrap()
+    );
+    assert!(text.contains("[underdetermined.csv](underdetermined.csv)"));
+}
+
 #[test]
 fn a_coverage_verdict_the_folder_contradicts_refuses_the_import() {
     let h = Harness::new();

@@ -39,7 +39,13 @@ pub struct Bar {
 /// Horizontal bars on a scale from `low` to `high` (values outside are clamped), each with its
 /// interval as a whisker; an undefined value is written as text.
 pub fn interval_bars(title: &str, bars: &[Bar], low: f64, high: f64) -> String {
-    let label_width = 260.0;
+    // Wide enough for the longest label (12 px text, about 7 px a character).
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let label_width = f64::max(260.0, 16.0 + longest as f64 * 7.0);
     let plot = 360.0;
     let row = 24.0;
     let top = 40.0;
@@ -275,6 +281,7 @@ pub fn grouped_counts(title: &str, categories: &[String], series: &[(&str, Vec<u
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -293,5 +300,31 @@ mod tests {
         assert!(svg.contains("&lt;15 min fix"));
         assert!(svg.contains(">undefined<"));
         assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn a_long_label_widens_the_chart_instead_of_running_off_its_left_edge() {
+        let label = "gemini-2-5-pro-preview-paper determinate-only (rank 4)";
+        let svg = interval_bars(
+            "Rates",
+            &[Bar {
+                label: label.into(),
+                value: Some(0.5),
+                interval: Some([0.4, 0.6]),
+            }],
+            0.0,
+            1.0,
+        );
+        let anchor = format!("text-anchor=\"end\">{label}<");
+        let at = svg.find(&anchor).unwrap();
+        let x: f64 = svg[..at]
+            .rsplit("<text x=\"")
+            .next()
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        // The label ends at x and is about 7 px a character wide.
+        assert!(x >= label.chars().count() as f64 * 7.0, "{x}");
     }
 }

@@ -11,6 +11,7 @@ use super::agreement::{
 };
 use super::ensemble::{EnsembleReport, ensemble_labels};
 use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
+use super::scores::{ReportScores, render_section, report_scores};
 use super::{Error, ErrorCode, Project, Result};
 use crate::agreement::AgreementReport;
 use crate::export::svg::{self, Bar};
@@ -80,8 +81,16 @@ pub fn write_report(
             seed,
         },
     )?;
+    let scores = report_scores(project, dir, bootstrap, seed)?;
     let write_err = |path: PathBuf| move |source| Error::Write { path, source };
-    let files = render(&agreement, &ensemble, &quality, bootstrap, seed);
+    let files = render(
+        &agreement,
+        &ensemble,
+        &quality,
+        scores.as_ref(),
+        bootstrap,
+        seed,
+    );
     std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     let mut charts = Vec::new();
     let mut markdown = String::new();
@@ -93,7 +102,7 @@ pub fn write_report(
         })?;
         if name.ends_with(".svg") {
             charts.push(path.display().to_string());
-        } else {
+        } else if name == REPORT_FILE {
             markdown = path.display().to_string();
         }
     }
@@ -121,7 +130,7 @@ fn slug(id: &str) -> String {
 }
 
 /// Escapes a table cell.
-fn cell(text: &str) -> String {
+pub(in crate::ops) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -443,11 +452,13 @@ fn rater_page(r: &RaterQuality, quality: &QualityReport) -> String {
     md
 }
 
-/// Renders `report.md`, its charts and one page per rater.
-pub fn render(
+/// Renders `report.md`, its charts and one page per rater, and the scores when the project
+/// holds systems' results.
+fn render(
     view: &AgreementView,
     ensemble: &EnsembleReport,
     quality: &QualityReport,
+    scores: Option<&ReportScores>,
     bootstrap: usize,
     seed: u64,
 ) -> Vec<(String, String)> {
@@ -589,6 +600,9 @@ pub fn render(
             );
             files.push((page, rater_page(r, quality)));
         }
+    }
+    if let Some(scores) = scores {
+        render_section(scores, &mut md, &mut files);
     }
     files.push((REPORT_FILE.into(), md));
     files

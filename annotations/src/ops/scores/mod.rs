@@ -12,6 +12,7 @@ mod determinacy;
 mod pairs;
 mod report;
 mod results;
+mod section;
 
 pub(in crate::ops) use determinacy::write_left_out;
 pub use determinacy::{Determinacy, LabelSource, LeftOutTask, left_out_tasks};
@@ -20,6 +21,7 @@ pub use report::{Coverage, ScoresReport, SourceCount, SystemScore, scores};
 pub use results::{
     ResultsImport, ResultsSource, SystemResults, import_results, list_results, remove_results,
 };
+pub(in crate::ops) use section::{ReportScores, render_section, report_scores};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
