@@ -10,15 +10,16 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use annotations::ops::{
-    self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AnswerRequest,
-    AnswerView, AssignReport, BootstrapOptions, CalibrationView, CaseSelection, CaseView,
-    CloneProgress, CloneReport, CloneRequest, CompareRequest, DisagreementPage, DisagreementQuery,
-    EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress, EvidenceView, ExportFormat,
-    ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery, GrepReport, HubSettings,
-    ImportProgress, ImportReport, ModelAddRequest, ModelComparison, ModelSummary, NeededRepository,
-    ProgressPage, ProgressQuery, ProjectAgreement, QualityReport, QualityRequest, Questionnaire,
-    QueuePage, QueueQuery, RateProgress, RateReport, RateRequest, RaterSummary, RepositoryStatus,
-    ResultsImport, ResultsSource, ScoresOptions, ScoresReport, ShownFile, SystemResults,
+    self, Actor, AdjudicationRequest, AdjudicationView, AgreementRequest, AgreementView,
+    AnswerRequest, AnswerView, AssignReport, BootstrapOptions, CalibrationView, CaseSelection,
+    CaseView, CloneProgress, CloneReport, CloneRequest, CompareRequest, DisagreementPage,
+    DisagreementQuery, EnsembleReport, ErrorCode, EvidenceAllReport, EvidenceProgress,
+    EvidenceView, ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, GrepQuery,
+    GrepReport, HubSettings, ImportProgress, ImportReport, ModelAddRequest, ModelComparison,
+    ModelSummary, NeededRepository, ProgressPage, ProgressQuery, QualityReport, QualityRequest,
+    Questionnaire, QueuePage, QueueQuery, RateProgress, RateReport, RateRequest, RaterSummary,
+    RepositoryStatus, ResultsImport, ResultsSource, ScoresOptions, ScoresReport, ShownFile,
+    SystemResults,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
@@ -379,13 +380,14 @@ pub async fn export_project(
     .await
 }
 
-/// Agreement per question over raters' first submissions.
+/// Agreement per question over raters' first submissions; with model raters included, also
+/// among humans, among models and pooled.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn project_agreement(
     app: AppHandle,
     req: AgreementRequest,
-) -> Result<ProjectAgreement, CommandError> {
-    with_project(app, move |p| ops::project_agreement(p, &req)).await
+) -> Result<AgreementView, CommandError> {
+    with_project(app, move |p| ops::agreement_view(p, &req)).await
 }
 
 /// Each rater's quality per question: against the reference on calibration tasks, against the

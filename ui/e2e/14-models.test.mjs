@@ -140,6 +140,20 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
     );
     await shot(browser, 'coordinator-disagreements-models');
     await checkAccessibility(browser, 'the disagreements with models’ answers', { screenshot: 'coordinator-disagreements-models' });
+
+    // Agreement three ways: among the three humans, among the two models, and pooled.
+    await (await find(browser, '[data-testid="coord-agreement"]')).click();
+    await find(browser, '[data-testid="agreement-groups"]', 60_000);
+    const groups = await browser.execute(() => [...document.querySelectorAll('[data-testid="agreement-group"]')].map((g) => [g.dataset.among, g.textContent.trim()]));
+    assert.deepEqual(groups.map((g) => g[0]), ['humans', 'models', 'pooled']);
+    assert.match(groups[0][1], /^Humans: 3 raters \(/);
+    assert.match(groups[1][1], /^Models: 2 raters \(e2e-model, e2e-second\)|^Models: 2 raters \(e2e-second, e2e-model\)/);
+    assert.match(groups[2][1], /^Pooled: 5 raters \(/);
+    const measured = await browser.execute(() => [...document.querySelectorAll('[data-testid="agreement-group-row"][data-among="pooled"]')].map((r) => r.children[4].textContent.trim()));
+    assert.ok(measured.some((alpha) => /^-?\d\.\d{3}$/.test(alpha)), `no pooled alpha is measured: ${measured}`);
+    await browser.execute(() => document.querySelector('[data-testid="agreement-groups"]').scrollIntoView({ block: 'start' }));
+    await shot(browser, 'coordinator-agreement-models');
+    await checkAccessibility(browser, 'agreement among humans, models and pooled', { screenshot: 'coordinator-agreement-models' });
   } finally {
     await browser.deleteSession();
   }

@@ -503,7 +503,8 @@ fn agreement_on_panel(
 }
 
 /// Whose answers a figure of agreement is among.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 #[serde(rename_all = "lowercase")]
 pub enum Among {
     /// The human raters only.
@@ -526,7 +527,8 @@ impl Among {
 }
 
 /// Agreement on one question within a group of raters.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GroupQuestion {
     /// The question's id.
     pub question: String,
@@ -535,11 +537,13 @@ pub struct GroupQuestion {
     /// The coefficients.
     pub coefficients: Vec<CoefficientRow>,
     /// The full report, in the `verity agreement --json` shape.
+    #[ts(type = "Record<string, unknown>")]
     pub report: AgreementReport,
 }
 
 /// Agreement among one group of raters: humans, models, or both pooled.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GroupAgreement {
     /// `humans`, `models` or `pooled`.
     pub among: Among,
@@ -555,7 +559,8 @@ pub struct GroupAgreement {
 
 /// `verity agreement`'s answer: the panel's agreement and, when model raters are included,
 /// the agreement among humans, among models and pooled, each labelled.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AgreementView {
     /// Over every rater the project's setting includes: humans only by default, humans and
     /// models pooled with `--include-models`.
@@ -563,6 +568,7 @@ pub struct AgreementView {
     pub panel: ProjectAgreement,
     /// With model raters included: among humans, among models, pooled (in that order).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub groups: Option<Vec<GroupAgreement>>,
 }
 

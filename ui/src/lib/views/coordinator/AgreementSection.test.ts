@@ -5,6 +5,46 @@ import { emit } from '@tauri-apps/api/event';
 import AgreementSection from './AgreementSection.svelte';
 import { mockBackend } from './mockBackend';
 import { agreement, questionnaire } from '../../testing/fixtures';
+import { setModelsIncluded } from './raterKinds.svelte';
+import type { AgreementView, GroupAgreement } from '../../api';
+
+/** The fixture's agreement with model raters included: humans measured on the first question,
+ * one model alone (so not measured), both pooled. */
+function withGroups(): AgreementView {
+  const first = agreement.questions[0];
+  const group = (among: GroupAgreement['among'], raters: string[], alpha: number | null, absent: string | null): GroupAgreement => ({
+    among,
+    raters,
+    cases: 5,
+    absent,
+    questions: absent
+      ? []
+      : [{
+          question: first.question,
+          number: first.number,
+          report: { units: 4 },
+          coefficients: [
+            { key: 'percent_agreement', name: 'percent agreement', value: 0.5, ci95: null, reason: null },
+            { key: 'krippendorff_alpha.nominal', name: "Krippendorff's alpha, nominal", value: 0.1, ci95: null, reason: null },
+            { key: 'krippendorff_alpha.ordinal', name: "Krippendorff's alpha, ordinal", value: alpha, ci95: [0.125, 0.75], reason: null },
+          ],
+        }],
+  });
+  return {
+    ...agreement,
+    raters: ['Amara', 'Ben', 'Chen', 'gpt-judge'],
+    groups: [
+      group('humans', ['Amara', 'Ben', 'Chen'], 0.61234, null),
+      group('models', ['gpt-judge'], null, 'only one of the model raters (gpt-judge) has submitted answers: agreement among models needs at least two'),
+      group('pooled', ['Amara', 'Ben', 'Chen', 'gpt-judge'], 0.5, null),
+    ],
+  };
+}
+
+function groupRow(container: HTMLElement, question: string, among: string): string[] {
+  const tr = container.querySelector(`[data-testid="agreement-group-row"][data-question="${question}"][data-among="${among}"]`)!;
+  return [...tr.children].map((c) => c.textContent!.trim());
+}
 
 function coefficientRow(question: HTMLElement, key: string): string[] {
   const tr = question.querySelector(`[data-testid="coefficients"] tr[data-key="${key}"]`)!;
@@ -115,5 +155,35 @@ describe('AgreementSection', () => {
     await fireEvent.click(getByTestId('refresh-agreement'));
     await waitFor(() => expect(queryByTestId('agreement-stale')).toBeNull());
     expect(calls.filter((c) => c.cmd === 'project_agreement')).toHaveLength(2);
+  });
+
+  it('shows agreement among humans, among models and pooled when model raters are included', async () => {
+    mockBackend({ project_agreement: () => withGroups() });
+    const { findByTestId, getAllByTestId } = render(AgreementSection, { active: true, questionnaire });
+    const groups = await findByTestId('agreement-groups');
+    expect(getAllByTestId('agreement-group').map((g) => g.dataset.among)).toEqual(['humans', 'models', 'pooled']);
+    expect(groups.textContent).toContain('Humans: 3 raters (Amara, Ben, Chen), 5 tasks');
+    expect(within(groups).getByTestId('group-absent').textContent).toBe(
+      '. Not measured: only one of the model raters (gpt-judge) has submitted answers: agreement among models needs at least two',
+    );
+    // The question's own level picks the alpha shown; a group without figures says so.
+    expect(groupRow(groups, 'underspecified', 'humans').slice(1)).toEqual(['Humans', '4', '0.500', '0.612', '[0.125, 0.750]']);
+    expect(groupRow(groups, 'underspecified', 'pooled').slice(1)).toEqual(['Pooled', '4', '0.500', '0.500', '[0.125, 0.750]']);
+    expect(groupRow(groups, 'underspecified', 'models').slice(1)).toEqual(['Models', 'not measured']);
+    expect(groupRow(groups, 'difficulty', 'humans').slice(1)).toEqual(['Humans', 'not measured']);
+  });
+
+  it('shows no groups over humans alone, and computes again when the models switch changes', async () => {
+    setModelsIncluded(false);
+    let included = false;
+    const calls = mockBackend({ project_agreement: () => (included ? withGroups() : agreement) });
+    const { findByTestId, queryByTestId } = render(AgreementSection, { active: true, questionnaire });
+    await findByTestId('agreement-counts');
+    expect(queryByTestId('agreement-groups')).toBeNull();
+    included = true;
+    setModelsIncluded(true);
+    await findByTestId('agreement-groups');
+    expect(calls.filter((c) => c.cmd === 'project_agreement')).toHaveLength(2);
+    setModelsIncluded(false);
   });
 });

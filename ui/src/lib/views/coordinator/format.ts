@@ -5,7 +5,7 @@ import { blocks } from '../../text/prose';
 import { sameValue } from '../../form/rules';
 
 /** Krippendorff's alpha at the question's level, or the first alpha the report has. */
-export function mainCoefficient(q: QuestionAgreement): CoefficientRow | undefined {
+export function mainCoefficient(q: Pick<QuestionAgreement, 'level' | 'coefficients'>): CoefficientRow | undefined {
   return (
     q.coefficients.find((c) => c.key === `krippendorff_alpha.${q.level}`) ??
     q.coefficients.find((c) => c.key.startsWith('krippendorff_alpha'))

@@ -5,6 +5,18 @@
 import { api, type RaterSummary } from '../../api';
 
 let models = $state<ReadonlySet<string>>(new Set());
+// Whether the panel's figures take the model raters' answers (off whenever a project opens).
+let included = $state(false);
+
+/** Whether agreement, the ensemble and the disagreements include the model raters. */
+export function modelsIncluded(): boolean {
+  return included;
+}
+
+/** Records the switch the Models section set. */
+export function setModelsIncluded(on: boolean) {
+  included = on;
+}
 
 /** Whether the rater of that name is a model rater. */
 export function isModelRater(name: string): boolean {
