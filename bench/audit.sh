@@ -11,8 +11,10 @@
 #
 # It imports SWE-bench Pro's rows and the audit's folders into a throwaway project, registers
 # the clones, and runs `verity evidence --all` once (peak RSS and wall time reported). Then it
-# writes every report to $OUT/reports.jsonl, scores them, and times a cold `verity evidence`
-# against `git grep -F -l` with the same terms on a sample of tasks per repository.
+# writes every report to $OUT/reports.jsonl, sweeps the audit's own proposals of those tasks
+# (`verity sweep --proposals`), scores the reports and the risk `verity cases --sort risk` orders
+# by (the evidence's, moved by each task's sweep), and times a cold `verity evidence` against
+# `git grep -F -l` with the same terms on a sample of tasks per repository.
 #
 # Environment: VERITY (binary; default: a release build of this tree), DATA (default
 # ../shared/data), OUT (default bench/work/audit), SAMPLE (tasks per repository for the
@@ -83,7 +85,21 @@ while read -r id; do
   "$VERITY" evidence --project "$project" "$id" --json 2>/dev/null | tr -d '\n' >>"$out/reports.jsonl" || true
   echo >>"$out/reports.jsonl"
 done <"$out/cases"
-python3 "$here/audit_score.py" "$audit" "$out/reports.jsonl" | tee "$out/score.txt"
+
+echo "== the audit's proposals swept (verity sweep --proposals), risk as verity cases orders it"
+python3 - "$audit/cases" "$out/cases" "$out/proposals.json" <<'PY'
+import glob, json, sys
+cases, held, out = sys.argv[1], set(open(sys.argv[2]).read().split()), sys.argv[3]
+docs = [json.load(open(f)) for f in sorted(glob.glob(f"{cases}/*/codebase_ambiguity.json"))]
+kept = [d for d in docs if d["iid"] in held]
+json.dump(kept, open(out, "w"))
+print(f"{len(kept)} of the audit's {len(docs)} proposals are of tasks with a clone here")
+PY
+/usr/bin/time -f "%e %M" -o "$out/sweep-time" "$VERITY" sweep --project "$project" --proposals "$out/proposals.json" --json >"$out/sweep.json"
+read -r wall rss <"$out/sweep-time"
+echo "swept in ${wall} s, peak RSS $((rss / 1024)) MB"
+"$VERITY" cases --project "$project" --json --sort risk >"$out/cases.json"
+python3 "$here/audit_score.py" "$audit" "$out/reports.jsonl" --cases "$out/cases.json" | tee "$out/score.txt"
 
 [[ "$sample" -gt 0 ]] || exit 0
 echo "== cold speed against git grep -F -l, $sample tasks per repository"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores Verity's evidence reports against the determinacy audit's verdicts.
 
-Usage: audit_score.py AUDIT_DIR REPORTS.jsonl [--dev OWNER,OWNER...] [--json]
+Usage: audit_score.py AUDIT_DIR REPORTS.jsonl [--cases CASES.json] [--dev OWNER,OWNER...] [--json]
 
 AUDIT_DIR is `determinacy-audit/` (COVERAGE.md, KNOWN_AMBIGUOUS.md, cases/). REPORTS.jsonl
 holds one `verity evidence ID --json` report per line. Tasks are matched by instance id.
@@ -18,7 +18,12 @@ Three measures, each over the development repositories and over the held-out one
 - **flagged share**: ENTAILED and DETERMINED-codebase tasks showing at least one airtight
   candidate (the red ones).
 - **AUROC** of the report's `summary.risk` for the PROVEN tasks of KNOWN_AMBIGUOUS.md against
-  the ENTAILED and DETERMINED-codebase ones (ties count a half).
+  the ENTAILED and DETERMINED-codebase ones (ties count a half), and the share of PROVEN tasks
+  flagged red.
+
+With `--cases` (`verity cases --json` after `verity sweep`), the same AUROC and red shares again
+with each task's risk as Verity orders it, the evidence's moved by the task's sweep, and red when
+the terms or the sweep flag it; and how the sweep's tiers fall among proven and clean tasks.
 """
 
 import argparse
@@ -88,6 +93,10 @@ def matches(candidate: str, constant: str) -> bool:
     return c == w or (len(w) >= 3 and w in c) or (len(c) >= 4 and c in w)
 
 
+def share(flags: list[bool]) -> float | None:
+    return sum(flags) / len(flags) if flags else None
+
+
 def auroc(positives: list[float], negatives: list[float]) -> float | None:
     if not positives or not negatives:
         return None
@@ -107,6 +116,7 @@ def main() -> int:
         default=",".join(DEV_DEFAULT),
         help="owners of the development repositories, comma-separated",
     )
+    parser.add_argument("--cases", type=Path, help="verity cases --json, after verity sweep")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     options = parser.parse_args()
     audit, reports_path = options.audit, options.reports
@@ -119,6 +129,9 @@ def main() -> int:
             reports[report.get("instance_id", report.get("case_id"))] = report
     cover = coverage(audit)
     proven_set = proven(audit)
+    rows = {}
+    if options.cases:
+        rows = {r["instance_id"]: r for r in json.loads(options.cases.read_text())}
 
     splits: dict[str, dict] = {}
     for slug, (verdict, klass) in sorted(cover.items()):
@@ -130,7 +143,20 @@ def main() -> int:
         split = "dev" if slug.split("_")[0] in dev else "held-out"
         s = splits.setdefault(
             split,
-            {"tasks": 0, "airtight": [], "clean": [], "pos": [], "neg": [], "repos": set()},
+            {
+                "tasks": 0,
+                "airtight": [],
+                "clean": [],
+                "pos": [],
+                "neg": [],
+                "proven_red": [],
+                "swept_pos": [],
+                "swept_neg": [],
+                "swept_red_pos": [],
+                "swept_red_neg": [],
+                "tiers": {},
+                "repos": set(),
+            },
         )
         s["tasks"] += 1
         s["repos"].add(report["repo"])
@@ -142,12 +168,23 @@ def main() -> int:
             top = [c["term"] for c in candidates[:3]]
             hit = constant is not None and any(matches(t, constant) for t in top)
             s["airtight"].append((slug, constant, hit, top, reachable(case, constant)))
-        if verdict in ("ENTAILED", "DETERMINED-codebase"):
+        clean = verdict in ("ENTAILED", "DETERMINED-codebase")
+        if clean:
             s["clean"].append((slug, red))
             if risk is not None:
                 s["neg"].append(risk)
-        if slug in proven_set and risk is not None:
-            s["pos"].append(risk)
+        if slug in proven_set:
+            s["proven_red"].append(red)
+            if risk is not None:
+                s["pos"].append(risk)
+        row = rows.get(instance)
+        if row is not None and (clean or slug in proven_set):
+            side = "pos" if slug in proven_set else "neg"
+            if row.get("risk") is not None:
+                s[f"swept_{side}"].append(row["risk"])
+            s[f"swept_red_{side}"].append(red or row.get("sweep_red", False))
+            key = f"{'proven' if side == 'pos' else verdict} {row.get('sweep_tier') or 'no sweep'}"
+            s["tiers"][key] = s["tiers"].get(key, 0) + 1
 
     out = {}
     for split, s in sorted(splits.items()):
@@ -166,12 +203,25 @@ def main() -> int:
             "flagged_share": sum(flagged) / len(flagged) if flagged else None,
             "proven_tasks": len(s["pos"]),
             "auroc": auroc(s["pos"], s["neg"]),
+            "proven_flagged": sum(s["proven_red"]),
+            "proven_flagged_share": share(s["proven_red"]),
             "missed": [
                 {"case": slug, "witness": w, "top3": top}
                 for slug, w, hit, top, _ in s["airtight"]
                 if not hit
             ],
         }
+        if rows:
+            out[split]["with_sweep"] = {
+                "auroc": auroc(s["swept_pos"], s["swept_neg"]),
+                "proven_flagged": sum(s["swept_red_pos"]),
+                "proven_tasks": len(s["swept_red_pos"]),
+                "proven_flagged_share": share(s["swept_red_pos"]),
+                "clean_flagged": sum(s["swept_red_neg"]),
+                "clean_tasks": len(s["swept_red_neg"]),
+                "flagged_share": share(s["swept_red_neg"]),
+                "tiers": dict(sorted(s["tiers"].items())),
+            }
     if options.json:
         print(json.dumps(out, indent=1))
         return 0
@@ -189,8 +239,19 @@ def main() -> int:
         )
         print(
             f"  AUROC of risk, {r['proven_tasks']} proven vs {r['clean_tasks']} clean: "
-            f"{fmt(r['auroc'])}"
+            f"{fmt(r['auroc'])}; proven flagged: {r['proven_flagged']} "
+            f"({fmt(r['proven_flagged_share'])})"
         )
+        w = r.get("with_sweep")
+        if w:
+            print(
+                f"  with the sweep: AUROC {fmt(w['auroc'])}; proven flagged "
+                f"{w['proven_flagged']}/{w['proven_tasks']} ({fmt(w['proven_flagged_share'])}); "
+                f"ENTAILED/DETERMINED flagged {w['clean_flagged']}/{w['clean_tasks']} "
+                f"({fmt(w['flagged_share'])})"
+            )
+            for key, n in w["tiers"].items():
+                print(f"    {key}: {n}")
         if split == "dev":
             for m in r["missed"]:
                 print(f"    missed {m['case']}: {m['witness']!r} top-3 {m['top3']}")

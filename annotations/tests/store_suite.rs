@@ -413,6 +413,28 @@ fn suite(store: &mut dyn ProjectStore) {
         [(two.case_id, 0.457)],
         "a report at another commit than the revision's is not its risk"
     );
+
+    // Sweeps: one a case, replaced whole, every one read back in case order.
+    assert!(store.sweeps().unwrap().is_empty());
+    store
+        .put_sweep(ten.case_id, "a", r#"[{"tier":"unsettled"}]"#, T1)
+        .unwrap();
+    store
+        .put_sweep(two.case_id, "a", r#"[{"tier":"airtight"}]"#, T1)
+        .unwrap();
+    store
+        .put_sweep(ten.case_id, "b", r#"[{"tier":"codebase-plural"}]"#, T1)
+        .unwrap();
+    let mut expected = vec![
+        (two.case_id, r#"[{"tier":"airtight"}]"#.to_string()),
+        (ten.case_id, r#"[{"tier":"codebase-plural"}]"#.to_string()),
+    ];
+    expected.sort();
+    assert_eq!(store.sweeps().unwrap(), expected);
+    assert_eq!(
+        store.sweep(ten.case_id).unwrap().map(|s| s.base_commit),
+        Some("b".to_string())
+    );
     assert!(store.remove_repository("acme/calc").unwrap());
     assert!(store.list_repositories().unwrap().is_empty());
 

@@ -380,3 +380,80 @@ fn importing_an_audit_folder_keeps_its_proposal_for_the_sweep() {
         expected["verified"].as_array().unwrap().len()
     );
 }
+
+#[test]
+fn a_sweep_moves_the_risk_that_orders_the_cases() {
+    let (h, _, commit) = setup();
+    // A second task at the same commit, never swept.
+    let other = json!({
+        "instance_id": "acme__store-2", "repo": "acme/store", "base_commit": commit,
+        "problem_statement": "db.mget should say which key was bad.",
+        "patch": gold_patch(),
+        "test_patch": "diff --git a/test/database.js b/test/database.js\n--- a/test/database.js\n+++ b/test/database.js\n@@ -5,0 +6,1 @@\n+assert.strictEqual(err.message, 'ERR_BAD_KEY_QZ');\n",
+    });
+    let tasks = h.write("more.jsonl", format!("{other}\n"));
+    h.ok(&["import", &tasks]);
+    h.ok(&["evidence", "--all"]);
+    let listed = |h: &Harness| -> Vec<Value> {
+        h.json(&["cases", "--json", "--sort", "risk"])
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let before = listed(&h);
+    let of = |rows: &[Value], id: &str| {
+        rows.iter()
+            .find(|r| r["instance_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let swept_before = of(&before, TASK);
+    assert_eq!(swept_before["sweep_tier"], Value::Null);
+    assert_eq!(swept_before["risk"], swept_before["evidence_risk"]);
+    assert_eq!(swept_before["sweep_red"], false);
+    let evidence_risk = swept_before["evidence_risk"].as_f64().unwrap();
+    assert!(evidence_risk < 0.95, "the terms alone: {evidence_risk}");
+    assert_eq!(
+        before[0]["instance_id"], "acme__store-2",
+        "a constant nowhere in the code ranks first on terms alone: {before:?}"
+    );
+
+    // Two live ways: the codebase makes the choice both ways, and the tests grade one.
+    sweep(
+        &h,
+        &json!({"iid": TASK, "choice": "what a falsy key list gives", "proposed": [
+            snippet("lib/hash.js", "lenient: an empty list", LENIENT),
+            snippet("lib/sorted.js", "strict: null", STRICT)]}),
+    );
+    let plural = listed(&h);
+    assert_eq!(
+        plural[0]["instance_id"], TASK,
+        "raised to the top: {plural:?}"
+    );
+    assert_eq!(plural[0]["sweep_tier"], "codebase-plural");
+    assert_eq!(plural[0]["sweep_red"], true);
+    assert_eq!(plural[0]["risk"], 0.95);
+    assert_eq!(plural[0]["evidence_risk"], evidence_risk);
+    let unswept = of(&plural, "acme__store-2");
+    assert_eq!(unswept["sweep_tier"], Value::Null);
+    assert_eq!(unswept["risk"], unswept["evidence_risk"]);
+    let text = h.ok(&["cases", "--sort", "risk"]);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .starts_with(&format!("{TASK}\t")),
+        "{text}"
+    );
+
+    // One live way that gold follows: capped, and no longer red.
+    sweep(
+        &h,
+        &json!({"iid": TASK, "choice": "what a falsy key list gives", "gold_follows": true,
+            "proposed": [snippet("lib/hash.js", "lenient: an empty list", LENIENT)]}),
+    );
+    let determined = of(&listed(&h), TASK);
+    assert_eq!(determined["sweep_tier"], "determined-codebase");
+    assert_eq!(determined["sweep_red"], false);
+    assert_eq!(determined["risk"].as_f64().unwrap(), evidence_risk.min(0.2));
+}

@@ -72,6 +72,7 @@ mod receipt;
 mod report;
 mod repository;
 mod risk;
+pub use risk::{SweepEffect, with_sweep};
 mod sweep;
 mod terms;
 mod text;

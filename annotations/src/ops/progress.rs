@@ -19,8 +19,9 @@ use super::access::Actor;
 use super::adjudication::{Disagreement, list_disagreements};
 use super::lookup::find_rater;
 use super::status::{AnswerStatus, AssignmentStatus};
+use super::sweep::visible_sweep_tiers;
 use super::{Project, Result, natural_cmp};
-use crate::evidence::ENGINE_VERSION;
+use crate::evidence::{ENGINE_VERSION, SweepEffect, with_sweep};
 use crate::store::{CaseRow, ChangeStamp, PairProgress, PairScope};
 
 /// What is kept between pages: the case list and the last rater's progress.
@@ -35,8 +36,45 @@ struct Kept {
     risks: KeptSlot<Risks>,
 }
 
-/// Each case's evidence risk score, by case row id.
-type Risks = HashMap<i64, f64>;
+/// Each case's risk, by case row id.
+type Risks = HashMap<i64, CaseRisk>;
+
+/// A case's risk: its evidence's, moved by its sweep where the actor may read one.
+#[derive(Debug, Clone, Copy)]
+struct CaseRisk {
+    evidence: Option<f64>,
+    sweep: Option<SweepEffect>,
+}
+
+impl CaseRisk {
+    fn risk(&self) -> Option<f64> {
+        self.sweep.map_or(self.evidence, |s| s.risk)
+    }
+}
+
+/// The evidence's risk scores (`(case row id, risk)`) with the sweeps the actor may read.
+fn with_sweeps(project: &Project, evidence: Vec<(i64, f64)>) -> Result<Risks> {
+    let mut risks: Risks = evidence
+        .into_iter()
+        .map(|(case_id, risk)| {
+            (
+                case_id,
+                CaseRisk {
+                    evidence: Some(risk),
+                    sweep: None,
+                },
+            )
+        })
+        .collect();
+    for (case_id, tiers) in visible_sweep_tiers(project)? {
+        let entry = risks.entry(case_id).or_insert(CaseRisk {
+            evidence: None,
+            sweep: None,
+        });
+        entry.sweep = with_sweep(entry.evidence, &tiers);
+    }
+    Ok(risks)
+}
 
 /// A value kept while the project is unchanged, with the stamp it was worked out at.
 type KeptSlot<T> = Option<(ChangeStamp, Arc<T>)>;
@@ -288,8 +326,8 @@ pub enum CaseOrder {
     /// Natural id order: `tinylib-2` before `tinylib-10`.
     #[default]
     Id,
-    /// The highest evidence risk score first, then tasks with no current report; ties in
-    /// natural id order.
+    /// The highest risk score first (the evidence's, moved by the task's sweep), then tasks
+    /// with neither; ties in natural id order.
     Risk,
 }
 
@@ -312,8 +350,18 @@ pub struct CaseListItem {
     pub has_materials: bool,
     /// Assignments and their status.
     pub assignments: Vec<AssignmentStatus>,
-    /// The evidence's risk score at the current revision and engine, when computed.
+    /// The risk score: the evidence's at the current revision and engine, moved by the task's
+    /// sweep when there is one the reader may see; `null` with neither.
     pub risk: Option<f64>,
+    /// The evidence's own risk score, before any sweep.
+    pub evidence_risk: Option<f64>,
+    /// The sweep's tier that moved the score (`codebase-plural`, `misdetermined`, `airtight`
+    /// raise it, `determined-codebase` caps it, `unsettled` leaves it), when the task has a
+    /// sweep the reader may see.
+    pub sweep_tier: Option<String>,
+    /// Whether the sweep flags the task red: the codebase makes the choice several live ways,
+    /// contradicts the graded value, or has it nowhere.
+    pub sweep_red: bool,
 }
 
 /// A page of the coordinator's progress per task.
@@ -405,6 +453,7 @@ fn case_list_item(
     assignments: Vec<AssignmentStatus>,
     risks: &Risks,
 ) -> CaseListItem {
+    let risk = risks.get(&row.case_id);
     CaseListItem {
         instance_id: row.instance_id.clone(),
         repo: row.repo.clone(),
@@ -413,23 +462,22 @@ fn case_list_item(
         revision: row.revision,
         has_materials: row.has_materials,
         assignments,
-        risk: risks.get(&row.case_id).copied(),
+        risk: risk.and_then(|r| r.risk()),
+        evidence_risk: risk.and_then(|r| r.evidence),
+        sweep_tier: risk
+            .and_then(|r| r.sweep)
+            .map(|s| s.tier.as_str().to_string()),
+        sweep_red: risk.and_then(|r| r.sweep).is_some_and(|s| s.red),
     }
 }
 
-/// Each case's evidence risk score, for its latest revision and this engine: read once per
-/// change of the project, not for every page.
+/// Each case's risk: the evidence's score for its latest revision and this engine, moved by
+/// its sweep; read once per change of the project, not for every page.
 fn case_risks(project: &Project) -> Result<Arc<Risks>> {
     kept_while_unchanged(
         project,
         |k| &mut k.risks,
-        || {
-            Ok(project
-                .store
-                .case_risks(ENGINE_VERSION, None)?
-                .into_iter()
-                .collect())
-        },
+        || with_sweeps(project, project.store.case_risks(ENGINE_VERSION, None)?),
     )
 }
 
@@ -446,10 +494,13 @@ fn matching_cases(
     let risks = case_risks(project)?;
     // Stable: ties keep natural id order, and tasks without a score go last.
     cases.sort_by(|a, b| {
-        let (a, b) = (risks.get(&a.case_id), risks.get(&b.case_id));
+        let (a, b) = (
+            risks.get(&a.case_id).and_then(CaseRisk::risk),
+            risks.get(&b.case_id).and_then(CaseRisk::risk),
+        );
         b.is_some()
             .cmp(&a.is_some())
-            .then_with(|| b.unwrap_or(&0.0).total_cmp(a.unwrap_or(&0.0)))
+            .then_with(|| b.unwrap_or(0.0).total_cmp(&a.unwrap_or(0.0)))
     });
     Ok((cases, Some(risks)))
 }
@@ -493,13 +544,10 @@ pub fn progress_page(project: &Project, query: &ProgressQuery) -> Result<Progres
     // between pages.
     let risks = match risks {
         Some(all) => all,
-        None => Arc::new(
-            project
-                .store
-                .case_risks(ENGINE_VERSION, Some(&ids))?
-                .into_iter()
-                .collect(),
-        ),
+        None => Arc::new(with_sweeps(
+            project,
+            project.store.case_risks(ENGINE_VERSION, Some(&ids))?,
+        )?),
     };
     let mut assignments = assignments_of(
         project,

@@ -3,15 +3,17 @@
 //! stored, and who may read them: the coordinator always, raters only while the project's
 //! `sweep_for_raters` setting is on (they are close to a verdict).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+use serde::Deserialize;
 
 use time::OffsetDateTime;
 
 use super::access::Actor;
 use super::evidence::{Target, prose, target};
 use super::{Error, Project, Result, stamp};
-use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
+use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, Tier, parse_proposals};
 
 /// The project setting that shows sweeps to raters: `on`, or anything else (or unset) for off.
 pub const SWEEP_FOR_RATERS: &str = "sweep_for_raters";
@@ -91,11 +93,16 @@ pub fn sweep_for_raters(project: &Project) -> Result<bool> {
     Ok(project.store.meta(SWEEP_FOR_RATERS)?.as_deref() == Some("on"))
 }
 
+/// Whether the actor may read sweeps: the coordinator always, a rater only while the project
+/// shows sweeps to raters.
+fn sweeps_visible(project: &Project) -> Result<bool> {
+    Ok(matches!(project.actor(), Some(Actor::Coordinator)) || sweep_for_raters(project)?)
+}
+
 /// A case's stored sweep as the actor may read it: the coordinator's always, a rater's only
 /// while the project shows sweeps to raters; `None` when there is none to show.
 pub(super) fn visible_sweep(project: &Project, case_id: i64) -> Result<Option<Vec<SweepResult>>> {
-    let coordinator = matches!(project.actor(), Some(Actor::Coordinator));
-    if !coordinator && !sweep_for_raters(project)? {
+    if !sweeps_visible(project)? {
         return Ok(None);
     }
     let Some(stored) = project.store.sweep(case_id)? else {
@@ -107,4 +114,29 @@ pub(super) fn visible_sweep(project: &Project, case_id: i64) -> Result<Option<Ve
         ))
     })?;
     Ok(Some(results))
+}
+
+/// Each swept case's tiers (one per proposal) as the actor may read them: none for a rater
+/// unless the project shows sweeps to raters.
+pub(super) fn visible_sweep_tiers(project: &Project) -> Result<HashMap<i64, Vec<Tier>>> {
+    #[derive(Deserialize)]
+    struct Tiered {
+        tier: Tier,
+    }
+    if !sweeps_visible(project)? {
+        return Ok(HashMap::new());
+    }
+    project
+        .store
+        .sweeps()?
+        .into_iter()
+        .map(|(case_id, json)| {
+            let results: Vec<Tiered> = serde_json::from_str(&json).map_err(|err| {
+                Error::NotFound(format!(
+                    "the sweep stored for case row {case_id} cannot be read ({err}); run `verity sweep` again"
+                ))
+            })?;
+            Ok((case_id, results.into_iter().map(|r| r.tier).collect()))
+        })
+        .collect()
 }

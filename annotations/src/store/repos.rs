@@ -88,6 +88,9 @@ pub trait RepoStore {
     /// A case's sweep, when one was stored.
     fn sweep(&self, case_id: i64) -> Result<Option<StoredSweep>, StoreError>;
 
+    /// Every stored sweep's results (the JSON list), by case row id.
+    fn sweeps(&self) -> Result<Vec<(i64, String)>, StoreError>;
+
     /// The risk score of each case whose latest revision has a report, at that revision's base
     /// commit, from this engine version: `(case row id, risk)`; of every case, or of `cases`
     /// only (a page). Reports cached before risk scores were stored have none.
@@ -215,6 +218,24 @@ impl RepoStore for Store {
             })
         })
         .transpose()
+    }
+
+    fn sweeps(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut statement = self
+            .conn
+            .prepare(shared::ALL_SWEEPS)
+            .map_err(|e| self.sql(e))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get(0)?, unpack(&self.path, "sweep", row.get_ref(1)?)))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (case_id, results) = row.map_err(|e| self.sql(e))?;
+            out.push((case_id, results?));
+        }
+        Ok(out)
     }
 
     fn put_evidence(

@@ -172,6 +172,9 @@ pub(crate) const PUT_SWEEP: &str =
 pub(crate) const SWEEP: &str =
     "SELECT results, base_commit, computed_at FROM sweeps WHERE case_id = $1";
 
+/// Every stored sweep's results, by case row id.
+pub(crate) const ALL_SWEEPS: &str = "SELECT case_id, results FROM sweeps ORDER BY case_id";
+
 /// A case's row id by its instance id.
 pub(crate) const CASE_ID: &str = "SELECT id FROM cases WHERE instance_id = $1";
 
@@ -477,6 +480,7 @@ mod tests {
         CACHED_EVIDENCE,
         PUT_SWEEP,
         SWEEP,
+        ALL_SWEEPS,
         CASE_ID,
         CASE_REVISIONS,
         LATEST_REVISION_ID,

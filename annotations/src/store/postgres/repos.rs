@@ -95,6 +95,12 @@ impl RepoStore for PgStore {
             .pop())
     }
 
+    fn sweeps(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        self.decode(shared::ALL_SWEEPS, &[], |row| {
+            Ok((row.cell(0)?, row.cell(1)?))
+        })
+    }
+
     fn case_risks(
         &self,
         engine_version: &str,

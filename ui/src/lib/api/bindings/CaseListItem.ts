@@ -34,6 +34,22 @@ has_materials: boolean,
  */
 assignments: Array<AssignmentStatus>, 
 /**
- * The evidence's risk score at the current revision and engine, when computed.
+ * The risk score: the evidence's at the current revision and engine, moved by the task's
+ * sweep when there is one the reader may see; `null` with neither.
  */
-risk: number | null, };
+risk: number | null, 
+/**
+ * The evidence's own risk score, before any sweep.
+ */
+evidence_risk: number | null, 
+/**
+ * The sweep's tier that moved the score (`codebase-plural`, `misdetermined`, `airtight`
+ * raise it, `determined-codebase` caps it, `unsettled` leaves it), when the task has a
+ * sweep the reader may see.
+ */
+sweep_tier: string | null, 
+/**
+ * Whether the sweep flags the task red: the codebase makes the choice several live ways,
+ * contradicts the graded value, or has it nowhere.
+ */
+sweep_red: boolean, };

@@ -12,8 +12,8 @@ const raters: RaterSummary[] = [
   { name: 'Ben', active: true, assigned: 1, submitted: 0, kind: 'human' },
 ];
 
-function item(instanceId: string, assignments: CaseListItem['assignments'], risk: number | null = null): CaseListItem {
-  return { instance_id: instanceId, repo: 'o/r', title: 't', base_commit: null, revision: 1, has_materials: true, assignments, risk };
+function item(instanceId: string, assignments: CaseListItem['assignments'], risk: number | null = null, sweepTier: string | null = null): CaseListItem {
+  return { instance_id: instanceId, repo: 'o/r', title: 't', base_commit: null, revision: 1, has_materials: true, assignments, risk, evidence_risk: sweepTier ? 0.25 : risk, sweep_tier: sweepTier, sweep_red: sweepTier === 'codebase-plural' };
 }
 
 const cases: CaseListItem[] = [
@@ -74,6 +74,17 @@ describe('ProgressSection', () => {
     ]);
     await fireEvent.click(getByTestId('sort-id'));
     await waitFor(() => expect(tableRows(table).map((r) => r[0])).toEqual(['Task', 'o__r-2', 'o__r-10']));
+  });
+
+  it('says when a task’s sweep moved its risk, and from what', async () => {
+    mockBackend({ progress_page: pages([item('o__r-11', [], 0.85, 'codebase-plural'), cases[1]]), list_raters: () => raters });
+    const { findByTestId } = render(ProgressSection, { active: true });
+    const table = await findByTestId('case-progress');
+    await waitFor(() => expect(tableRows(table)).toHaveLength(3));
+    const [swept, plain] = [...table.querySelectorAll('[data-testid="task-risk"]')];
+    expect(swept.textContent).toBe('0.85 · swept');
+    expect(swept.querySelector('.swept')!.getAttribute('title')).toBe('Moved by the task’s sweep (codebase-plural); the terms alone: 0.25');
+    expect(plain.textContent).toBe('0.88');
   });
 
   it('asks the Rust side for the tasks a search and a status filter leave', async () => {
