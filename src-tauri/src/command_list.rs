@@ -56,6 +56,7 @@ macro_rules! verity_commands {
             rate_model,
             compare_models,
             include_models,
+            sweeps_for_raters,
             open_external,
         )
     };

@@ -695,6 +695,18 @@ pub async fn compare_models(
     with_project(app, move |p| ops::compare_models(p, &request)).await
 }
 
+/// Whether raters see the tasks' sweeps (`verity sweep --for-raters`); with `on`, sets it first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn sweeps_for_raters(app: AppHandle, on: Option<bool>) -> Result<bool, CommandError> {
+    with_project(app, move |p| {
+        if let Some(on) = on {
+            ops::set_sweep_for_raters(p, on)?;
+        }
+        ops::sweep_for_raters(p)
+    })
+    .await
+}
+
 /// Makes agreement, the ensemble, the disagreements and the exports take model raters' answers
 /// beside the humans' (`--include-models`), or leave them out, as they do when a project opens.
 #[tauri::command(rename_all = "snake_case")]

@@ -135,7 +135,8 @@ pub fn parse_proposals(json: &str, source_name: &str) -> Result<Vec<Proposal>, E
 }
 
 /// A command a reader reruns in the clone, and what it prints.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Receipt {
     /// The command (POSIX shell).
     pub command: String,
@@ -144,7 +145,8 @@ pub struct Receipt {
 }
 
 /// One snippet as the sweep found it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct SweptSnippet {
     /// The path the proposer named.
     pub path: String,
@@ -167,7 +169,8 @@ pub struct SweptSnippet {
 }
 
 /// Where the graded value occurs, when the proposal names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GradedValue {
     /// The value.
     pub value: String,
@@ -180,7 +183,8 @@ pub struct GradedValue {
 }
 
 /// A line the gold patch adds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct GoldLine {
     /// The file.
     pub path: String,
@@ -191,7 +195,8 @@ pub struct GoldLine {
 }
 
 /// A step of the classification that is a judgment, with its evidence side by side.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct JudgedStep {
     /// The question judged.
     pub step: String,
@@ -208,7 +213,8 @@ pub struct JudgedStep {
 }
 
 /// A proposal's tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 #[serde(rename_all = "kebab-case")]
 pub enum Tier {
     /// The graded value is in neither the prose nor the live code.
@@ -237,7 +243,8 @@ impl Tier {
 }
 
 /// One proposal swept: the contract keys first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct SweepResult {
     /// The task's instance id.
     pub iid: String,

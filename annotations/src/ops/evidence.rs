@@ -9,10 +9,11 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::lookup::find_case;
+use super::sweep::visible_sweep;
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,
-    GrepQuery, GrepReport, ShownFile, Snippet,
+    GrepQuery, GrepReport, ShownFile, Snippet, SweepResult,
 };
 use crate::store::{EvidenceKey, StoredCase};
 
@@ -207,6 +208,9 @@ pub struct EvidenceView {
     pub cached: bool,
     /// When it was computed.
     pub computed_at: String,
+    /// The case's sweep, when one is stored and the reader may see it (the coordinator always,
+    /// a rater only while the project shows sweeps to raters).
+    pub sweep: Option<Vec<SweepResult>>,
 }
 
 /// Where a case's repository and base commit are, or why evidence cannot be computed.
@@ -297,6 +301,7 @@ pub fn case_evidence(
             report,
             cached: true,
             computed_at: hit.computed_at,
+            sweep: visible_sweep(project, t.stored.case_id)?,
         });
     }
     let c = &t.stored.case;
@@ -327,6 +332,7 @@ pub fn case_evidence(
         report,
         cached: false,
         computed_at: at,
+        sweep: visible_sweep(project, t.stored.case_id)?,
     })
 }
 

@@ -191,6 +191,7 @@ export const api = {
   compareModels: (question: string | null, epsilon: number | null) => call<ModelComparison[]>('compare_models', { question, epsilon }),
   /** Whether agreement, ensemble, disagreements and exports take model raters' answers too. */
   includeModels: (include: boolean) => call<boolean>('include_models', { include }),
+  sweepsForRaters: (on: boolean | null) => call<boolean>('sweeps_for_raters', { on }),
   openExternal: (url: string) => call<void>('open_external', { url }),
   /** Calls `handler` each time other sessions on the project's shared server change answers (a
    * burst at most every quarter second; never for a project file). Returns what stops it. */

@@ -16,6 +16,7 @@ function term(name: string, cls: TermEvidence['class'], live: string[], role: Te
 
 const evidence: EvidenceView = {
   cached: false,
+  sweep: null,
   computed_at: '2026-11-22T08:00:00Z',
   report: {
     engine_version: 'evidence-1', instance_id: 'demo__tinylib-3', repo: 'demo/tinylib', base_commit: 'abc123abc123abc123', files: 14,
@@ -118,5 +119,47 @@ describe('EvidencePane', () => {
     await waitFor(() => expect(getByTestId('grep-summary').textContent).toContain('1 matching line in 1 file'));
     expect(calls.at(-1)).toEqual(['grep_case', { instance_id: 'demo__tinylib-3', query: grep.query }]);
     expect(container.querySelector('.lines .match')?.textContent).toContain('only minutes are supported');
+  });
+
+  it('shows the task’s sweep beside the terms: tiers, snippets verified or not in words, receipts, the judged step', async () => {
+    const precedent = {
+      path: 'lib/hash.js', way: 'lenient: an empty list', snippet: 'if (!keys.length) {\n\treturn [];\n}', verified: true,
+      verified_path: 'lib/hash.js', line: 12, live_paths: ['lib/hash.js', 'lib/list.js'], non_live_paths: [],
+      receipt: { command: "git grep -n -m 1 -F -I -e 'if (!keys.length) {' abc123", prints: 'abc123:lib/hash.js:12:if (!keys.length) {' },
+    };
+    const missing = { ...precedent, way: 'strict: null', snippet: 'return null;', verified: false, verified_path: null, line: null, live_paths: [], non_live_paths: ['test/db.js'], receipt: { command: "git grep -n -F -e 'return null;' abc123", prints: '' } };
+    const swept: EvidenceView = {
+      ...evidence,
+      sweep: [{
+        iid: 'acme__store-1', choice: 'what a falsy key list gives', snippets: [precedent, missing], n_verified: 1, ways_verified: 1,
+        tier: 'determined-codebase', rests_on: 'One way verified; the proposal judged that gold follows it.',
+        judged: [{ step: 'does gold follow the one live way?', way: precedent.way, precedent, gold_lines: [{ path: 'lib/hash.js', line: 20, text: 'return [];' }], judgment: true, by: 'the proposal' }],
+        graded_value: { value: '[]', in_prose: false, live_paths: ['lib/hash.js'], receipt: { command: "git grep -F -l -e '[]' abc123", prints: 'lib/hash.js' } },
+        base_commit: 'abc123', missing_objects: [],
+      }],
+    };
+    mockIPC((cmd) => (cmd === 'case_evidence' ? swept : null));
+    const { findByTestId, getAllByTestId, getByTestId } = render(EvidencePane, { instanceId: 'acme__store-1' });
+    const panel = await findByTestId('sweep');
+    expect(getByTestId('sweep-tier').textContent).toContain('Tier: determined-codebase — one live way, and gold follows it (a judgment)');
+    const [yes, no] = getAllByTestId('sweep-snippet');
+    expect(yes.dataset.verified).toBe('true');
+    expect(yes.textContent).toContain('Verified lenient: an empty list · at lib/hash.js:12 and 1 more live file');
+    expect(no.dataset.verified).toBe('false');
+    expect(no.textContent).toContain('Not verified strict: null · proposed at lib/hash.js; only in non-live files (test/db.js)');
+    expect(no.textContent).toContain('(prints nothing)');
+    expect(getAllByTestId('sweep-receipt')[0].textContent).toBe("git grep -n -m 1 -F -I -e 'if (!keys.length) {' abc123");
+    const judged = getByTestId('sweep-judged');
+    expect(judged.textContent).toContain('Judged: does gold follow the one live way? yes (by the proposal)');
+    expect(judged.textContent).toContain('lib/hash.js:20  return [];');
+    expect(getByTestId('sweep-graded').textContent).toContain('Graded value []: the issue text does not state it; 1 live file has it.');
+    expect(panel.textContent).not.toContain('undefined');
+  });
+
+  it('shows no sweep when the reader may not see one', async () => {
+    mockIPC((cmd) => (cmd === 'case_evidence' ? evidence : null));
+    const { findByTestId, queryByTestId } = render(EvidencePane, { instanceId: 'x' });
+    await findByTestId('evidence-risk');
+    expect(queryByTestId('sweep')).toBeNull();
   });
 });

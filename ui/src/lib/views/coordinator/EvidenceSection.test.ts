@@ -16,6 +16,7 @@ describe('EvidenceSection', () => {
   it('lists clones and registers one by name and the folder picked', async () => {
     let repos: NeededRepository[] = [django];
     const calls = mockBackend({
+      sweeps_for_raters: () => false,
       list_needed_repositories: () => repos,
       'plugin:dialog|open': () => '/src/astropy',
       add_repository: (args) => {
@@ -42,6 +43,7 @@ describe('EvidenceSection', () => {
     let channel: { onmessage: (p: EvidenceProgress) => void } | undefined;
     let finish: (r: EvidenceAllReport) => void = () => {};
     mockBackend({
+      sweeps_for_raters: () => false,
       list_needed_repositories: () => [django],
       evidence_all: (args) => {
         channel = args.on_progress as typeof channel;
@@ -64,6 +66,7 @@ describe('EvidenceSection', () => {
   it('cancels a run and says what a stopped run keeps', async () => {
     let reject: (e: unknown) => void = () => {};
     const calls = mockBackend({
+      sweeps_for_raters: () => false,
       list_needed_repositories: () => [],
       evidence_all: () => new Promise((_, no) => (reject = no)),
       cancel_job: () => {
@@ -93,6 +96,7 @@ describe('EvidenceSection', () => {
     let finish: (r: CloneReport) => void = () => {};
     let repos = [sympy];
     const calls = mockBackend({
+      sweeps_for_raters: () => false,
       list_needed_repositories: () => repos,
       clone_repository: (args) => {
         channel = args.on_progress as typeof channel;
@@ -130,6 +134,7 @@ describe('EvidenceSection', () => {
   it('cancels a clone and says that cloning again resumes', async () => {
     let reject: (e: unknown) => void = () => {};
     const calls = mockBackend({
+      sweeps_for_raters: () => false,
       list_needed_repositories: () => [sympy],
       clone_repository: () => new Promise((_, no) => (reject = no)),
       cancel_job: () => {
@@ -146,6 +151,7 @@ describe('EvidenceSection', () => {
 
   it('shows the sentence of a failed clone', async () => {
     mockBackend({
+      sweeps_for_raters: () => false,
       list_needed_repositories: () => [sympy],
       clone_repository: () => {
         throw { code: 'not_found', message: 'no git repository exists at https://github.com/sympy/sympy: check the owner and the name (a private repository looks the same)' };
@@ -173,5 +179,24 @@ describe('EvidenceSection while loading', () => {
     await findByText('No task names a repository yet: import tasks first.');
     expect(container.querySelector('[data-testid="repositories-loading"]')).toBeNull();
     none.stop();
+  });
+
+  it('shows sweeps to raters only when the coordinator turns them on', async () => {
+    let shown = false;
+    const calls = mockBackend({
+      list_needed_repositories: () => [],
+      sweeps_for_raters: (args) => {
+        if (args.on !== null) shown = args.on as boolean;
+        return shown;
+      },
+    });
+    const { findByTestId } = render(EvidenceSection, { active: true });
+    const box = (await findByTestId('sweeps-for-raters')) as HTMLInputElement;
+    await waitFor(() => expect(calls.some((c) => c.cmd === 'sweeps_for_raters')).toBe(true));
+    expect(box.checked).toBe(false);
+    await fireEvent.click(box);
+    await waitFor(() => expect(shown).toBe(true));
+    expect(calls.filter((c) => c.cmd === 'sweeps_for_raters').map((c) => c.args.on)).toEqual([null, true]);
+    expect(box.checked).toBe(true);
   });
 });
