@@ -431,27 +431,44 @@ fn a_bad_results_file_is_refused_whole_with_one_sentence() {
     h.fails(&["results", "remove", "run"]);
 }
 
-#[test]
-fn the_underdetermined_export_lists_each_task_left_out_and_why() {
-    let h = Harness::new();
-    let dir = tempfile::tempdir().unwrap();
-    let ids = audit_folder(dir.path());
-    // The default questionnaire has no audit tiers; the determinacy one does.
-    let project = h.path("determinacy.verity");
-    let p = project.to_str().unwrap();
-    h.ok(&["--project", p, "init", "--questionnaire", "determinacy"]);
-    h.ok(&["--project", p, "import", dir.path().to_str().unwrap()]);
+/// A project file of the determinacy questionnaire (the default one has no audit tiers) with
+/// the six audit folders imported by the command line: its path and the folders' task ids.
+fn determinacy_project(h: &Harness) -> (String, Vec<String>) {
+    let folder = h.path("audit");
+    std::fs::create_dir(&folder).unwrap();
+    let ids = audit_folder(&folder);
+    let project = h.path("determinacy.verity").to_str().unwrap().to_string();
+    h.ok(&[
+        "--project",
+        &project,
+        "init",
+        "--questionnaire",
+        "determinacy",
+    ]);
+    h.ok(&["--project", &project, "import", folder.to_str().unwrap()]);
+    (project, ids)
+}
+
+/// `verity export --format underdetermined` of `project`, as text.
+fn left_out_csv(h: &Harness, project: &str) -> String {
     let out = h.path("left-out.csv");
     h.ok(&[
         "--project",
-        p,
+        project,
         "export",
         "--format",
         "underdetermined",
         "--out",
         out.to_str().unwrap(),
     ]);
-    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::read_to_string(&out).unwrap()
+}
+
+#[test]
+fn the_underdetermined_export_lists_each_task_left_out_and_why() {
+    let h = Harness::new();
+    let (p, ids) = determinacy_project(&h);
+    let text = left_out_csv(&h, &p);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines,
@@ -482,12 +499,8 @@ fn wilson_text(resolved: u64, n: u64) -> String {
 #[test]
 fn the_report_shows_the_scores_with_a_chart_and_the_tasks_left_out() {
     let h = Harness::new();
-    let dir = tempfile::tempdir().unwrap();
-    let ids = audit_folder(dir.path());
-    let project = h.path("determinacy.verity");
-    let p = project.to_str().unwrap();
-    h.ok(&["--project", p, "init", "--questionnaire", "determinacy"]);
-    h.ok(&["--project", p, "import", dir.path().to_str().unwrap()]);
+    let (project, ids) = determinacy_project(&h);
+    let p = project.as_str();
     let before = h.path("before");
     h.ok(&["--project", p, "report", "--out", before.to_str().unwrap()]);
     let text = std::fs::read_to_string(before.join("report.md")).unwrap();
@@ -553,19 +566,9 @@ fn the_report_shows_the_scores_with_a_chart_and_the_tasks_left_out() {
         assert!(chart.contains(label), "{label} in {chart}");
     }
     // The list beside the report is the export's, byte for byte.
-    let export = h.path("left-out.csv");
-    h.ok(&[
-        "--project",
-        p,
-        "export",
-        "--format",
-        "underdetermined",
-        "--out",
-        export.to_str().unwrap(),
-    ]);
     assert_eq!(
         std::fs::read_to_string(out.join("underdetermined.csv")).unwrap(),
-        std::fs::read_to_string(&export).unwrap()
+        left_out_csv(&h, p)
     );
     assert!(text.contains("[underdetermined.csv](underdetermined.csv)"));
 }
