@@ -105,7 +105,7 @@ pub fn show_case(project: &Project, instance_id: &str) -> Result<CaseDetail> {
     )?
     .remove(&stored.case_id)
     .unwrap_or_default();
-    let sweep = super::sweep::visible_sweep(project, stored.case_id)?;
+    let sweep = super::sweep_access::visible_sweep(project, stored.case_id)?;
     let case: Case = stored.case;
     let title = case.title();
     let has_materials = case.has_materials();

@@ -9,7 +9,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::lookup::find_case;
-use super::sweep::visible_sweep;
+use super::sweep_access::visible_sweep;
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,

@@ -131,7 +131,7 @@ fn cut(
             .and_then(|i| row.get(i))
             .and_then(Cell::as_int)
     };
-    let sweeps_shown = from.meta(super::sweep::SWEEP_FOR_RATERS)?.as_deref() == Some("on");
+    let sweeps_shown = from.meta(super::sweep_access::SWEEP_FOR_RATERS)?.as_deref() == Some("on");
     let in_cases = |table: &Table, row: &[Cell]| {
         int(table, row, "case_id").is_some_and(|c| cases.contains(&c))
     };

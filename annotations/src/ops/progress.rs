@@ -19,7 +19,7 @@ use super::access::Actor;
 use super::adjudication::{Disagreement, list_disagreements};
 use super::lookup::find_rater;
 use super::status::{AnswerStatus, AssignmentStatus};
-use super::sweep::visible_sweep_tiers;
+use super::sweep_access::visible_sweep_tiers;
 use super::{Project, Result, natural_cmp};
 use crate::evidence::{ENGINE_VERSION, SweepEffect, with_sweep};
 use crate::store::{CaseRow, ChangeStamp, PairProgress, PairScope};

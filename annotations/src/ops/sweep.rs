@@ -3,20 +3,14 @@
 //! stored, and who may read them: the coordinator always, raters only while the project's
 //! `sweep_for_raters` setting is on (they are close to a verdict).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
-
-use serde::Deserialize;
 
 use time::OffsetDateTime;
 
-use super::access::Actor;
 use super::evidence::{Target, prose, target};
 use super::{Error, Project, Result, stamp};
-use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, Tier, parse_proposals};
-
-/// The project setting that shows sweeps to raters: `on`, or anything else (or unset) for off.
-pub const SWEEP_FOR_RATERS: &str = "sweep_for_raters";
+use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
 
 /// Reads a proposals document (one proposal or a list, in the audit's format); `source_name`
 /// names it in errors.
@@ -77,66 +71,4 @@ pub fn sweep_proposals(
         project.store.put_sweep(case_id, &base_commit, &json, &at)?;
     }
     Ok(results)
-}
-
-/// Shows sweeps to raters (`on`) or hides them (the default).
-pub fn set_sweep_for_raters(project: &mut Project, on: bool) -> Result<()> {
-    project.require_coordinator("decides what raters see")?;
-    project
-        .store
-        .set_meta(SWEEP_FOR_RATERS, if on { "on" } else { "off" })?;
-    Ok(())
-}
-
-/// Whether the project shows sweeps to raters.
-pub fn sweep_for_raters(project: &Project) -> Result<bool> {
-    Ok(project.store.meta(SWEEP_FOR_RATERS)?.as_deref() == Some("on"))
-}
-
-/// Whether the actor may read sweeps: the coordinator always, a rater only while the project
-/// shows sweeps to raters.
-fn sweeps_visible(project: &Project) -> Result<bool> {
-    Ok(matches!(project.actor(), Some(Actor::Coordinator)) || sweep_for_raters(project)?)
-}
-
-/// A case's stored sweep as the actor may read it: the coordinator's always, a rater's only
-/// while the project shows sweeps to raters; `None` when there is none to show.
-pub(super) fn visible_sweep(project: &Project, case_id: i64) -> Result<Option<Vec<SweepResult>>> {
-    if !sweeps_visible(project)? {
-        return Ok(None);
-    }
-    let Some(stored) = project.store.sweep(case_id)? else {
-        return Ok(None);
-    };
-    let results = serde_json::from_str(&stored.results).map_err(|err| {
-        Error::NotFound(format!(
-            "the sweep stored for case row {case_id} cannot be read ({err}); run `verity sweep` again"
-        ))
-    })?;
-    Ok(Some(results))
-}
-
-/// Each swept case's tiers (one per proposal) as the actor may read them: none for a rater
-/// unless the project shows sweeps to raters.
-pub(super) fn visible_sweep_tiers(project: &Project) -> Result<HashMap<i64, Vec<Tier>>> {
-    #[derive(Deserialize)]
-    struct Tiered {
-        tier: Tier,
-    }
-    if !sweeps_visible(project)? {
-        return Ok(HashMap::new());
-    }
-    project
-        .store
-        .sweeps()?
-        .into_iter()
-        .map(|(case_id, json)| {
-            let results: Vec<Tiered> = serde_json::from_str(&json).map_err(|err| {
-                Error::NotFound(format!(
-                    "the sweep stored for case row {case_id} cannot be read ({err}); run `verity sweep` again"
-                ))
-            })?;
-            Ok((case_id, results.into_iter().map(|r| r.tier).collect()))
-        })
-        .collect()
 }
