@@ -5,13 +5,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use annotations::evidence::{
     CaseContext, Engine, EvidenceRequest, GrepQuery, PrecedentFinding, Snippet,
 };
 
-use crate::util::{commit_all, git, write_file as write};
+use crate::util::{commit_all, git, run_receipt as run, write_file as write};
 
 const ODD: &str = "app/it's \"odd\" dir/we ird.py";
 const ODD_TEST: &str = "tests/it's \"data\"/case one.py";
@@ -63,22 +62,6 @@ new file mode 100644
 
 fn context() -> CaseContext {
     CaseContext::new("receipts_1", "demo/receipts")
-}
-
-/// Runs a receipt in the repository; its standard output.
-fn run(root: &Path, receipt: &str) -> String {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(receipt)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.code().is_some_and(|c| c <= 1),
-        "{receipt} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A path as git prints it with `core.quotePath` on: in double quotes with C escapes when it

@@ -5,11 +5,10 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::util::{Harness, git};
+use crate::util::{Harness, git, run_receipt as run};
 
 const TASK: &str = "acme__store-1";
 
@@ -92,16 +91,6 @@ fn changed(text: &str, at: usize) -> Option<String> {
     let start = line.find(word).unwrap() + word.len() / 2;
     lines[at].insert_str(start, "Qz");
     Some(lines.join("\n"))
-}
-
-fn run(root: &Path, command: &str) -> String {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn sweep(h: &Harness, proposals: &Value) -> Vec<Value> {

@@ -147,6 +147,23 @@ pub fn full_answer() -> Value {
 /// Runs git in `dir` with pinned identities and dates, so commit ids are reproducible, and
 /// without the machine's git configuration; returns its stdout. A failure fails the test, but
 /// for `git grep`, whose "no match" is a failure.
+/// Runs a receipt (a shell command) in the repository at `root`: its standard output. A
+/// receipt that finds nothing may exit 1, as `git grep` does; any other failure fails the test.
+pub fn run_receipt(root: &Path, receipt: &str) -> String {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(receipt)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{receipt} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
