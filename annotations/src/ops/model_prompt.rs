@@ -389,6 +389,7 @@ fn describe_question(out: &mut String, question: &Question, fill: &dyn Fn(&str) 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::evidence::parse_proposals;
 
