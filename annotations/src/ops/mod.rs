@@ -70,7 +70,10 @@ pub use lookup::*;
 mod migrate;
 pub use migrate::*;
 mod model_prompt;
-pub use model_prompt::{PromptTemplate, build_prompt, prompt_sha256};
+pub use model_prompt::{
+    PromptTemplate, SWEEP_PROMPT, build_prompt, build_sweep_prompt, prompt_sha256,
+    proposal_from_reply, proposal_schema,
+};
 mod models;
 pub use models::*;
 mod output;
