@@ -250,6 +250,9 @@ CREATE TABLE sweeps (
     computed_at TEXT NOT NULL
 );
 "#,
+    // 13: what each model request was for (`store/models.rs`): rating a task, or proposing its
+    // sweep (`verity sweep --model`).
+    crate::store::models::PURPOSE_MIGRATION,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

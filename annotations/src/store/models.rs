@@ -93,6 +93,8 @@ pub struct ModelAttempt {
     pub rater_id: i64,
     /// The task.
     pub case_id: i64,
+    /// What the request was for.
+    pub purpose: AttemptPurpose,
     /// The request's hash (see `endpoint::Client::request_hash`).
     pub request_hash: String,
     /// `ok` (a valid answer), `invalid` (a reply the questionnaire refused) or `failed` (no
@@ -110,6 +112,41 @@ pub struct ModelAttempt {
     pub cost_usd: Option<f64>,
     /// When it was recorded.
     pub at: String,
+}
+
+/// The file schema's migration 13: each request says what it was for, rating a task or
+/// proposing its sweep (`verity sweep --model`), so a failed proposal is not a failed rating.
+pub(super) const PURPOSE_MIGRATION: &str = r#"
+ALTER TABLE model_attempts ADD COLUMN purpose TEXT NOT NULL DEFAULT 'rate'
+    CHECK (purpose IN ('rate', 'sweep'));
+"#;
+
+/// What a model's request was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptPurpose {
+    /// Rating a task (`verity models rate`).
+    Rate,
+    /// Proposing a task's sweep (`verity sweep --model`).
+    Sweep,
+}
+
+impl AttemptPurpose {
+    /// Its name in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttemptPurpose::Rate => "rate",
+            AttemptPurpose::Sweep => "sweep",
+        }
+    }
+
+    /// The purpose a stored name gives; anything else is a rating, the only purpose before
+    /// the column.
+    pub fn parse(name: &str) -> AttemptPurpose {
+        match name {
+            "sweep" => AttemptPurpose::Sweep,
+            _ => AttemptPurpose::Rate,
+        }
+    }
 }
 
 /// Model raters' configurations, requests, replies and provenance.
@@ -302,8 +339,8 @@ impl ModelStore for Store {
         if let Some(a) = attempt {
             tx.execute(
                 "INSERT INTO model_attempts(rater_id, case_id, request_hash, outcome, reason,
-                     input_tokens, output_tokens, latency_ms, cost_usd, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                     input_tokens, output_tokens, latency_ms, cost_usd, at, purpose)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     a.rater_id,
                     a.case_id,
@@ -314,7 +351,8 @@ impl ModelStore for Store {
                     a.output_tokens,
                     a.latency_ms,
                     cost_text(a.cost_usd),
-                    a.at
+                    a.at,
+                    a.purpose.as_str()
                 ],
             )
             .map_err(sql)?;
@@ -327,7 +365,7 @@ impl ModelStore for Store {
             .conn
             .prepare(
                 "SELECT rater_id, case_id, request_hash, outcome, reason, input_tokens,
-                     output_tokens, latency_ms, cost_usd, at
+                     output_tokens, latency_ms, cost_usd, at, purpose
                  FROM model_attempts WHERE rater_id = ?1 ORDER BY id",
             )
             .map_err(|e| self.sql(e))?;
@@ -336,6 +374,7 @@ impl ModelStore for Store {
                 Ok(ModelAttempt {
                     rater_id: row.get(0)?,
                     case_id: row.get(1)?,
+                    purpose: AttemptPurpose::parse(&row.get::<_, String>(10)?),
                     request_hash: row.get(2)?,
                     outcome: row.get(3)?,
                     reason: row.get(4)?,

@@ -329,6 +329,7 @@ pub const TABLES: &[Table] = &[
             int("latency_ms"),
             nullable(text("cost_usd")),
             text("at"),
+            text("purpose"),
         ],
         key: &["id"],
         generated_id: true,

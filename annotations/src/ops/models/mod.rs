@@ -6,9 +6,12 @@
 
 mod compare;
 mod rate;
+mod run;
 
 pub use compare::{AgreementFigure, CompareRequest, HumanResult, ModelComparison, compare_models};
-pub use rate::{RateFailure, RateProgress, RateReport, RateRequest, rate_model};
+pub use rate::{RateRequest, rate_model};
+pub(super) use run::{Asked, Asking, RunPlan, run_model};
+pub use run::{Provenance, RateFailure, RateProgress, RateReport};
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,7 +24,7 @@ use super::lookup::find_rater;
 use super::model_prompt::{DEFAULT_PROMPT, PromptTemplate};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::evidence::shell_quote;
-use crate::store::{ModelConfig, ModelRater, PairScope, PairState};
+use crate::store::{AttemptPurpose, ModelConfig, ModelRater, PairScope, PairState};
 
 /// What `verity models add` is given.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
@@ -159,7 +162,11 @@ pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
                 .collect();
             let failed: HashSet<i64> = attempts
                 .iter()
-                .filter(|a| a.outcome == "failed" && !answered.contains(&a.case_id))
+                .filter(|a| {
+                    a.purpose == AttemptPurpose::Rate
+                        && a.outcome == "failed"
+                        && !answered.contains(&a.case_id)
+                })
                 .map(|a| a.case_id)
                 .collect();
             let cost = attempts
@@ -203,7 +210,7 @@ pub fn remove_model(project: &mut Project, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn find_model(project: &Project, name: &str) -> Result<ModelRater> {
+pub(super) fn find_model(project: &Project, name: &str) -> Result<ModelRater> {
     let rater = find_rater(project, name)?;
     project
         .store

@@ -4,8 +4,8 @@
 
 use super::{Client, PgStore};
 use crate::store::models::{
-    ModelAttempt, ModelConfig, ModelRater, ModelStore, config_text, cost_text, read_config,
-    read_cost,
+    AttemptPurpose, ModelAttempt, ModelConfig, ModelRater, ModelStore, config_text, cost_text,
+    read_config, read_cost,
 };
 use crate::store::{Rater, RaterStore, StoreError};
 
@@ -48,6 +48,12 @@ ALTER TABLE model_configs ENABLE ROW LEVEL SECURITY;
 ALTER TABLE model_attempts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE model_replies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE answer_provenance ENABLE ROW LEVEL SECURITY;
+"#;
+
+/// The server schema's migration 10, the file schema's 13 (`store::models::PURPOSE_MIGRATION`).
+pub(super) const PURPOSE_MIGRATION: &str = r#"
+ALTER TABLE model_attempts ADD COLUMN IF NOT EXISTS purpose TEXT NOT NULL DEFAULT 'rate'
+    CHECK (purpose IN ('rate', 'sweep'));
 "#;
 
 impl ModelStore for PgStore {
@@ -169,8 +175,8 @@ impl ModelStore for PgStore {
             if let Some(a) = attempt {
                 tx.execute(
                     "INSERT INTO model_attempts(rater_id, case_id, request_hash, outcome, reason,
-                         input_tokens, output_tokens, latency_ms, cost_usd, at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                         input_tokens, output_tokens, latency_ms, cost_usd, at, purpose)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                     &[
                         &a.rater_id,
                         &a.case_id,
@@ -182,6 +188,7 @@ impl ModelStore for PgStore {
                         &a.latency_ms,
                         &cost_text(a.cost_usd),
                         &a.at,
+                        &a.purpose.as_str(),
                     ],
                 )
                 .await?;
@@ -194,7 +201,7 @@ impl ModelStore for PgStore {
     fn model_attempts(&self, rater_id: i64) -> Result<Vec<ModelAttempt>, StoreError> {
         let rows = self.rows(
             "SELECT rater_id, case_id, request_hash, outcome, reason, input_tokens,
-                 output_tokens, latency_ms, cost_usd, at
+                 output_tokens, latency_ms, cost_usd, at, purpose
              FROM model_attempts WHERE rater_id = $1 ORDER BY id",
             &[&rater_id],
         )?;
@@ -203,6 +210,7 @@ impl ModelStore for PgStore {
                 Ok(ModelAttempt {
                     rater_id: r.try_get(0)?,
                     case_id: r.try_get(1)?,
+                    purpose: AttemptPurpose::parse(r.try_get::<_, &str>(10)?),
                     request_hash: r.try_get(2)?,
                     outcome: r.try_get(3)?,
                     reason: r.try_get(4)?,

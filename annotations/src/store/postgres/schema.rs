@@ -488,4 +488,6 @@ CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
     assigned_to_me(case_id)
     AND EXISTS (SELECT 1 FROM meta WHERE key = 'sweep_for_raters' AND value = 'on'));
 "#,
+    // 10: what each model request was for, the file schema's 13 (`postgres/models.rs`).
+    super::models::PURPOSE_MIGRATION,
 ];
