@@ -446,3 +446,170 @@ fn a_sweep_moves_the_risk_that_orders_the_cases() {
     assert_eq!(determined["sweep_red"], false);
     assert_eq!(determined["risk"].as_f64().unwrap(), evidence_risk.min(0.2));
 }
+
+/// The user message of a logged request.
+fn user_message(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_model_proposes_and_the_repository_decides_as_for_a_proposals_file() {
+    use crate::util::chat_server::ChatServer;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let (h, root, _) = setup();
+    // A second task in a repository with no clone: `--all` leaves it out and says so.
+    let other = json!({"instance_id": "acme__web-2", "repo": "acme/web", "base_commit": "0123456789abcdef0123456789abcdef01234567",
+        "problem_statement": "p", "patch": "diff --git a/a b/a\n", "test_patch": "diff --git a/t b/t\n"});
+    let other = h.write("other.jsonl", format!("{other}\n"));
+    h.ok(&["import", &other]);
+    let invented = "module.getObjectsFields = async function (keys, fields) {\n\tif (!keys) {\n\t\treturn [];\n\t}";
+    let proposed = json!([
+        snippet("lib/hash.js", "lenient: an empty list", LENIENT),
+        snippet("lib/sorted.js", "strict: null for a missing key", STRICT),
+        snippet("lib/hash.js", "lenient: an empty list", invented),
+        snippet(
+            "test/database.js",
+            "lenient: an empty list",
+            "assert.deepStrictEqual(await db.mget(false), []);"
+        ),
+    ]);
+    let reply = json!({"choice": "what a falsy key list gives", "graded_value": "[]", "snippets": proposed});
+    let server = ChatServer::start();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let good = reply.clone();
+    // The first reply is off the schema (a blank choice): asked again, as a rating's is.
+    server.answer_with(move |_| {
+        if counter.fetch_add(1, Ordering::SeqCst) == 0 {
+            json!({"choice": " ", "graded_value": "", "snippets": []})
+        } else {
+            good.clone()
+        }
+    });
+    let endpoint = server.endpoint();
+    h.ok(&[
+        "models",
+        "add",
+        "proposer",
+        "--endpoint",
+        &endpoint,
+        "--model",
+        "test-model",
+        "--seed",
+        "3",
+    ]);
+
+    let err = h.fails(&["sweep", "--model", "proposer"]);
+    assert!(err.contains("needs the tasks"), "{err}");
+    let err = h.fails(&["--as", "ana", "sweep", "--all", "--model", "proposer"]);
+    assert!(err.contains("coordinator"), "{err}");
+    let err = h.fails(&["sweep", "acme__web-2", "--model", "proposer"]);
+    assert!(err.contains("no clone is registered for acme/web"), "{err}");
+    assert_eq!(server.log().len(), 0, "nothing is sent for a run refused");
+
+    let out = h.run(&["sweep", "--all", "--model", "proposer", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 swept, 0 failed, 0 swept before"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 task left out"), "{stderr}");
+    let by_model: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by_model = by_model.as_array().unwrap();
+    assert_eq!(by_model.len(), 1);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+
+    // What the model was given: the task's issue and patches, never its hints or a verdict.
+    let log = server.log();
+    let prompt = user_message(&log[0].body);
+    assert!(prompt.contains("db.mget should read many keys at once."));
+    assert!(prompt.contains("module.mget = async function (keys)"));
+    assert_eq!(
+        log[0].body["response_format"]["json_schema"]["name"],
+        "sweep-proposer"
+    );
+
+    // The same proposal from a file: the same snippets verified, at the same paths, with the
+    // same receipts, and the same tier.
+    let from_file = sweep(
+        &h,
+        &json!({"iid": TASK, "choice": reply["choice"], "graded_value": "[]", "proposed": proposed}),
+    );
+    let mut model_result = by_model[0].clone();
+    let proposer = model_result
+        .as_object_mut()
+        .unwrap()
+        .remove("proposer")
+        .unwrap();
+    assert_eq!(model_result, from_file[0]);
+    let verified: Vec<bool> = model_result["snippets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["verified"].as_bool().unwrap())
+        .collect();
+    assert_eq!(
+        verified,
+        [true, true, false, false],
+        "nothing unverified is shown verified"
+    );
+    assert_eq!(model_result["tier"], "codebase-plural");
+    for s in model_result["snippets"].as_array().unwrap() {
+        let receipt = &s["receipt"];
+        assert_eq!(
+            run(&root, receipt["command"].as_str().unwrap()),
+            receipt["prints"].as_str().unwrap()
+        );
+    }
+    assert_eq!(proposer["rater"], "proposer");
+    assert_eq!(proposer["model"], "test-model");
+    assert_eq!(proposer["prompt_id"], "sweep-proposer");
+    assert_eq!(proposer["seed"], 3);
+    assert_eq!(proposer["request_hash"].as_str().unwrap().len(), 64);
+    assert!(proposer.get("api_key").is_none());
+
+    // The file's sweep replaced the model's; run again: the reply cache answers, nothing is
+    // sent, and the model's sweep is back. Run once more: swept before, nothing asked.
+    let again = h.run(&["sweep", TASK, "--model", "proposer", "--json"]);
+    assert!(again.status.success());
+    assert_eq!(
+        server.log().len(),
+        2,
+        "a reply paid for is never asked again"
+    );
+    let again_results: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again_results[0]["snippets"], by_model[0]["snippets"]);
+    let resumed = h.run(&["sweep", "--all", "--model", "proposer"]);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        stdout.contains("0 swept, 0 failed, 1 swept before"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{TASK}: codebase-plural (2 of 4 snippets verified"
+        )),
+        "{stdout}"
+    );
+    assert_eq!(server.log().len(), 2);
+
+    // The requests are the model's costs, but a refused proposal is not a failed rating.
+    let models = h.json(&["models", "list", "--json"]);
+    assert_eq!(models[0]["requests"], 2, "{models:#}");
+    assert_eq!(models[0]["failures"], 0);
+    assert_eq!(models[0]["answers"], 0);
+    // A rater reads none of it until sweeps are shown.
+    let as_ana = h.json(&["--as", "ana", "case", "show", TASK, "--json"]);
+    assert_eq!(as_ana["sweep"], Value::Null);
+}

@@ -1,16 +1,27 @@
-//! The codebase-determinacy sweep (`verity sweep`): proposals verified at their tasks' base
-//! commits and classified into tiers (`evidence/sweep.rs` says how), each case's latest results
-//! stored, and who may read them: the coordinator always, raters only while the project's
-//! `sweep_for_raters` setting is on (they are close to a verdict).
+//! The codebase-determinacy sweep (`verity sweep`): proposals, from a file or from a model
+//! rater's endpoint, verified at their tasks' base commits and classified into tiers
+//! (`evidence/sweep.rs` says how), each case's latest results stored. Who may read them is
+//! `sweep_access.rs`'s.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use time::OffsetDateTime;
+use ts_rs::TS;
 
 use super::evidence::{Target, prose, target};
-use super::{Error, Project, Result, stamp};
+use super::model_prompt::{PromptTemplate, SWEEP_PROMPT, build_sweep_prompt, proposal_from_reply};
+use super::models::{
+    Asked, Asking, Provenance, RateProgress, RateReport, RunPlan, find_model, run_model,
+};
+use super::{Error, ErrorCode, Project, Result, show_case, stamp};
+use crate::endpoint::StructuredRequest;
 use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
+use crate::store::{AttemptPurpose, CaseRow};
 
 /// Reads a proposals document (one proposal or a list, in the audit's format); `source_name`
 /// names it in errors.
@@ -71,4 +82,275 @@ pub fn sweep_proposals(
         project.store.put_sweep(case_id, &base_commit, &json, &at)?;
     }
     Ok(results)
+}
+
+/// A proposal swept, with who proposed it when a model did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ProposedSweep {
+    /// The sweep's result: the contract keys (`iid`, `choice`, `snippets`, `n_verified`,
+    /// `ways_verified`, `tier`) and the rest.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub result: SweepResult,
+    /// The model rater that proposed it and its reply's provenance; absent for a proposals
+    /// file's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposer: Option<Proposer>,
+}
+
+/// The model rater that proposed a sweep, and where its reply came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct Proposer {
+    /// The model rater's name.
+    pub rater: String,
+    /// The reply's provenance.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub provenance: Provenance,
+}
+
+/// The tasks `verity sweep --model` is asked about.
+#[derive(Debug, Clone)]
+pub enum SweepSelection {
+    /// Every task with materials, a base commit and a registered clone.
+    All,
+    /// These tasks, by id or unique prefix: each must be sweepable.
+    Ids(Vec<String>),
+}
+
+/// What `verity sweep --model` is asked.
+#[derive(Debug, Clone)]
+pub struct ModelSweepRequest {
+    /// The model rater whose endpoint proposes.
+    pub name: String,
+    /// The tasks.
+    pub cases: SweepSelection,
+    /// Requests at once.
+    pub concurrency: usize,
+    /// Stop before a request that could take the run's cost past this, in USD.
+    pub budget_usd: Option<f64>,
+    /// How long one request may take before it is retried.
+    pub timeout: Duration,
+}
+
+/// What `verity sweep --model` did.
+#[derive(Debug, Clone)]
+pub struct ModelSweepReport {
+    /// The run: sweeps stored (`rated`), failures, tasks swept by this model before (skipped),
+    /// tokens and cost.
+    pub run: RateReport,
+    /// Every selected task's sweep by this model and prompt, new or from before, in task order.
+    pub results: Vec<ProposedSweep>,
+    /// Tasks `--all` left out: no base commit, or no clone of their repository registered.
+    pub left_out: usize,
+}
+
+/// The model proposes, Verity verifies: asks a model rater's endpoint, with the sweep
+/// proposer's prompt, for each selected task's discriminating choice and verbatim snippets of
+/// how the codebase makes it, then verifies and tiers each valid reply exactly as a proposals
+/// file's and stores it as the task's sweep with its provenance. A task this model swept before
+/// at the same base commit with the same prompt is not asked again (a run resumes); its reply
+/// cache, budget, concurrency and retries are the model raters' (`ops::models`). Every named
+/// task's base commit and clone are checked before anything is sent.
+pub fn sweep_with_model(
+    project: &mut Project,
+    engine: &Engine,
+    req: &ModelSweepRequest,
+    clock: &dyn Fn() -> OffsetDateTime,
+    progress: &mut dyn FnMut(&RateProgress),
+    cancel: &AtomicBool,
+) -> Result<ModelSweepReport> {
+    project.require_coordinator("sweeps tasks' codebases")?;
+    let model = find_model(project, &req.name)?;
+    let template = PromptTemplate::builtin(SWEEP_PROMPT)?;
+    let (cases, left_out) = sweep_cases(project, &req.cases)?;
+    let mut targets = HashMap::with_capacity(cases.len());
+    for case in &cases {
+        targets.insert(case.case_id, target(project, &case.instance_id)?);
+    }
+    let plan = RunPlan {
+        model: &model,
+        template: &template,
+        purpose: AttemptPurpose::Sweep,
+        concurrency: req.concurrency,
+        budget_usd: req.budget_usd,
+        timeout: req.timeout,
+    };
+    let mut sweeping = Sweeping {
+        engine,
+        rater: &model.rater.name,
+        template: &template,
+        targets: &targets,
+    };
+    let run = run_model(
+        project,
+        &plan,
+        &cases,
+        &mut sweeping,
+        clock,
+        progress,
+        cancel,
+    )?;
+    let mut results = Vec::new();
+    for case in &cases {
+        if let Some(swept) = sweeping.stored(project, case)? {
+            results.extend(swept);
+        }
+    }
+    Ok(ModelSweepReport {
+        run,
+        results,
+        left_out,
+    })
+}
+
+/// The selected tasks, in id order, and how many of `--all` were left out (no base commit, no
+/// clone registered). A named task that cannot be swept refuses the run with why.
+fn sweep_cases(project: &Project, selection: &SweepSelection) -> Result<(Vec<CaseRow>, usize)> {
+    match selection {
+        SweepSelection::Ids(ids) => {
+            let (cases, _) = super::raters::selected_cases(
+                project,
+                &super::raters::CaseSelection::Ids(ids.clone()),
+            )?;
+            for case in &cases {
+                target(project, &case.instance_id)?;
+            }
+            Ok((cases, 0))
+        }
+        SweepSelection::All => {
+            let cloned: HashSet<String> = project
+                .store
+                .list_repositories()?
+                .into_iter()
+                .map(|r| r.name)
+                .collect();
+            let with_materials: Vec<CaseRow> = project
+                .store
+                .list_cases()?
+                .into_iter()
+                .filter(|c| c.has_materials)
+                .collect();
+            let total = with_materials.len();
+            let cases: Vec<CaseRow> = with_materials
+                .into_iter()
+                .filter(|c| c.base_commit.is_some() && cloned.contains(&c.repo))
+                .collect();
+            if cases.is_empty() {
+                return Err(Error::NotFound(
+                    "no task can be swept: none has both a base commit and a registered clone of its repository (`verity repo add OWNER/NAME PATH`)".into(),
+                ));
+            }
+            let left_out = total - cases.len();
+            Ok((cases, left_out))
+        }
+    }
+}
+
+/// The sweep proposer's requests and what becomes of a reply.
+struct Sweeping<'a> {
+    engine: &'a Engine,
+    rater: &'a str,
+    template: &'a PromptTemplate,
+    targets: &'a HashMap<i64, Target>,
+}
+
+impl Sweeping<'_> {
+    /// The case's stored sweep when this model, with this prompt, proposed it at the case's
+    /// base commit.
+    fn stored(&self, project: &Project, case: &CaseRow) -> Result<Option<Vec<ProposedSweep>>> {
+        let Some(stored) = project.store.sweep(case.case_id)? else {
+            return Ok(None);
+        };
+        if case.base_commit.as_deref() != Some(stored.base_commit.as_str()) {
+            return Ok(None);
+        }
+        let swept: Vec<ProposedSweep> = serde_json::from_str(&stored.results).map_err(|err| {
+            Error::NotFound(format!(
+                "the sweep stored for {} cannot be read ({err}); run `verity sweep` again",
+                case.instance_id
+            ))
+        })?;
+        let ours = !swept.is_empty()
+            && swept.iter().all(|s| {
+                s.proposer.as_ref().is_some_and(|p| {
+                    p.rater == self.rater
+                        && p.provenance.prompt_id == self.template.id
+                        && p.provenance.prompt_version == self.template.version
+                })
+            });
+        Ok(ours.then_some(swept))
+    }
+
+    fn target(&self, case_id: i64) -> Result<&Target> {
+        self.targets.get(&case_id).ok_or_else(|| {
+            Error::refused(
+                ErrorCode::Internal,
+                format!("case row {case_id} was not among the run's tasks"),
+            )
+        })
+    }
+}
+
+impl Asking for Sweeping<'_> {
+    fn done_before(&self, project: &Project, case: &CaseRow) -> Result<bool> {
+        Ok(self.stored(project, case)?.is_some())
+    }
+
+    fn request(&self, project: &Project, instance_id: &str) -> Result<StructuredRequest> {
+        Ok(build_sweep_prompt(
+            self.template,
+            &show_case(project, instance_id)?,
+        ))
+    }
+
+    fn refuse(
+        &self,
+        _project: &Project,
+        instance_id: &str,
+        reply: &Map<String, Value>,
+    ) -> Option<String> {
+        proposal_from_reply(instance_id, reply)
+            .err()
+            .map(|why| format!("the reply is not a proposal: {why}"))
+    }
+
+    fn accept(
+        &mut self,
+        project: &mut Project,
+        asked: &Asked,
+        reply: Map<String, Value>,
+        provenance: Provenance,
+        now: OffsetDateTime,
+    ) -> Result<()> {
+        let proposal = proposal_from_reply(&asked.instance_id, &reply)
+            .map_err(|why| Error::refused(ErrorCode::Internal, why))?;
+        let t = self.target(asked.case_id)?;
+        let prose = prose(&t.stored.case);
+        let task = SweepTask {
+            base_commit: &t.base_commit,
+            prose: &prose,
+            gold_patch: &t.stored.case.gold_patch,
+        };
+        let result = self
+            .engine
+            .sweep(Path::new(&t.repo_path), &t.context, &task, &proposal)?;
+        let swept = [ProposedSweep {
+            result,
+            proposer: Some(Proposer {
+                rater: self.rater.to_string(),
+                provenance,
+            }),
+        }];
+        let json = serde_json::to_string(&swept).map_err(|source| Error::Encode {
+            what: "a sweep",
+            source,
+        })?;
+        project
+            .store
+            .put_sweep(asked.case_id, &t.base_commit, &json, &stamp(now))?;
+        Ok(())
+    }
 }

@@ -8,7 +8,7 @@ use annotations::ops::{self, Engine};
 use anyhow::{Context, Result, bail};
 
 use crate::output::{print_json, progress_bar, with_transfer_bar};
-use crate::schema::evidence::{EvidenceArgs, GrepArgs, PrecedentArgs, ShowArgs, SweepArgs};
+use crate::schema::evidence::{EvidenceArgs, GrepArgs, PrecedentArgs, ShowArgs};
 use crate::session::Session;
 
 pub fn evidence(s: &Session, args: EvidenceArgs, out: &mut dyn Write) -> Result<()> {
@@ -249,71 +249,4 @@ fn ask_to_fetch(err: &ops::Error) -> Result<bool> {
     let mut answer = String::new();
     std::io::stdin().read_line(&mut answer)?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
-}
-
-pub fn sweep(s: &Session, args: SweepArgs, out: &mut dyn Write) -> Result<()> {
-    let SweepArgs {
-        proposals,
-        for_raters,
-        json,
-    } = args;
-    let mut p = s.open()?;
-    if let Some(setting) = for_raters {
-        ops::set_sweep_for_raters(&mut p, setting == "on")?;
-        writeln!(
-            out,
-            "sweeps are {} raters",
-            if setting == "on" {
-                "shown to"
-            } else {
-                "hidden from"
-            }
-        )?;
-        return Ok(());
-    }
-    let Some(file) = proposals else {
-        return Ok(());
-    };
-    let name = file.display().to_string();
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("cannot read the proposals file {name}"))?;
-    let proposals = ops::read_proposals(&text, &name)?;
-    let results = ops::sweep_proposals(&mut p, &Engine::default(), &proposals, s.now)?;
-    if json {
-        return print_json(out, &results);
-    }
-    for r in &results {
-        writeln!(
-            out,
-            "{}: {} ({} of {} snippets verified, {} live ways): {}",
-            r.iid,
-            r.tier.as_str(),
-            r.n_verified,
-            r.snippets.len(),
-            r.ways_verified,
-            r.rests_on
-        )?;
-        for snippet in &r.snippets {
-            let first = snippet.snippet.trim().lines().next().unwrap_or_default();
-            match (&snippet.verified_path, snippet.line) {
-                (Some(path), Some(line)) => writeln!(out, "  verified at {path}:{line}: {first}")?,
-                _ => writeln!(out, "  not verified: {first}")?,
-            }
-            writeln!(out, "    receipt: {}", snippet.receipt.command)?;
-        }
-        for step in &r.judged {
-            writeln!(
-                out,
-                "  judged, not mechanical: {} {} (by {})",
-                step.step,
-                match step.judgment {
-                    Some(true) => "yes",
-                    Some(false) => "no",
-                    None => "not answered",
-                },
-                step.by
-            )?;
-        }
-    }
-    Ok(())
 }

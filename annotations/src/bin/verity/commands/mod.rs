@@ -20,6 +20,7 @@ mod panel;
 mod repositories;
 mod results;
 mod statistics;
+mod sweep;
 mod tasks;
 
 /// Runs the command; a check that fails (`grep` finding nothing, `precedent` not finding a
@@ -56,7 +57,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Grep(args) => return evidence::grep(&s, args, out),
         Command::Show(args) => evidence::show(&s, args, out)?,
         Command::Precedent(args) => return evidence::precedent(&s, args, out),
-        Command::Sweep(args) => evidence::sweep(&s, args, out)?,
+        Command::Sweep(args) => return sweep::sweep(&s, args, out),
         Command::Export(args) => exports::export(&s, args, out)?,
         Command::Package(args) => exports::package(&s, args, out)?,
         Command::Merge(args) => exports::merge(&s, args, out)?,

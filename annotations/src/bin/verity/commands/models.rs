@@ -17,7 +17,7 @@ use crate::schema::models::ModelsAction;
 use crate::session::Session;
 
 /// A price or a cost: its value, or `unknown`.
-fn usd(value: Option<f64>) -> String {
+pub(super) fn usd(value: Option<f64>) -> String {
     value.map_or_else(|| "unknown".to_string(), |v| format!("${v:.4}"))
 }
 
@@ -45,7 +45,7 @@ fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
 }
 
 /// The exit status of a `models rate` that Ctrl-C stopped (128 + SIGINT, as shells give it).
-const STOPPED_STATUS: u8 = 130;
+pub(super) const STOPPED_STATUS: u8 = 130;
 
 /// `verity models add|list|remove|rate|compare`; `rate` stopped by Ctrl-C exits
 /// [`STOPPED_STATUS`].

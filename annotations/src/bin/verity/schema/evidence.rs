@@ -69,19 +69,40 @@ pub struct PrecedentArgs {
 
 #[derive(Args)]
 pub struct SweepArgs {
+    /// With --model: the tasks, by id or unique prefix.
+    #[arg(value_name = "ID", requires = "model", conflicts_with_all = ["all", "proposals", "for_raters"])]
+    pub cases: Vec<String>,
+    /// With --model: every task with a base commit whose repository has a registered clone.
+    #[arg(long, requires = "model", conflicts_with_all = ["proposals", "for_raters"])]
+    pub all: bool,
     /// A JSON file of one proposal or a list, in the audit's codebase_ambiguity.json format
     /// (snippets under `verified` or `proposed`).
     #[arg(
         long,
-        required_unless_present = "for_raters",
-        conflicts_with = "for_raters"
+        required_unless_present_any = ["for_raters", "model"],
+        conflicts_with_all = ["for_raters", "model"]
     )]
     pub proposals: Option<std::path::PathBuf>,
+    /// The model rater (`verity models add`) whose endpoint proposes each task's choice and
+    /// snippets; Verity verifies them.
+    #[arg(long, value_name = "NAME", conflicts_with = "for_raters")]
+    pub model: Option<String>,
+    /// With --model: requests at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// With --model: stop before a request that could take the run's cost past this many USD.
+    #[arg(long, value_name = "X")]
+    pub budget_usd: Option<f64>,
+    /// With --model: seconds one request may take before it is retried.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
     /// Show sweeps to raters (on) or hide them (off, the default): in `case show` and their
     /// packages.
     #[arg(long, value_parser = ["on", "off"])]
     pub for_raters: Option<String>,
-    /// Print JSON.
+    /// Print JSON: a list, per proposal {"iid", "choice", "snippets", "n_verified",
+    /// "ways_verified", "tier", ...}; with --model each also has "proposer" (the model rater
+    /// and its reply's provenance).
     #[arg(long)]
     pub json: bool,
 }

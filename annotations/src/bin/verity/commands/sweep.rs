@@ -1,0 +1,200 @@
+//! `verity sweep`: proposals from a file, or from a model rater's endpoint, verified at each
+//! task's base commit and tiered; and whether raters see sweeps.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use annotations::ops::{self, Engine, ModelSweepRequest, Project, SweepResult, SweepSelection};
+use anyhow::{Context, Result, bail};
+use time::OffsetDateTime;
+
+use super::models::{STOPPED_STATUS, usd};
+use crate::output::print_json;
+use crate::schema::evidence::SweepArgs;
+use crate::session::Session;
+
+/// `verity sweep --proposals FILE`, `verity sweep (ID... | --all) --model NAME` (stopped by
+/// Ctrl-C it exits [`STOPPED_STATUS`]) or `verity sweep --for-raters on|off`.
+pub fn sweep(s: &Session, args: SweepArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let SweepArgs {
+        cases,
+        all,
+        proposals,
+        model,
+        concurrency,
+        budget_usd,
+        timeout,
+        for_raters,
+        json,
+    } = args;
+    let mut p = s.open()?;
+    if let Some(setting) = for_raters {
+        ops::set_sweep_for_raters(&mut p, setting == "on")?;
+        writeln!(
+            out,
+            "sweeps are {} raters",
+            if setting == "on" {
+                "shown to"
+            } else {
+                "hidden from"
+            }
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = model {
+        if cases.is_empty() && !all {
+            bail!("sweep --model needs the tasks: their ids, or --all");
+        }
+        if concurrency == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        let request = ModelSweepRequest {
+            name,
+            cases: if all {
+                SweepSelection::All
+            } else {
+                SweepSelection::Ids(cases)
+            },
+            concurrency,
+            budget_usd,
+            timeout: Duration::from_secs(timeout.max(1)),
+        };
+        return with_model(&mut p, &request, json, out);
+    }
+    let Some(file) = proposals else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read the proposals file {name}"))?;
+    let proposals = ops::read_proposals(&text, &name)?;
+    let results = ops::sweep_proposals(&mut p, &Engine::default(), &proposals, s.now)?;
+    if json {
+        print_json(out, &results)?;
+    } else {
+        write_results(out, results.iter())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn with_model(
+    p: &mut Project,
+    request: &ModelSweepRequest,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
+    let cancel = crate::output::cancel_on_ctrl_c();
+    let bar = crate::output::progress_bar(
+        0,
+        "{prefix} {bar:30} {pos}/{len} tasks, {msg} [{elapsed_precise}]",
+    );
+    if let Some(bar) = &bar {
+        bar.set_prefix(format!("sweep by {}", request.name));
+    }
+    let result = ops::sweep_with_model(
+        p,
+        &Engine::default(),
+        request,
+        &OffsetDateTime::now_utc,
+        &mut |step| {
+            if let Some(bar) = &bar {
+                bar.set_length(step.tasks as u64);
+                bar.set_position(step.done as u64);
+                bar.set_message(format!(
+                    "{} swept, {} failed, {} swept before, {} tokens in, {} out, {}",
+                    step.rated,
+                    step.failed,
+                    step.skipped,
+                    step.input_tokens,
+                    step.output_tokens,
+                    usd(step.cost_usd)
+                ));
+            }
+        },
+        &cancel,
+    );
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = result?;
+    let run = &report.run;
+    let summary = format!(
+        "{}: {} swept, {} failed, {} swept before by this model; {} input and {} output tokens, {}{}",
+        request.name,
+        run.rated,
+        run.failed,
+        run.skipped,
+        run.input_tokens,
+        run.output_tokens,
+        usd(run.cost_usd),
+        match report.left_out {
+            0 => String::new(),
+            n => format!(
+                "; {n} task{} left out (no base commit, or no clone registered)",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
+    );
+    if json {
+        print_json(out, &report.results)?;
+        eprintln!("verity: {summary}");
+    } else {
+        write_results(out, report.results.iter().map(|r| &r.result))?;
+        writeln!(out, "{summary}")?;
+    }
+    for failure in &run.failures {
+        eprintln!(
+            "verity: no proposal for {}: {}",
+            failure.case, failure.reason
+        );
+    }
+    if let Some(why) = &run.stopped {
+        eprintln!("verity: {why}");
+    }
+    Ok(if run.cancelled {
+        ExitCode::from(STOPPED_STATUS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn write_results<'a>(
+    out: &mut dyn Write,
+    results: impl Iterator<Item = &'a SweepResult>,
+) -> Result<()> {
+    for r in results {
+        writeln!(
+            out,
+            "{}: {} ({} of {} snippets verified, {} live ways): {}",
+            r.iid,
+            r.tier.as_str(),
+            r.n_verified,
+            r.snippets.len(),
+            r.ways_verified,
+            r.rests_on
+        )?;
+        for snippet in &r.snippets {
+            let first = snippet.snippet.trim().lines().next().unwrap_or_default();
+            match (&snippet.verified_path, snippet.line) {
+                (Some(path), Some(line)) => writeln!(out, "  verified at {path}:{line}: {first}")?,
+                _ => writeln!(out, "  not verified: {first}")?,
+            }
+            writeln!(out, "    receipt: {}", snippet.receipt.command)?;
+        }
+        for step in &r.judged {
+            writeln!(
+                out,
+                "  judged, not mechanical: {} {} (by {})",
+                step.step,
+                match step.judgment {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "not answered",
+                },
+                step.by
+            )?;
+        }
+    }
+    Ok(())
+}
