@@ -62,7 +62,7 @@ pub struct CaseDetail {
     /// The case's latest sweep (`verity sweep`): the coordinator's, and a rater's only while
     /// the project shows sweeps to raters.
     #[ts(type = "Array<Record<string, unknown>> | null")]
-    pub sweep: Option<Vec<crate::evidence::SweepResult>>,
+    pub sweep: Option<Vec<super::sweep_access::ProposedSweep>>,
 }
 
 /// Which cases `list_cases` returns.

@@ -13,7 +13,7 @@ use super::sweep_access::visible_sweep;
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,
-    GrepQuery, GrepReport, ShownFile, Snippet, SweepResult,
+    GrepQuery, GrepReport, ShownFile, Snippet,
 };
 use crate::store::{EvidenceKey, StoredCase};
 
@@ -210,7 +210,7 @@ pub struct EvidenceView {
     pub computed_at: String,
     /// The case's sweep, when one is stored and the reader may see it (the coordinator always,
     /// a rater only while the project shows sweeps to raters).
-    pub sweep: Option<Vec<SweepResult>>,
+    pub sweep: Option<Vec<super::sweep_access::ProposedSweep>>,
 }
 
 /// Where a case's repository and base commit are, or why evidence cannot be computed.

@@ -101,7 +101,9 @@ pub use status::*;
 mod sweep;
 mod sweep_access;
 pub use sweep::*;
-pub use sweep_access::{SWEEP_FOR_RATERS, set_sweep_for_raters, sweep_for_raters};
+pub use sweep_access::{
+    ProposedSweep, Proposer, SWEEP_FOR_RATERS, set_sweep_for_raters, sweep_for_raters,
+};
 // The coordinator's use cases read submitted answers through it; it has no API of its own.
 mod submitted;
 

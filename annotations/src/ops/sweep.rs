@@ -8,18 +8,15 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
-use ts_rs::TS;
 
 use super::evidence::{Target, prose, target};
 use super::model_prompt::{PromptTemplate, SWEEP_PROMPT, build_sweep_prompt, proposal_from_reply};
-use super::models::{
-    Asked, Asking, Provenance, RateProgress, RateReport, RunPlan, find_model, run_model,
-};
+use super::models::{Asked, Asking, RateProgress, RateReport, RunPlan, find_model, run_model};
+use super::sweep_access::{ProposedSweep, Proposer};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
-use crate::endpoint::StructuredRequest;
+use crate::endpoint::{Provenance, StructuredRequest};
 use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
 use crate::store::{AttemptPurpose, CaseRow};
 
@@ -82,33 +79,6 @@ pub fn sweep_proposals(
         project.store.put_sweep(case_id, &base_commit, &json, &at)?;
     }
     Ok(results)
-}
-
-/// A proposal swept, with who proposed it when a model did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct ProposedSweep {
-    /// The sweep's result: the contract keys (`iid`, `choice`, `snippets`, `n_verified`,
-    /// `ways_verified`, `tier`) and the rest.
-    #[serde(flatten)]
-    #[ts(flatten)]
-    pub result: SweepResult,
-    /// The model rater that proposed it and its reply's provenance; absent for a proposals
-    /// file's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proposer: Option<Proposer>,
-}
-
-/// The model rater that proposed a sweep, and where its reply came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct Proposer {
-    /// The model rater's name.
-    pub rater: String,
-    /// The reply's provenance.
-    #[serde(flatten)]
-    #[ts(flatten)]
-    pub provenance: Provenance,
 }
 
 /// The tasks `verity sweep --model` is asked about.

@@ -4,11 +4,40 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::access::Actor;
 use super::{Error, Project, Result};
+use crate::endpoint::Provenance;
 use crate::evidence::{SweepResult, Tier};
+
+/// A proposal swept, with who proposed it when a model did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct ProposedSweep {
+    /// The sweep's result: the contract keys (`iid`, `choice`, `snippets`, `n_verified`,
+    /// `ways_verified`, `tier`) and the rest.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub result: SweepResult,
+    /// The model rater that proposed it and its reply's provenance; absent for a proposals
+    /// file's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposer: Option<Proposer>,
+}
+
+/// The model rater that proposed a sweep, and where its reply came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+pub struct Proposer {
+    /// The model rater's name.
+    pub rater: String,
+    /// The reply's provenance.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub provenance: Provenance,
+}
 
 /// The project setting that shows sweeps to raters: `on`, or anything else (or unset) for off.
 pub const SWEEP_FOR_RATERS: &str = "sweep_for_raters";
@@ -35,7 +64,7 @@ fn sweeps_visible(project: &Project) -> Result<bool> {
 
 /// A case's stored sweep as the actor may read it: the coordinator's always, a rater's only
 /// while the project shows sweeps to raters; `None` when there is none to show.
-pub(super) fn visible_sweep(project: &Project, case_id: i64) -> Result<Option<Vec<SweepResult>>> {
+pub(super) fn visible_sweep(project: &Project, case_id: i64) -> Result<Option<Vec<ProposedSweep>>> {
     if !sweeps_visible(project)? {
         return Ok(None);
     }

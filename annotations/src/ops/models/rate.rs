@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::find_model;
-use super::run::{Asked, Asking, Provenance, RateProgress, RateReport, RunPlan, run_model};
-use crate::endpoint::StructuredRequest;
+use super::run::{Asked, Asking, RateProgress, RateReport, RunPlan, run_model};
+use crate::endpoint::{Provenance, StructuredRequest};
 use crate::ops::access::Actor;
 use crate::ops::answers::{AnswerRequest, submit_model_answer};
 use crate::ops::model_prompt::{PromptTemplate, build_prompt};

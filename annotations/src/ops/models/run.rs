@@ -15,7 +15,7 @@ use time::OffsetDateTime;
 
 use super::{cost, known_prices};
 use crate::endpoint::{
-    ApiKey, Client, Completion, Dialect, EndpointConfig, EndpointError, ReplyCache,
+    ApiKey, Client, Completion, Dialect, EndpointConfig, EndpointError, Provenance, ReplyCache,
     StructuredRequest,
 };
 use crate::ops::model_prompt::{PromptTemplate, prompt_sha256};
@@ -52,46 +52,6 @@ pub(in crate::ops) struct Asked {
     pub case_id: i64,
     /// Its instance id.
     pub instance_id: String,
-}
-
-/// Where a model's reply came from: the model, the prompt sent (its template and SHA-256),
-/// the sampling, what the request cost and how long it took, the response's id and the hash
-/// its reply is cached under. Never the API key.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
-pub struct Provenance {
-    /// The model id.
-    pub model: String,
-    /// The API's base URL.
-    pub endpoint: String,
-    /// The prompt template's id.
-    pub prompt_id: String,
-    /// The prompt template's version.
-    pub prompt_version: String,
-    /// SHA-256 of the prompt sent.
-    pub prompt_sha256: String,
-    /// Sampling temperature, when set.
-    pub temperature: Option<f64>,
-    /// Sampling seed, when set.
-    #[ts(type = "number | null")]
-    pub seed: Option<i64>,
-    /// Input tokens billed.
-    #[ts(type = "number")]
-    pub input_tokens: u64,
-    /// Output tokens billed.
-    #[ts(type = "number")]
-    pub output_tokens: u64,
-    /// Time to the reply, when known.
-    #[ts(type = "number | null")]
-    pub latency_ms: Option<i64>,
-    /// What it cost in USD; `null` when a price is unknown.
-    pub cost_usd: Option<f64>,
-    /// The response's `id`.
-    pub response_id: Option<String>,
-    /// The structured-output form the schema was sent in.
-    pub dialect: String,
-    /// The hash the reply is cached under.
-    pub request_hash: String,
 }
 
 /// How far a run is.

@@ -153,7 +153,28 @@ describe('EvidencePane', () => {
     expect(judged.textContent).toContain('Judged: does gold follow the one live way? yes (by the proposal)');
     expect(judged.textContent).toContain('lib/hash.js:20  return [];');
     expect(getByTestId('sweep-graded').textContent).toContain('Graded value []: the issue text does not state it; 1 live file has it.');
+    expect(getByTestId('sweep-proposer').textContent).toBe('Proposed in a proposals file.');
     expect(panel.textContent).not.toContain('undefined');
+  });
+
+  it('names the model rater that proposed a sweep, with its model and prompt', async () => {
+    const proposer = {
+      rater: 'gpt-sweeper', model: 'gpt-test', endpoint: 'http://127.0.0.1:9/v1', prompt_id: 'sweep-proposer', prompt_version: '1.0.0',
+      prompt_sha256: 'ab'.repeat(32), temperature: 0, seed: 1, input_tokens: 1200, output_tokens: 80, latency_ms: 900, cost_usd: null,
+      response_id: 'chatcmpl-1', dialect: 'json_schema', request_hash: 'cd'.repeat(32),
+    };
+    const swept: EvidenceView = {
+      ...evidence,
+      sweep: [{
+        iid: 'acme__store-1', choice: 'what a falsy key list gives', snippets: [], n_verified: 0, ways_verified: 0, tier: 'unsettled',
+        rests_on: 'Nothing verified.', judged: [], graded_value: null, base_commit: 'abc123', missing_objects: [], proposer,
+      }],
+    };
+    mockIPC((cmd) => (cmd === 'case_evidence' ? swept : null));
+    const { findByTestId } = render(EvidencePane, { instanceId: 'acme__store-1' });
+    expect((await findByTestId('sweep-proposer')).textContent).toBe(
+      "Proposed by model rater gpt-sweeper (gpt-test, prompt sweep-proposer 1.0.0); every verdict below is Verity's own search.",
+    );
   });
 
   it('shows no sweep when the reader may not see one', async () => {
