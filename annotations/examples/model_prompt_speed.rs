@@ -22,8 +22,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         title: "A large change".into(),
         problem_statement: "The pipeline has no step functions.\n\nAdd them.".repeat(20),
         hints_text: String::new(),
-        requirements: None,
-        interface: None,
         gold_patch: patch.clone(),
         test_patch: patch.replace("src/big.py", "tests/test_big.py"),
         fail_to_pass: (0..50)
@@ -34,12 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect(),
         pr_url: Some("https://github.com/acme/big/pull/1".into()),
         has_materials: true,
-        sources: Vec::new(),
-        audit_status: None,
-        audit_class: None,
-        extra: serde_json::Map::new(),
-        assignments: Vec::new(),
-        sweep: None,
+        ..CaseDetail::default()
     };
     let questionnaire = Questionnaire::builtin("swe-bench-verified")?;
     let template = PromptTemplate::builtin("model-rater")?;

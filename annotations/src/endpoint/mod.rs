@@ -237,7 +237,6 @@ pub enum EndpointError {
 /// the sampling, what the request cost and how long it took, the response's id and the hash
 /// its reply is cached under. Never the API key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct Provenance {
     /// The model id.
     pub model: String,

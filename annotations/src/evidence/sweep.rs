@@ -244,7 +244,6 @@ impl Tier {
 
 /// One proposal swept: the contract keys first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct SweepResult {
     /// The task's instance id.
     pub iid: String,

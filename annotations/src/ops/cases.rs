@@ -14,7 +14,7 @@ use crate::case::{AuditNote, Case};
 use crate::store::PairScope;
 
 /// Everything about one case a rater reads.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Default, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct CaseDetail {
     /// The task's id.

@@ -179,25 +179,30 @@ impl Sections {
         }
     }
 
-    fn for_case(case: &CaseDetail) -> Sections {
-        Sections(String::with_capacity(
+    /// A task's issue, hints (when `with_hints`), requirements, interface, gold patch and test
+    /// patch, those it has.
+    fn task(case: &CaseDetail, with_hints: bool) -> Sections {
+        let mut out = Sections(String::with_capacity(
             case.problem_statement.len() + case.gold_patch.len() + case.test_patch.len() + 1024,
-        ))
+        ));
+        out.add("Issue", &case.problem_statement, None);
+        if with_hints {
+            out.add("Hints", &case.hints_text, None);
+        }
+        out.add(
+            "Requirements",
+            case.requirements.as_deref().unwrap_or(""),
+            None,
+        );
+        out.add("Interface", case.interface.as_deref().unwrap_or(""), None);
+        out.add("Gold patch", &case.gold_patch, Some("diff"));
+        out.add("Test patch", &case.test_patch, Some("diff"));
+        out
     }
 }
 
 fn materials(case: &CaseDetail, evidence: Option<&str>) -> String {
-    let mut out = Sections::for_case(case);
-    out.add("Issue", &case.problem_statement, None);
-    out.add("Hints", &case.hints_text, None);
-    out.add(
-        "Requirements",
-        case.requirements.as_deref().unwrap_or(""),
-        None,
-    );
-    out.add("Interface", case.interface.as_deref().unwrap_or(""), None);
-    out.add("Gold patch", &case.gold_patch, Some("diff"));
-    out.add("Test patch", &case.test_patch, Some("diff"));
+    let mut out = Sections::task(case, true);
     let list = |ids: &[String]| {
         ids.iter()
             .map(|t| format!("- {t}"))
@@ -224,16 +229,7 @@ fn materials(case: &CaseDetail, evidence: Option<&str>) -> String {
 /// requirements and interface when it has them), gold patch and test patch, and the schema of
 /// a proposal ([`proposal_schema`]).
 pub fn build_sweep_prompt(template: &PromptTemplate, case: &CaseDetail) -> StructuredRequest {
-    let mut out = Sections::for_case(case);
-    out.add("Issue", &case.problem_statement, None);
-    out.add(
-        "Requirements",
-        case.requirements.as_deref().unwrap_or(""),
-        None,
-    );
-    out.add("Interface", case.interface.as_deref().unwrap_or(""), None);
-    out.add("Gold patch", &case.gold_patch, Some("diff"));
-    out.add("Test patch", &case.test_patch, Some("diff"));
+    let out = Sections::task(case, false);
     let user = template
         .user
         .trim()
@@ -403,19 +399,11 @@ mod tests {
             problem_statement: "The limit message is unclear.".into(),
             hints_text: "a hint raters see".into(),
             requirements: Some("Return an error naming the limit.".into()),
-            interface: None,
             gold_patch: "+    return errLimit".into(),
             test_patch: "+    assert err == \"limit reached\"".into(),
             fail_to_pass: vec!["TestLimit".into()],
-            pass_to_pass: Vec::new(),
-            pr_url: None,
             has_materials: true,
-            sources: Vec::new(),
-            audit_status: None,
-            audit_class: None,
-            extra: serde_json::Map::new(),
-            assignments: Vec::new(),
-            sweep: None,
+            ..CaseDetail::default()
         }
     }
 

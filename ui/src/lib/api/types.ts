@@ -90,7 +90,6 @@ export type { AdjudicationView } from './bindings/AdjudicationView';
 export type { ExportFormat } from './bindings/ExportFormat';
 export type { ExportOptions } from './bindings/ExportOptions';
 export type { EvidenceView } from './bindings/EvidenceView';
-export type { SweepResult } from './bindings/SweepResult';
 export type { ProposedSweep } from './bindings/ProposedSweep';
 export type { Proposer } from './bindings/Proposer';
 export type { SweptSnippet } from './bindings/SweptSnippet';

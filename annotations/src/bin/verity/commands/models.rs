@@ -3,11 +3,12 @@
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use annotations::ops::{
     self, AgreementFigure, BootstrapOptions, CaseSelection, CompareRequest, ModelAddRequest,
-    ModelComparison, ModelSummary, Project, RateRequest,
+    ModelComparison, ModelSummary, Project, RateProgress, RateRequest,
 };
 use anyhow::{Result, bail};
 use time::OffsetDateTime;
@@ -206,30 +207,28 @@ fn compare(results: &[ModelComparison], json: bool, out: &mut dyn Write) -> Resu
     Ok(())
 }
 
-fn rate(
-    p: &mut Project,
-    request: &RateRequest,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<ExitCode> {
+/// Runs a model over tasks with a bar of tasks, tokens and dollars on stderr (on a terminal),
+/// Ctrl-C cancelling it; `done` and `skipped` name the bar's counts ("rated", "skipped").
+pub(super) fn with_run_bar<T>(
+    prefix: String,
+    (done, skipped): (&str, &str),
+    run: impl FnOnce(&mut dyn FnMut(&RateProgress), &AtomicBool) -> ops::Result<T>,
+) -> Result<T> {
     let cancel = crate::output::cancel_on_ctrl_c();
     let bar = crate::output::progress_bar(
         0,
         "{prefix} {bar:30} {pos}/{len} tasks, {msg} [{elapsed_precise}]",
     );
     if let Some(bar) = &bar {
-        bar.set_prefix(request.name.clone());
+        bar.set_prefix(prefix);
     }
-    let result = ops::rate_model(
-        p,
-        request,
-        &OffsetDateTime::now_utc,
+    let result = run(
         &mut |step| {
             if let Some(bar) = &bar {
                 bar.set_length(step.tasks as u64);
                 bar.set_position(step.done as u64);
                 bar.set_message(format!(
-                    "{} rated, {} failed, {} skipped, {} tokens in, {} out, {}",
+                    "{} {done}, {} failed, {} {skipped}, {} tokens in, {} out, {}",
                     step.rated,
                     step.failed,
                     step.skipped,
@@ -244,7 +243,20 @@ fn rate(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let report = result?;
+    Ok(result?)
+}
+
+fn rate(
+    p: &mut Project,
+    request: &RateRequest,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
+    let report = with_run_bar(
+        request.name.clone(),
+        ("rated", "skipped"),
+        |progress, cancel| ops::rate_model(p, request, &OffsetDateTime::now_utc, progress, cancel),
+    )?;
     if let Some(why) = &report.stopped {
         eprintln!("verity: {why}");
     }

@@ -9,7 +9,7 @@ use annotations::ops::{self, Engine, ModelSweepRequest, Project, SweepResult, Sw
 use anyhow::{Context, Result, bail};
 use time::OffsetDateTime;
 
-use super::models::{STOPPED_STATUS, usd};
+use super::models::{STOPPED_STATUS, usd, with_run_bar};
 use crate::output::print_json;
 use crate::schema::evidence::SweepArgs;
 use crate::session::Session;
@@ -84,40 +84,20 @@ fn with_model(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    let cancel = crate::output::cancel_on_ctrl_c();
-    let bar = crate::output::progress_bar(
-        0,
-        "{prefix} {bar:30} {pos}/{len} tasks, {msg} [{elapsed_precise}]",
-    );
-    if let Some(bar) = &bar {
-        bar.set_prefix(format!("sweep by {}", request.name));
-    }
-    let result = ops::sweep_with_model(
-        p,
-        &Engine::default(),
-        request,
-        &OffsetDateTime::now_utc,
-        &mut |step| {
-            if let Some(bar) = &bar {
-                bar.set_length(step.tasks as u64);
-                bar.set_position(step.done as u64);
-                bar.set_message(format!(
-                    "{} swept, {} failed, {} swept before, {} tokens in, {} out, {}",
-                    step.rated,
-                    step.failed,
-                    step.skipped,
-                    step.input_tokens,
-                    step.output_tokens,
-                    usd(step.cost_usd)
-                ));
-            }
+    let report = with_run_bar(
+        format!("sweep by {}", request.name),
+        ("swept", "swept before"),
+        |progress, cancel| {
+            ops::sweep_with_model(
+                p,
+                &Engine::default(),
+                request,
+                &OffsetDateTime::now_utc,
+                progress,
+                cancel,
+            )
         },
-        &cancel,
-    );
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let report = result?;
+    )?;
     let run = &report.run;
     let summary = format!(
         "{}: {} swept, {} failed, {} swept before by this model; {} input and {} output tokens, {}{}",
