@@ -859,7 +859,9 @@ fn a_raters_login_reads_a_sweep_of_their_own_task_only_while_sweeps_are_shown() 
     }
     let coordinator = panel.coordinator();
     assert_eq!(
-        ops::show_case(&coordinator, ONE).unwrap().sweep.unwrap()[0].iid,
+        ops::show_case(&coordinator, ONE).unwrap().sweep.unwrap()[0]
+            .result
+            .iid,
         ONE
     );
     drop(coordinator);
@@ -878,7 +880,9 @@ fn a_raters_login_reads_a_sweep_of_their_own_task_only_while_sweeps_are_shown() 
     assert!(rows[0][0].as_deref().unwrap().contains(ONE));
     let ana = panel.open_as(&panel.ana);
     assert_eq!(
-        ops::show_case(&ana, ONE).unwrap().sweep.unwrap()[0].iid,
+        ops::show_case(&ana, ONE).unwrap().sweep.unwrap()[0]
+            .result
+            .iid,
         ONE
     );
     drop(ana);

@@ -220,12 +220,16 @@ fn the_tiers_follow_the_written_rule_and_the_judged_step_says_so() {
             one_way(json!({"gold_follows": true})),
             one_way(json!({"graded_value": "Array.isArray"})),
             one_way(json!({"graded_value": "!keys ||"})),
-            {"iid": TASK, "choice": "c", "graded_value": "ERR_BATCH_FALSY",
+            {"iid": TASK, "choice": "c", "graded_value": "mget(null)",
              "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
             {"iid": TASK, "choice": "c", "graded_value": "db.mget",
              "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
             {"iid": TASK, "choice": "c", "graded_value": "sortedSetScores",
              "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
+            // A value no patch adds is not shown to be graded: neither airtight nor a judge.
+            {"iid": TASK, "choice": "c", "graded_value": "ERR_NOT_GRADED",
+             "proposed": [snippet("lib/hash.js", "w", GOLD_ONLY)]},
+            one_way(json!({"graded_value": "ERR_NOT_GRADED"})),
         ]),
     );
     let tiers: Vec<&str> = results
@@ -241,9 +245,22 @@ fn the_tiers_follow_the_written_rule_and_the_judged_step_says_so() {
             "misdetermined",
             "airtight",
             "unsettled",
+            "unsettled",
+            "unsettled",
             "unsettled"
         ]
     );
+    assert_eq!(results[4]["graded_value"]["in_patches"], true);
+    assert_eq!(results[7]["graded_value"]["in_patches"], false);
+    assert!(
+        results[7]["rests_on"]
+            .as_str()
+            .unwrap()
+            .contains("on no line the gold or test patch adds"),
+        "{}",
+        results[7]["rests_on"]
+    );
+    assert_eq!(results[8]["judged"][0]["judgment"], Value::Null);
     let judged = &results[3]["judged"][0];
     assert_eq!(judged["step"], "does gold follow the one live way?");
     assert_eq!(judged["judgment"], false);

@@ -176,6 +176,11 @@ pub struct GradedValue {
     pub value: String,
     /// Whether the prose (issue, requirements, interface) holds it.
     pub in_prose: bool,
+    /// Whether a line the gold or the test patch adds holds it: only then is it a value the
+    /// task grades, and only then does the tier rest on it (a proposer may name a value the
+    /// patches never use).
+    #[serde(default)]
+    pub in_patches: bool,
     /// Live files holding it at the base commit.
     pub live_paths: Vec<String>,
     /// The command that lists those files, and what it prints.
@@ -278,6 +283,8 @@ pub struct SweepTask<'a> {
     pub prose: &'a str,
     /// The gold patch.
     pub gold_patch: &'a str,
+    /// The test patch.
+    pub test_patch: &'a str,
 }
 
 /// Gold's added lines shown beside a precedent: those holding the graded value, else those
@@ -334,9 +341,15 @@ impl Engine {
                         excluded.push(entry.path.to_string());
                     }
                 }
+                let in_patch = |patch: &str| {
+                    crate::patch::added_lines(patch)
+                        .iter()
+                        .any(|l| l.text.contains(value.as_str()))
+                };
                 Some(GradedValue {
                     value: value.clone(),
                     in_prose: task.prose.contains(value.as_str()),
+                    in_patches: in_patch(task.gold_patch) || in_patch(task.test_patch),
                     receipt: Receipt {
                         command: live_term_receipt(value, &commit.id, &excluded),
                         prints: live
@@ -480,6 +493,13 @@ fn classify(
     let mut judged = Vec::new();
     let (tier, rests_on) = match ways.as_slice() {
         [] => match &graded_value {
+            Some(g) if !g.in_prose && g.live_paths.is_empty() && !g.in_patches => (
+                Tier::Unsettled,
+                format!(
+                    "no way verified, and the graded value {:?} is in neither the prose nor any live file, but on no line the gold or test patch adds either, so nothing shows the tests grade it",
+                    g.value
+                ),
+            ),
             Some(g) if !g.in_prose && g.live_paths.is_empty() => (
                 Tier::Airtight,
                 format!(
@@ -511,7 +531,12 @@ fn classify(
                 .iter()
                 .filter(|s| s.verified && s.way.trim() == way)
                 .collect();
-            let graded = proposal.graded_value.as_deref();
+            // The graded value decides only when the patches hold it: one they never use says
+            // nothing of what gold does.
+            let graded = graded_value
+                .as_ref()
+                .filter(|g| g.in_patches)
+                .map(|g| g.value.as_str());
             let (judgment, by) = match (proposal.gold_follows, graded) {
                 (Some(follows), _) => (Some(follows), "the proposal".to_string()),
                 (None, Some(value)) => (
@@ -522,7 +547,7 @@ fn classify(
                 ),
                 (None, None) => (
                     None,
-                    "nobody: the proposal gives neither gold_follows nor graded_value".to_string(),
+                    "nobody: the proposal gives neither gold_follows nor a graded value that a patch adds".to_string(),
                 ),
             };
             let precedent = of_way[0].clone();
@@ -548,7 +573,7 @@ fn classify(
                 None => (
                     Tier::Unsettled,
                     format!(
-                        "one live way verified ({way}); whether gold follows it is not judged: the proposal gives neither gold_follows nor graded_value"
+                        "one live way verified ({way}); whether gold follows it is not judged: the proposal gives neither gold_follows nor a graded value that a patch adds"
                     ),
                 ),
             }
@@ -612,6 +637,21 @@ mod tests {
         }
     }
 
+    /// The graded value as the sweep found it: in the prose or not, in these live files, and
+    /// on a line a patch adds or not.
+    fn found(value: &str, in_prose: bool, in_patches: bool, live: &[&str]) -> GradedValue {
+        GradedValue {
+            value: value.into(),
+            in_prose,
+            in_patches,
+            live_paths: live.iter().map(|p| p.to_string()).collect(),
+            receipt: Receipt {
+                command: String::new(),
+                prints: String::new(),
+            },
+        }
+    }
+
     const GOLD: &str = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,3 @@\n x = 1\n+limit = 'slow'\n+return empty_list(keys)\n";
 
     #[test]
@@ -665,7 +705,7 @@ mod tests {
         let r = classify(
             &proposal(Some("keys"), None),
             one(),
-            None,
+            Some(found("keys", false, true, &["a.py"])),
             GOLD,
             "c".into(),
             Vec::new(),
@@ -674,32 +714,37 @@ mod tests {
         let r = classify(
             &proposal(Some("slow"), None),
             one(),
-            None,
+            Some(found("slow", false, true, &[])),
             GOLD,
             "c".into(),
             Vec::new(),
         );
         assert_eq!(r.tier, Tier::Misdetermined);
         assert_eq!(r.judged[0].gold_lines[0].text, "limit = 'slow'");
+        // A value no patch adds judges nothing.
+        let r = classify(
+            &proposal(Some("slow"), None),
+            one(),
+            Some(found("slow", false, false, &[])),
+            GOLD,
+            "c".into(),
+            Vec::new(),
+        );
+        assert_eq!((r.tier, r.judged[0].judgment), (Tier::Unsettled, None));
     }
 
     #[test]
-    fn no_way_is_airtight_only_when_the_value_is_nowhere() {
-        let graded = |in_prose: bool, live: &[&str]| GradedValue {
-            value: "slow".into(),
-            in_prose,
-            live_paths: live.iter().map(|p| p.to_string()).collect(),
-            receipt: Receipt {
-                command: String::new(),
-                prints: String::new(),
-            },
-        };
+    fn no_way_is_airtight_only_when_a_graded_value_is_nowhere() {
         let p = proposal(Some("slow"), None);
         let none = || vec![snippet("w", "x", false)];
         let tier = |g| classify(&p, none(), Some(g), GOLD, "c".into(), Vec::new()).tier;
-        assert_eq!(tier(graded(false, &[])), Tier::Airtight);
-        assert_eq!(tier(graded(true, &[])), Tier::Unsettled);
-        assert_eq!(tier(graded(false, &["lib/x.py"])), Tier::Unsettled);
+        assert_eq!(tier(found("slow", false, true, &[])), Tier::Airtight);
+        assert_eq!(tier(found("slow", true, true, &[])), Tier::Unsettled);
+        assert_eq!(
+            tier(found("slow", false, true, &["lib/x.py"])),
+            Tier::Unsettled
+        );
+        assert_eq!(tier(found("slow", false, false, &[])), Tier::Unsettled);
         let r = classify(
             &proposal(None, None),
             none(),

@@ -49,20 +49,7 @@ pub fn sweep_proposals(
     let mut results = Vec::with_capacity(proposals.len());
     let mut by_case: BTreeMap<i64, (String, Vec<usize>)> = BTreeMap::new();
     for (at, (proposal, t)) in proposals.iter().zip(&targets).enumerate() {
-        let c = &t.stored.case;
-        let prose = prose(c);
-        let task = SweepTask {
-            base_commit: &t.base_commit,
-            prose: &prose,
-            gold_patch: &c.gold_patch,
-        };
-        let started = std::time::Instant::now();
-        results.push(engine.sweep(Path::new(&t.repo_path), &t.context, &task, proposal)?);
-        tracing::info!(
-            case = c.instance_id,
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "swept a proposal"
-        );
+        results.push(sweep_one(engine, t, proposal)?);
         by_case
             .entry(t.stored.case_id)
             .or_insert_with(|| (t.base_commit.clone(), Vec::new()))
@@ -79,6 +66,27 @@ pub fn sweep_proposals(
         project.store.put_sweep(case_id, &base_commit, &json, &at)?;
     }
     Ok(results)
+}
+
+/// One proposal verified and tiered at its task's base commit (Verity's own part of a sweep,
+/// logged with its time).
+fn sweep_one(engine: &Engine, t: &Target, proposal: &Proposal) -> Result<SweepResult> {
+    let c = &t.stored.case;
+    let prose = prose(c);
+    let task = SweepTask {
+        base_commit: &t.base_commit,
+        prose: &prose,
+        gold_patch: &c.gold_patch,
+        test_patch: &c.test_patch,
+    };
+    let started = std::time::Instant::now();
+    let result = engine.sweep(Path::new(&t.repo_path), &t.context, &task, proposal)?;
+    tracing::info!(
+        case = c.instance_id,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "swept a proposal"
+    );
+    Ok(result)
 }
 
 /// The tasks `verity sweep --model` is asked about.
@@ -298,15 +306,7 @@ impl Asking for Sweeping<'_> {
         let proposal = proposal_from_reply(&asked.instance_id, &reply)
             .map_err(|why| Error::refused(ErrorCode::Internal, why))?;
         let t = self.target(asked.case_id)?;
-        let prose = prose(&t.stored.case);
-        let task = SweepTask {
-            base_commit: &t.base_commit,
-            prose: &prose,
-            gold_patch: &t.stored.case.gold_patch,
-        };
-        let result = self
-            .engine
-            .sweep(Path::new(&t.repo_path), &t.context, &task, &proposal)?;
+        let result = sweep_one(self.engine, t, &proposal)?;
         let swept = [ProposedSweep {
             result,
             proposer: Some(Proposer {

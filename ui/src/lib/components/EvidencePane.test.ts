@@ -134,7 +134,7 @@ describe('EvidencePane', () => {
         iid: 'acme__store-1', choice: 'what a falsy key list gives', snippets: [precedent, missing], n_verified: 1, ways_verified: 1,
         tier: 'determined-codebase', rests_on: 'One way verified; the proposal judged that gold follows it.',
         judged: [{ step: 'does gold follow the one live way?', way: precedent.way, precedent, gold_lines: [{ path: 'lib/hash.js', line: 20, text: 'return [];' }], judgment: true, by: 'the proposal' }],
-        graded_value: { value: '[]', in_prose: false, live_paths: ['lib/hash.js'], receipt: { command: "git grep -F -l -e '[]' abc123", prints: 'lib/hash.js' } },
+        graded_value: { value: '[]', in_prose: false, in_patches: true, live_paths: ['lib/hash.js'], receipt: { command: "git grep -F -l -e '[]' abc123", prints: 'lib/hash.js' } },
         base_commit: 'abc123', missing_objects: [],
       }],
     };
@@ -167,14 +167,16 @@ describe('EvidencePane', () => {
       ...evidence,
       sweep: [{
         iid: 'acme__store-1', choice: 'what a falsy key list gives', snippets: [], n_verified: 0, ways_verified: 0, tier: 'unsettled',
-        rests_on: 'Nothing verified.', judged: [], graded_value: null, base_commit: 'abc123', missing_objects: [], proposer,
+        rests_on: 'Nothing verified.', judged: [], base_commit: 'abc123', missing_objects: [], proposer,
+        graded_value: { value: '1.0.2', in_prose: false, in_patches: false, live_paths: [], receipt: { command: "git grep -F -l -e '1.0.2' abc123", prints: '' } },
       }],
     };
     mockIPC((cmd) => (cmd === 'case_evidence' ? swept : null));
-    const { findByTestId } = render(EvidencePane, { instanceId: 'acme__store-1' });
+    const { findByTestId, getByTestId } = render(EvidencePane, { instanceId: 'acme__store-1' });
     expect((await findByTestId('sweep-proposer')).textContent).toBe(
       "Proposed by model rater gpt-sweeper (gpt-test, prompt sweep-proposer 1.0.0); every verdict below is Verity's own search.",
     );
+    expect(getByTestId('sweep-graded').textContent).toContain('no live file has it; no line the gold or test patch adds holds it, so it settles nothing.');
   });
 
   it('shows no sweep when the reader may not see one', async () => {

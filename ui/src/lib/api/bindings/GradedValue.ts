@@ -14,6 +14,12 @@ value: string,
  */
 in_prose: boolean, 
 /**
+ * Whether a line the gold or the test patch adds holds it: only then is it a value the
+ * task grades, and only then does the tier rest on it (a proposer may name a value the
+ * patches never use).
+ */
+in_patches: boolean, 
+/**
  * Live files holding it at the base commit.
  */
 live_paths: Array<string>, 
