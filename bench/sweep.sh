@@ -15,7 +15,11 @@
 #      receipt's `prints`;
 #   4. sweeps negatives made from them (one identifier changed on one line; a test file's
 #      lines claimed as live code), none of which may verify, and positives re-indented or
-#      with other line-end whitespace, all of which must.
+#      with other line-end whitespace, all of which must;
+#   5. serves the same proposals from the tests' Chat Completions server (examples/chat_serve.rs
+#      --answers), as a model proposing what the audit's model proposed, and runs
+#      `verity sweep --all --model` over a project of those tasks: its verified lists, receipts
+#      and tiers must be --proposals' (timed: Verity's part, the server answering at once).
 # Environment: VERITY (binary; default: a release build of this tree), DATA (default
 # ../shared/data), OUT (default bench/work/sweep).
 set -euo pipefail
@@ -25,6 +29,8 @@ clones=${1:?usage: bench/sweep.sh CLONES}
 data=${DATA:-$root/../shared/data}
 audit=$data/determinacy-audit
 out=${OUT:-$here/work/sweep}
+cargo build --quiet --release -p annotations --example chat_serve --manifest-path "$root/Cargo.toml"
+chat_serve=$root/target/release/examples/chat_serve
 if [[ -z "${VERITY:-}" ]]; then
   cargo build --quiet --release -p annotations --bin verity --manifest-path "$root/Cargo.toml"
   VERITY=$root/target/release/verity
@@ -83,6 +89,27 @@ done
 echo "== negatives and whitespace variants"
 "$VERITY" sweep --project "$project" --json --proposals "$out/negatives.json" >"$out/negative-results.json"
 "$VERITY" sweep --project "$project" --json --proposals "$out/variants.json" >"$out/variant-results.json"
+
+echo "== a served proposer: sweep --all --model"
+model_project=$out/model.verity
+"$VERITY" init --project "$model_project" --questionnaire determinacy >/dev/null
+"$VERITY" import --project "$model_project" "$out/rows.jsonl" >/dev/null
+while read -r repo path; do
+  "$VERITY" repo add --project "$model_project" "$repo" "$path" >/dev/null
+done <"$out/clones"
+mkdir -p "$out/server"
+"$chat_serve" "$out/server" --answers "$out/answers.json" 2>/dev/null &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 300); do [[ -s "$out/server/port" ]] && break; sleep 0.1; done
+"$VERITY" models add --project "$model_project" audit-proposer \
+  --endpoint "http://127.0.0.1:$(cat "$out/server/port")/v1" --model audit-replay >/dev/null
+/usr/bin/time -f "%e %M" -o "$out/time-model" "$VERITY" sweep --project "$model_project" --all \
+  --model audit-proposer --json >"$out/model-results.json" 2>"$out/model-log"
+read -r wall rss <"$out/time-model"
+tail -1 "$out/model-log"
+echo "wall ${wall} s, peak RSS $((rss / 1024)) MB (requests, replies stored, verifying, storing)"
+kill "$server" 2>/dev/null || true
 
 echo "== score"
 python3 "$here/sweep_cases.py" score "$audit/cases" "$data/swebench-pro/instances.jsonl" "$out"

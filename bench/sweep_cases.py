@@ -1,6 +1,9 @@
 """Makes the inputs of bench/sweep.sh and scores its outputs.
 
-    sweep_cases.py make CASES INSTANCES OUT    # proposals.json, negatives.json, variants.json
+    sweep_cases.py make CASES INSTANCES OUT    # proposals.json, negatives.json, variants.json,
+                                               # and for a served proposer answers.json (the
+                                               # audit's proposals as replies by instance id)
+                                               # and rows.jsonl (those tasks' rows)
     sweep_cases.py score CASES INSTANCES OUT   # figures from results.json and the others
 
 OUT/clones lists `OWNER/NAME PATH` for each registered clone. Only proposals of those
@@ -104,6 +107,21 @@ def make(cases, instances, out):
         negatives.append({"iid": doc["iid"], "choice": "test lines claimed as live", "proposed": claimed})
     json.dump(negatives, open(os.path.join(out, "negatives.json"), "w"), indent=1)
     json.dump(variants, open(os.path.join(out, "variants.json"), "w"), indent=1)
+    # What the audit's model proposed, as the sweep proposer's replies: the choice, no graded
+    # value (the audit's files give none) and each snippet's path, code and way.
+    answers = {
+        doc["iid"]: {
+            "choice": doc["choice"],
+            "graded_value": "",
+            "snippets": [{"path": s["path"], "snippet": s["snippet"], "way": s["way"]} for s in doc["verified"]],
+        }
+        for doc in docs
+    }
+    json.dump(answers, open(os.path.join(out, "answers.json"), "w"), indent=1)
+    with open(os.path.join(out, "rows.jsonl"), "w") as rows:
+        for line in open(instances):
+            if json.loads(line)["instance_id"] in answers:
+                rows.write(line)
 
 
 def score(cases, instances, out):
@@ -162,6 +180,20 @@ def score(cases, instances, out):
                 n += 1
                 kept += v["verified"]
     print(f"re-indented / other line-end whitespace: {kept} of {n} verified snippets still verify")
+    by_model = {r["iid"]: r for r in json.load(open(os.path.join(out, "model-results.json")))}
+    same, differ = 0, []
+    for r in results:
+        m = by_model.get(r["iid"])
+        key = lambda x: [(s["verified"], s["verified_path"], s["receipt"]) for s in x["snippets"]] + [x["tier"]]
+        if m is not None and key(m) == key(r):
+            same += 1
+        else:
+            differ.append(r["iid"])
+    print(f"sweep --all --model (a served proposer giving the audit's proposals) vs --proposals: "
+          f"{same} of {len(results)} proposals give the same verified lists, receipts and tier; "
+          f"{len(by_model)} swept by the model")
+    for iid in differ:
+        print(f"  differs: {iid}")
 
 
 if __name__ == "__main__":
