@@ -21,6 +21,7 @@ use serde::de::{Error as _, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::case::{CaseRecord, Encoded, SourceKind};
+use swebench::Family;
 
 /// Why an input was refused. Every variant names the file and, where there is one, the line or
 /// record, and says what is wrong in one sentence.
@@ -276,8 +277,8 @@ impl DatasetRows<'_> {
             None => *self.format.insert(dataset_format(self.path, &row)?),
         };
         let record = match format {
-            Format::SweBenchPro => pro::record_from_row(self.path, &at, row)?,
-            _ => swebench::record_from_row(self.path, &at, row)?,
+            Format::SweBenchPro => swebench::record_from_row(self.path, &at, row, Family::Pro)?,
+            _ => swebench::record_from_row(self.path, &at, row, Family::SweBench)?,
         };
         let record = Encoded::new(record);
         match self.seen.get(&record.value.instance_id) {

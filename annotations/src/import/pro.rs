@@ -1,55 +1,7 @@
 //! SWE-bench Pro: the SWE-bench fields plus `requirements` and `interface`, lower-case
 //! `fail_to_pass`/`pass_to_pass`. Some text fields are stored JSON-encoded: the value itself
 //! is a quoted JSON string with `\n` escapes. Those are decoded; the others are left alone.
-
-use std::path::Path;
-
-use serde_json::{Map, Value};
-
-use super::{ImportError, Row, check_commit};
-use crate::case::CaseRecord;
-
-/// Turns one SWE-bench Pro row into a record.
-pub fn record_from_row(
-    path: &Path,
-    at: &str,
-    fields: Map<String, Value>,
-) -> Result<CaseRecord, ImportError> {
-    let mut row = Row::new(path, at, fields);
-    let instance_id = row.required("instance_id")?;
-    let repo = row.required("repo")?;
-    let base_commit = row.required("base_commit")?;
-    check_commit(&row, "base_commit", &base_commit)?;
-    let problem_statement = decode_text(row.required("problem_statement")?);
-    let gold_patch = row.required("patch")?;
-    let test_patch = row.required("test_patch")?;
-    let requirements = row.optional("requirements")?.map(decode_text);
-    let interface = row.optional("interface")?.map(decode_text);
-    let hints_text = row.optional("hints_text")?.map(decode_text);
-    let fail_to_pass = match row.test_list("fail_to_pass")? {
-        Some(list) => Some(list),
-        None => row.test_list("FAIL_TO_PASS")?,
-    };
-    let pass_to_pass = match row.test_list("pass_to_pass")? {
-        Some(list) => Some(list),
-        None => row.test_list("PASS_TO_PASS")?,
-    };
-    Ok(CaseRecord {
-        instance_id,
-        repo: Some(repo),
-        base_commit: Some(base_commit),
-        problem_statement: Some(problem_statement),
-        hints_text,
-        requirements,
-        interface,
-        gold_patch: Some(gold_patch),
-        test_patch: Some(test_patch),
-        fail_to_pass,
-        pass_to_pass,
-        audit: None,
-        extra: row.rest(),
-    })
-}
+//! [`super::swebench::record_from_row`] reads the rows, with [`super::swebench::Family::Pro`].
 
 /// Decodes a text stored JSON-encoded (starting and ending with a double quote and parsing as
 /// a JSON string); returns any other text unchanged.
