@@ -8,15 +8,16 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::evidence::{Target, prose, target};
 use super::model_prompt::{PromptTemplate, SWEEP_PROMPT, build_sweep_prompt, proposal_from_reply};
-use super::models::{Asked, Asking, RateProgress, RateReport, RunPlan, find_model, run_model};
+use super::models::{
+    Asking, Fields, RateProgress, RateReport, Reply, RunPlan, find_model, run_model,
+};
 use super::sweep_access::{ProposedSweep, Proposer};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
-use crate::endpoint::{Provenance, StructuredRequest};
+use crate::endpoint::StructuredRequest;
 use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
 use crate::store::{AttemptPurpose, CaseRow};
 
@@ -284,43 +285,34 @@ impl Asking for Sweeping<'_> {
         ))
     }
 
-    fn refuse(
-        &self,
-        _project: &Project,
-        instance_id: &str,
-        reply: &Map<String, Value>,
-    ) -> Option<String> {
+    fn refuse(&self, _project: &Project, instance_id: &str, reply: &Fields) -> Option<String> {
         proposal_from_reply(instance_id, reply)
             .err()
             .map(|why| format!("the reply is not a proposal: {why}"))
     }
 
-    fn accept(
-        &mut self,
-        project: &mut Project,
-        asked: &Asked,
-        reply: Map<String, Value>,
-        provenance: Provenance,
-        now: OffsetDateTime,
-    ) -> Result<()> {
-        let proposal = proposal_from_reply(&asked.instance_id, &reply)
+    fn accept(&mut self, project: &mut Project, reply: Reply) -> Result<()> {
+        let proposal = proposal_from_reply(&reply.asked.instance_id, &reply.fields)
             .map_err(|why| Error::refused(ErrorCode::Internal, why))?;
-        let t = self.target(asked.case_id)?;
+        let t = self.target(reply.asked.case_id)?;
         let result = sweep_one(self.engine, t, &proposal)?;
         let swept = [ProposedSweep {
             result,
             proposer: Some(Proposer {
                 rater: self.rater.to_string(),
-                provenance,
+                provenance: reply.provenance,
             }),
         }];
         let json = serde_json::to_string(&swept).map_err(|source| Error::Encode {
             what: "a sweep",
             source,
         })?;
-        project
-            .store
-            .put_sweep(asked.case_id, &t.base_commit, &json, &stamp(now))?;
+        project.store.put_sweep(
+            reply.asked.case_id,
+            &t.base_commit,
+            &json,
+            &stamp(reply.now),
+        )?;
         Ok(())
     }
 }

@@ -10,7 +10,7 @@ mod run;
 
 pub use compare::{AgreementFigure, CompareRequest, HumanResult, ModelComparison, compare_models};
 pub use rate::{RateRequest, rate_model};
-pub(super) use run::{Asked, Asking, RunPlan, run_model};
+pub(super) use run::{Asking, Fields, Reply, RunPlan, run_model};
 pub use run::{RateFailure, RateProgress, RateReport};
 
 use std::collections::{HashMap, HashSet};

@@ -4,12 +4,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::find_model;
-use super::run::{Asked, Asking, RateProgress, RateReport, RunPlan, run_model};
-use crate::endpoint::{Provenance, StructuredRequest};
+use super::run::{Asking, Fields, RateProgress, RateReport, Reply, RunPlan, run_model};
+use crate::endpoint::StructuredRequest;
 use crate::ops::access::Actor;
 use crate::ops::answers::{AnswerRequest, submit_model_answer};
 use crate::ops::model_prompt::{PromptTemplate, build_prompt};
@@ -111,12 +110,7 @@ impl Asking for Rating<'_> {
         ))
     }
 
-    fn refuse(
-        &self,
-        project: &Project,
-        _instance_id: &str,
-        reply: &Map<String, Value>,
-    ) -> Option<String> {
+    fn refuse(&self, project: &Project, _instance_id: &str, reply: &Fields) -> Option<String> {
         let violations = project
             .questionnaire()
             .check_answer(reply, Stage::Submit)
@@ -129,31 +123,26 @@ impl Asking for Rating<'_> {
         Some(format!("the questionnaire refused the reply ({reason})"))
     }
 
-    fn accept(
-        &mut self,
-        project: &mut Project,
-        asked: &Asked,
-        reply: Map<String, Value>,
-        provenance: Provenance,
-        now: OffsetDateTime,
-    ) -> Result<()> {
-        let provenance = serde_json::to_string(&provenance).map_err(|source| Error::Encode {
-            what: "a model answer's provenance",
-            source,
-        })?;
+    fn accept(&mut self, project: &mut Project, reply: Reply) -> Result<()> {
+        let provenance =
+            serde_json::to_string(&reply.provenance).map_err(|source| Error::Encode {
+                what: "a model answer's provenance",
+                source,
+            })?;
         let uid = new_event_uid();
         project.store.put_provenance(&uid, &provenance)?;
         let answer = AnswerRequest {
             rater: self.model.rater.name.clone(),
-            case: asked.instance_id.clone(),
-            values: reply,
+            case: reply.asked.instance_id,
+            values: reply.fields,
             case_revision: None,
             reason: None,
         };
-        project
-            .store
-            .add_assignments(&[(asked.case_id, self.model.rater.id)], &stamp(now))?;
-        submit_model_answer(project, &answer, &uid, now)?;
+        project.store.add_assignments(
+            &[(reply.asked.case_id, self.model.rater.id)],
+            &stamp(reply.now),
+        )?;
+        submit_model_answer(project, &answer, &uid, reply.now)?;
         Ok(())
     }
 }

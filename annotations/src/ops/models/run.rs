@@ -29,21 +29,24 @@ pub(in crate::ops) trait Asking {
     /// The request for a task.
     fn request(&self, project: &Project, instance_id: &str) -> Result<StructuredRequest>;
     /// Why a reply is refused (it is then asked for again), or `None` when it is valid.
-    fn refuse(
-        &self,
-        project: &Project,
-        instance_id: &str,
-        reply: &Map<String, Value>,
-    ) -> Option<String>;
+    fn refuse(&self, project: &Project, instance_id: &str, reply: &Fields) -> Option<String>;
     /// Stores a valid reply with its provenance.
-    fn accept(
-        &mut self,
-        project: &mut Project,
-        asked: &Asked,
-        reply: Map<String, Value>,
-        provenance: Provenance,
-        now: OffsetDateTime,
-    ) -> Result<()>;
+    fn accept(&mut self, project: &mut Project, reply: Reply) -> Result<()>;
+}
+
+/// A reply's JSON object.
+pub(in crate::ops) type Fields = Map<String, Value>;
+
+/// A valid reply, the task it answers, where it came from and when it was received.
+pub(in crate::ops) struct Reply {
+    /// The task.
+    pub asked: Asked,
+    /// The reply's object.
+    pub fields: Fields,
+    /// Where it came from.
+    pub provenance: Provenance,
+    /// When it was received.
+    pub now: OffsetDateTime,
 }
 
 /// The task a reply answers.
@@ -260,7 +263,7 @@ pub(in crate::ops) fn run_model(
     cancel: &AtomicBool,
 ) -> Result<RateReport> {
     let client = open_client(plan.model, plan)?;
-    let run = Run {
+    let mut run = Run {
         plan,
         client: Arc::new(client),
         cache: Arc::new(RunCache::default()),
@@ -275,7 +278,153 @@ pub(in crate::ops) fn run_model(
         reserved: 0.0,
         failures: Vec::new(),
     };
-    run.go(project, cases, asking, clock, progress, cancel)
+    let mut queue: VecDeque<(Asked, u32)> = VecDeque::new();
+    for case in cases {
+        if asking.done_before(project, case)? {
+            run.progress.skipped += 1;
+            run.progress.done += 1;
+        } else {
+            let asked = Asked {
+                case_id: case.case_id,
+                instance_id: case.instance_id.clone(),
+            };
+            queue.push_back((asked, 0));
+        }
+    }
+    progress(&run.progress);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::refused(ErrorCode::Internal, format!("no async runtime: {e}")))?;
+    let (job_tx, mut job_rx) = tokio::sync::mpsc::unbounded_channel::<Job>();
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let (client, cache, abort) = (run.client.clone(), run.cache.clone(), run.abort.clone());
+    let http = std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let mut tasks = tokio::task::JoinSet::new();
+            while let Some(job) = job_rx.recv().await {
+                let (client, cache, abort, done) = (
+                    client.clone(),
+                    cache.clone(),
+                    abort.clone(),
+                    done_tx.clone(),
+                );
+                tasks.spawn(async move {
+                    let result = client
+                        .complete(&job.request, job.round, &*cache, &abort)
+                        .await;
+                    let _ = done.send(Done { job, result });
+                });
+            }
+            while tasks.join_next().await.is_some() {}
+        });
+    });
+    let concurrency = run.plan.concurrency.max(1);
+    let mut in_flight = 0usize;
+    let mut stopped: Option<String> = None;
+    let mut fatal: Option<Error> = None;
+    loop {
+        while in_flight < concurrency && stopped.is_none() && fatal.is_none() {
+            if cancel.load(Ordering::Relaxed) {
+                stopped = Some(STOPPED.into());
+                break;
+            }
+            let Some((asked, round)) = queue.pop_front() else {
+                break;
+            };
+            let job = match run.prepare(project, &*asking, asked, round) {
+                Ok(job) => job,
+                Err(e) => {
+                    fatal = Some(e);
+                    break;
+                }
+            };
+            if let Some(budget) = run.plan.budget_usd
+                && !job.cached
+                && run.spent + run.reserved + job.reserved > budget
+            {
+                stopped = Some(format!(
+                    "the budget of {budget} USD would not cover the next request (worst case {:.6} USD)",
+                    job.reserved
+                ));
+                queue.push_front((job.asked, job.round));
+                break;
+            }
+            run.reserved += job.reserved;
+            in_flight += 1;
+            if job_tx.send(job).is_err() {
+                fatal = Some(Error::refused(
+                    ErrorCode::Internal,
+                    "the model requests' thread stopped",
+                ));
+                break;
+            }
+        }
+        if in_flight == 0 {
+            break;
+        }
+        let first = match done_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(done) => done,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if cancel.load(Ordering::Relaxed) {
+                    run.abort.store(true, Ordering::Relaxed);
+                    stopped.get_or_insert_with(|| STOPPED.into());
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let mut batch = vec![first];
+        batch.extend(done_rx.try_iter());
+        // Every reply received is committed on its own before anything else is done with
+        // it: a kill from here on never pays for it again.
+        if let Err(e) = run.store_received(project, clock) {
+            run.abort.store(true, Ordering::Relaxed);
+            fatal.get_or_insert(e);
+        }
+        for done in batch {
+            in_flight -= 1;
+            run.reserved -= done.job.reserved;
+            if fatal.is_some() {
+                continue;
+            }
+            match run.finish(project, asking, done, clock) {
+                Ok(Some(retry)) => queue.push_front(retry),
+                Ok(None) => {}
+                Err(e) => {
+                    run.abort.store(true, Ordering::Relaxed);
+                    fatal.get_or_insert(e);
+                }
+            }
+        }
+        progress(&run.progress);
+    }
+    drop(job_tx);
+    let _ = http.join();
+    if let Some(e) = fatal {
+        return Err(e);
+    }
+    let left = run.progress.tasks - run.progress.done;
+    Ok(RateReport {
+        cancelled: stopped.as_deref() == Some(STOPPED),
+        rated: run.progress.rated,
+        failed: run.progress.failed,
+        skipped: run.progress.skipped,
+        cost_usd: run.progress.cost_usd,
+        input_tokens: run.progress.input_tokens,
+        output_tokens: run.progress.output_tokens,
+        failures: std::mem::take(&mut run.failures),
+        stopped: stopped.map(|why| {
+            format!(
+                "{why}: {left} task{} left {} (run again to go on; nothing paid for is asked again)",
+                if left == 1 { "" } else { "s" },
+                match run.plan.purpose {
+                    AttemptPurpose::Rate => "unrated",
+                    AttemptPurpose::Sweep => "unswept",
+                }
+            )
+        }),
+    })
 }
 
 struct Run<'a> {
@@ -291,164 +440,6 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn go(
-        mut self,
-        project: &mut Project,
-        cases: &[CaseRow],
-        asking: &mut dyn Asking,
-        clock: &dyn Fn() -> OffsetDateTime,
-        progress: &mut dyn FnMut(&RateProgress),
-        cancel: &AtomicBool,
-    ) -> Result<RateReport> {
-        let mut queue: VecDeque<(Asked, u32)> = VecDeque::new();
-        for case in cases {
-            if asking.done_before(project, case)? {
-                self.progress.skipped += 1;
-                self.progress.done += 1;
-            } else {
-                let asked = Asked {
-                    case_id: case.case_id,
-                    instance_id: case.instance_id.clone(),
-                };
-                queue.push_back((asked, 0));
-            }
-        }
-        progress(&self.progress);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::refused(ErrorCode::Internal, format!("no async runtime: {e}")))?;
-        let (job_tx, mut job_rx) = tokio::sync::mpsc::unbounded_channel::<Job>();
-        let (done_tx, done_rx) = mpsc::channel::<Done>();
-        let (client, cache, abort) = (self.client.clone(), self.cache.clone(), self.abort.clone());
-        let http = std::thread::spawn(move || {
-            runtime.block_on(async move {
-                let mut tasks = tokio::task::JoinSet::new();
-                while let Some(job) = job_rx.recv().await {
-                    let (client, cache, abort, done) = (
-                        client.clone(),
-                        cache.clone(),
-                        abort.clone(),
-                        done_tx.clone(),
-                    );
-                    tasks.spawn(async move {
-                        let result = client
-                            .complete(&job.request, job.round, &*cache, &abort)
-                            .await;
-                        let _ = done.send(Done { job, result });
-                    });
-                }
-                while tasks.join_next().await.is_some() {}
-            });
-        });
-        let concurrency = self.plan.concurrency.max(1);
-        let mut in_flight = 0usize;
-        let mut stopped: Option<String> = None;
-        let mut fatal: Option<Error> = None;
-        loop {
-            while in_flight < concurrency && stopped.is_none() && fatal.is_none() {
-                if cancel.load(Ordering::Relaxed) {
-                    stopped = Some(STOPPED.into());
-                    break;
-                }
-                let Some((asked, round)) = queue.pop_front() else {
-                    break;
-                };
-                let job = match self.prepare(project, &*asking, asked, round) {
-                    Ok(job) => job,
-                    Err(e) => {
-                        fatal = Some(e);
-                        break;
-                    }
-                };
-                if let Some(budget) = self.plan.budget_usd
-                    && !job.cached
-                    && self.spent + self.reserved + job.reserved > budget
-                {
-                    stopped = Some(format!(
-                        "the budget of {budget} USD would not cover the next request (worst case {:.6} USD)",
-                        job.reserved
-                    ));
-                    queue.push_front((job.asked, job.round));
-                    break;
-                }
-                self.reserved += job.reserved;
-                in_flight += 1;
-                if job_tx.send(job).is_err() {
-                    fatal = Some(Error::refused(
-                        ErrorCode::Internal,
-                        "the model requests' thread stopped",
-                    ));
-                    break;
-                }
-            }
-            if in_flight == 0 {
-                break;
-            }
-            let first = match done_rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(done) => done,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if cancel.load(Ordering::Relaxed) {
-                        self.abort.store(true, Ordering::Relaxed);
-                        stopped.get_or_insert_with(|| STOPPED.into());
-                    }
-                    continue;
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            let mut batch = vec![first];
-            batch.extend(done_rx.try_iter());
-            // Every reply received is committed on its own before anything else is done with
-            // it: a kill from here on never pays for it again.
-            if let Err(e) = self.store_received(project, clock) {
-                self.abort.store(true, Ordering::Relaxed);
-                fatal.get_or_insert(e);
-            }
-            for done in batch {
-                in_flight -= 1;
-                self.reserved -= done.job.reserved;
-                if fatal.is_some() {
-                    continue;
-                }
-                match self.finish(project, asking, done, clock) {
-                    Ok(Some(retry)) => queue.push_front(retry),
-                    Ok(None) => {}
-                    Err(e) => {
-                        self.abort.store(true, Ordering::Relaxed);
-                        fatal.get_or_insert(e);
-                    }
-                }
-            }
-            progress(&self.progress);
-        }
-        drop(job_tx);
-        let _ = http.join();
-        if let Some(e) = fatal {
-            return Err(e);
-        }
-        let left = self.progress.tasks - self.progress.done;
-        Ok(RateReport {
-            cancelled: stopped.as_deref() == Some(STOPPED),
-            rated: self.progress.rated,
-            failed: self.progress.failed,
-            skipped: self.progress.skipped,
-            cost_usd: self.progress.cost_usd,
-            input_tokens: self.progress.input_tokens,
-            output_tokens: self.progress.output_tokens,
-            failures: std::mem::take(&mut self.failures),
-            stopped: stopped.map(|why| {
-                format!(
-                    "{why}: {left} task{} left {} (run again to go on; nothing paid for is asked again)",
-                    if left == 1 { "" } else { "s" },
-                    match self.plan.purpose {
-                        AttemptPurpose::Rate => "unrated",
-                        AttemptPurpose::Sweep => "unswept",
-                    }
-                )
-            }),
-        })
-    }
-
     /// The request for a task's round, with whether the project holds its reply already.
     fn prepare(
         &self,
@@ -615,7 +606,13 @@ impl Run<'_> {
             dialect: completion.dialect.as_str().to_string(),
             request_hash: hash,
         };
-        asking.accept(project, &job.asked, completion.value, provenance, clock())?;
+        let reply = Reply {
+            asked: job.asked,
+            fields: completion.value,
+            provenance,
+            now: clock(),
+        };
+        asking.accept(project, reply)?;
         self.progress.rated += 1;
         self.progress.done += 1;
         Ok(None)
