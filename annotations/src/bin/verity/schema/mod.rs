@@ -90,8 +90,8 @@ pub enum Command {
     /// Verify code snippets at a case's base commit, in live code.
     Precedent(evidence::PrecedentArgs),
     /// Verify proposals (the choice a task turns on and snippets of the codebase's ways of
-    /// making it) at their tasks' base commits and classify each into a tier; or set whether
-    /// raters see sweeps.
+    /// making it), from a file or from a model rater, at their tasks' base commits and classify
+    /// each into a tier; or set whether raters see sweeps.
     Sweep(evidence::SweepArgs),
     /// Create (on first use) and open the embedded demo project: twelve tasks on a small
     /// git repository and a finished round (three raters' answers on every task, one
