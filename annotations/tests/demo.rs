@@ -295,7 +295,7 @@ fn on_first_open_agreement_disagreements_and_the_ensemble_have_real_figures() {
     }
     let adjudicated: Vec<_> = disagreements
         .iter()
-        .filter_map(|d| d.adjudication.as_ref())
+        .filter_map(|d| d.adjudication.as_ref().map(|a| &a.decision))
         .collect();
     assert_eq!(adjudicated.len(), 1, "exactly one adjudication");
     assert!(adjudicated[0].rationale.len() > 50);

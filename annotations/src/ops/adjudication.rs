@@ -25,22 +25,14 @@ pub struct RaterValue {
     pub value: Value,
 }
 
-/// An adjudicator's decision.
+/// An adjudicator's decision, as recorded.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct AdjudicationView {
-    /// The task's id (`instance_id` in JSON, as everywhere).
-    #[serde(rename = "instance_id")]
-    pub case: String,
-    /// The question's id.
-    pub question: String,
-    /// The final value.
-    #[ts(type = "number | string")]
-    pub value: Value,
-    /// Why.
-    pub rationale: String,
-    /// Who decided.
-    pub by: String,
+    /// The task, the question, the final value, why and who decided.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub decision: AdjudicationRequest,
     /// When.
     pub at: String,
 }
@@ -108,11 +100,13 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
                 panel
                     .adjudication(case.case_id, &question.id)
                     .map(|a| AdjudicationView {
-                        case: case.instance_id.clone(),
-                        question: a.question.clone(),
-                        value: a.value.clone(),
-                        rationale: a.rationale.clone(),
-                        by: a.decided_by.clone(),
+                        decision: AdjudicationRequest {
+                            case: case.instance_id.clone(),
+                            question: a.question.clone(),
+                            value: a.value.clone(),
+                            rationale: a.rationale.clone(),
+                            by: a.decided_by.clone(),
+                        },
                         at: a.at.clone(),
                     });
             out.push((
@@ -267,11 +261,13 @@ pub fn adjudicate(
         at: &at,
     })?;
     Ok(AdjudicationView {
-        case: stored.case.instance_id,
-        question: question.id.clone(),
-        value,
-        rationale: req.rationale.trim().to_string(),
-        by: by.to_string(),
+        decision: AdjudicationRequest {
+            case: stored.case.instance_id,
+            question: question.id.clone(),
+            value,
+            rationale: req.rationale.trim().to_string(),
+            by: by.to_string(),
+        },
         at,
     })
 }

@@ -142,10 +142,11 @@ pub fn adjudicate(s: &Session, args: AdjudicateArgs, out: &mut dyn Write) -> Res
     if json {
         print_json(out, &view)?;
     } else {
+        let d = &view.decision;
         writeln!(
             out,
             "{} decided {} = {} on {}",
-            view.by, view.question, view.value, view.case
+            d.by, d.question, d.value, d.case
         )?;
     }
     Ok(())

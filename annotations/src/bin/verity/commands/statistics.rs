@@ -258,7 +258,7 @@ pub fn disagreements(s: &Session, args: DisagreementsArgs, out: &mut dyn Write) 
             answers.join("  "),
             d.adjudication
                 .as_ref()
-                .map(|a| format!("\tadjudicated {} by {}", a.value, a.by))
+                .map(|a| format!("\tadjudicated {} by {}", a.decision.value, a.decision.by))
                 .unwrap_or_default()
         )?;
     }
