@@ -186,7 +186,8 @@ pub fn sweep_with_model(
 }
 
 /// The selected tasks, in id order, and how many of `--all` were left out (no base commit, no
-/// clone registered). A named task that cannot be swept refuses the run with why.
+/// clone registered). A named task that cannot be swept is refused by its target, before the
+/// run.
 fn sweep_cases(project: &Project, selection: &SweepSelection) -> Result<(Vec<CaseRow>, usize)> {
     match selection {
         SweepSelection::Ids(ids) => {
@@ -194,9 +195,6 @@ fn sweep_cases(project: &Project, selection: &SweepSelection) -> Result<(Vec<Cas
                 project,
                 &super::raters::CaseSelection::Ids(ids.clone()),
             )?;
-            for case in &cases {
-                target(project, &case.instance_id)?;
-            }
             Ok((cases, 0))
         }
         SweepSelection::All => {
