@@ -532,6 +532,8 @@ fn a_model_proposes_and_the_repository_decides_as_for_a_proposals_file() {
     assert!(err.contains("coordinator"), "{err}");
     let err = h.fails(&["sweep", "acme__web-2", "--model", "proposer"]);
     assert!(err.contains("no clone is registered for acme/web"), "{err}");
+    let err = h.fails(&["sweep", TASK, "--model", "proposer", "--budget-usd", "1"]);
+    assert!(err.contains("a budget cannot be kept"), "{err}");
     assert_eq!(server.log().len(), 0, "nothing is sent for a run refused");
 
     let out = h.run(&["sweep", "--all", "--model", "proposer", "--json"]);
