@@ -45,7 +45,8 @@ fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
     Ok(())
 }
 
-/// The exit status of a `models rate` that Ctrl-C stopped (128 + SIGINT, as shells give it).
+/// The exit status of a model run (`models rate`, `sweep --model`) that Ctrl-C stopped (128 +
+/// SIGINT, as shells give it).
 pub(super) const STOPPED_STATUS: u8 = 130;
 
 /// `verity models add|list|remove|rate|compare`; `rate` stopped by Ctrl-C exits
