@@ -130,7 +130,7 @@ fn coordinator_only() -> Vec<Case> {
         }),
         ("evidence_all", |p, _| {
             let flag = AtomicBool::new(false);
-            ops::evidence_all(p, &Engine::default(), T0, &mut |_| {}, &flag).map(drop)
+            ops::evidence_all(p, &Engine::default(), false, T0, &mut |_| {}, &flag).map(drop)
         }),
         ("sweep_proposals", |p, _| {
             let proposals = ops::read_proposals(

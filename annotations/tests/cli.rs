@@ -703,6 +703,12 @@ fn evidence_grep_show_and_precedents_work_on_the_demo_repository() {
     assert_eq!(all["computed"], 11);
     let resumed = json_on(&project, &["evidence", "--all", "--json"]);
     assert_eq!(resumed["cached"], 12, "a second run resumes from the cache");
+    let refreshed = json_on(&project, &["evidence", "--all", "--refresh", "--json"]);
+    assert_eq!(
+        (&refreshed["computed"], &refreshed["cached"]),
+        (&json!(12), &json!(0)),
+        "--refresh computes every report again"
+    );
     let risk = report["summary"]["risk"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&risk), "risk {risk}");
     let sorted = json_on(&project, &["cases", "--sort", "risk", "--json"]);

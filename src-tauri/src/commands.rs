@@ -589,7 +589,14 @@ pub async fn evidence_all(
         "An evidence run",
         on_progress,
         move |p, progress, cancel| {
-            ops::evidence_all(p, &engine, OffsetDateTime::now_utc(), progress, cancel)
+            ops::evidence_all(
+                p,
+                &engine,
+                false,
+                OffsetDateTime::now_utc(),
+                progress,
+                cancel,
+            )
         },
     )
     .await

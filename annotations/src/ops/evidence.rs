@@ -481,10 +481,12 @@ impl EvidenceAllReport {
 }
 
 /// Computes and caches evidence for every case, resuming where a previous run stopped (cached
-/// reports are kept). A case that cannot be done is listed with its reason, not fatal.
+/// reports are kept), or, with `refresh`, computing every report again. A case that cannot be
+/// done is listed with its reason, not fatal.
 pub fn evidence_all(
     project: &mut Project,
     engine: &Engine,
+    refresh: bool,
     now: OffsetDateTime,
     progress: &mut dyn FnMut(&EvidenceProgress),
     cancel: &AtomicBool,
@@ -496,7 +498,7 @@ pub fn evidence_all(
         if cancel.load(Ordering::Relaxed) {
             return Err(Error::Cancelled);
         }
-        match case_evidence(project, engine, &row.instance_id, false, now) {
+        match case_evidence(project, engine, &row.instance_id, refresh, now) {
             Ok(view) if view.cached => report.cached += 1,
             Ok(_) => report.computed += 1,
             Err(

@@ -34,6 +34,7 @@ pub fn evidence(s: &Session, args: EvidenceArgs, out: &mut dyn Write) -> Result<
         let report = ops::evidence_all(
             &mut p,
             &engine,
+            refresh,
             s.now,
             &mut progress,
             &AtomicBool::new(false),
