@@ -173,6 +173,19 @@ describe('AgreementSection', () => {
     expect(groupRow(groups, 'difficulty', 'humans').slice(1)).toEqual(['Humans', 'not measured']);
   });
 
+  it('says in the table, not only in a tooltip, why a group has no alpha', async () => {
+    const view = withGroups();
+    const pooled = view.groups![2].questions[0].coefficients[2];
+    pooled.value = null;
+    pooled.ci95 = null;
+    pooled.reason = 'no variation: every answer is the same';
+    mockBackend({ project_agreement: () => view });
+    const { findByTestId } = render(AgreementSection, { active: true, questionnaire });
+    const groups = await findByTestId('agreement-groups');
+    expect(within(groups).getByTestId('alpha-why').textContent).toBe('no variation: every answer is the same');
+    expect(groupRow(groups, 'underspecified', 'pooled').slice(1)).toEqual(['Pooled', '4', '0.500', 'undefinedno variation: every answer is the same', '—']);
+  });
+
   it('shows no groups over humans alone, and computes again when the models switch changes', async () => {
     setModelsIncluded(false);
     let included = false;
