@@ -415,7 +415,7 @@ fn suite(store: &mut dyn ProjectStore) {
     );
 
     // Sweeps: one a case, replaced whole, every one read back in case order.
-    assert!(store.sweeps().unwrap().is_empty());
+    assert!(store.sweeps(None).unwrap().is_empty());
     store
         .put_sweep(ten.case_id, "a", r#"[{"tier":"unsettled"}]"#, T1)
         .unwrap();
@@ -430,7 +430,13 @@ fn suite(store: &mut dyn ProjectStore) {
         (ten.case_id, r#"[{"tier":"codebase-plural"}]"#.to_string()),
     ];
     expected.sort();
-    assert_eq!(store.sweeps().unwrap(), expected);
+    assert_eq!(store.sweeps(None).unwrap(), expected);
+    assert_eq!(
+        store.sweeps(Some(&[ten.case_id])).unwrap(),
+        [(ten.case_id, r#"[{"tier":"codebase-plural"}]"#.to_string())],
+        "a page reads its own cases' sweeps"
+    );
+    assert!(store.sweeps(Some(&[])).unwrap().is_empty());
     assert_eq!(
         store.sweep(ten.case_id).unwrap().map(|s| s.base_commit),
         Some("b".to_string())

@@ -52,8 +52,13 @@ impl CaseRisk {
     }
 }
 
-/// The evidence's risk scores (`(case row id, risk)`) with the sweeps the actor may read.
-fn with_sweeps(project: &Project, evidence: Vec<(i64, f64)>) -> Result<Risks> {
+/// The evidence's risk scores (`(case row id, risk)`) with the sweeps the actor may read, of
+/// every case or of `cases` only (a page).
+fn with_sweeps(
+    project: &Project,
+    evidence: Vec<(i64, f64)>,
+    cases: Option<&[i64]>,
+) -> Result<Risks> {
     let mut risks: Risks = evidence
         .into_iter()
         .map(|(case_id, risk)| {
@@ -66,7 +71,7 @@ fn with_sweeps(project: &Project, evidence: Vec<(i64, f64)>) -> Result<Risks> {
             )
         })
         .collect();
-    for (case_id, tiers) in visible_sweep_tiers(project)? {
+    for (case_id, tiers) in visible_sweep_tiers(project, cases)? {
         let entry = risks.entry(case_id).or_insert(CaseRisk {
             evidence: None,
             sweep: None,
@@ -477,7 +482,13 @@ fn case_risks(project: &Project) -> Result<Arc<Risks>> {
     kept_while_unchanged(
         project,
         |k| &mut k.risks,
-        || with_sweeps(project, project.store.case_risks(ENGINE_VERSION, None)?),
+        || {
+            with_sweeps(
+                project,
+                project.store.case_risks(ENGINE_VERSION, None)?,
+                None,
+            )
+        },
     )
 }
 
@@ -547,6 +558,7 @@ pub fn progress_page(project: &Project, query: &ProgressQuery) -> Result<Progres
         None => Arc::new(with_sweeps(
             project,
             project.store.case_risks(ENGINE_VERSION, Some(&ids))?,
+            Some(&ids),
         )?),
     };
     let mut assignments = assignments_of(

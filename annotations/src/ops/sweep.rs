@@ -15,7 +15,7 @@ use super::model_prompt::{PromptTemplate, SWEEP_PROMPT, build_sweep_prompt, prop
 use super::models::{
     Asking, Fields, RateProgress, RateReport, Reply, RunPlan, find_model, run_model,
 };
-use super::sweep_access::{ProposedSweep, Proposer};
+use super::sweep_access::{ProposedSweep, Proposer, stored_sweep};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
 use crate::endpoint::StructuredRequest;
 use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
@@ -238,18 +238,12 @@ impl Sweeping<'_> {
     /// The case's stored sweep when this model, with this prompt, proposed it at the case's
     /// base commit.
     fn stored(&self, project: &Project, case: &CaseRow) -> Result<Option<Vec<ProposedSweep>>> {
-        let Some(stored) = project.store.sweep(case.case_id)? else {
+        let Some((base_commit, swept)) = stored_sweep(project, case.case_id)? else {
             return Ok(None);
         };
-        if case.base_commit.as_deref() != Some(stored.base_commit.as_str()) {
+        if case.base_commit.as_deref() != Some(base_commit.as_str()) {
             return Ok(None);
         }
-        let swept: Vec<ProposedSweep> = serde_json::from_str(&stored.results).map_err(|err| {
-            Error::NotFound(format!(
-                "the sweep stored for {} cannot be read ({err}); run `verity sweep` again",
-                case.instance_id
-            ))
-        })?;
         let ours = !swept.is_empty()
             && swept.iter().all(|s| {
                 s.proposer.as_ref().is_some_and(|p| {

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -68,20 +69,36 @@ pub(super) fn visible_sweep(project: &Project, case_id: i64) -> Result<Option<Ve
     if !sweeps_visible(project)? {
         return Ok(None);
     }
+    Ok(stored_sweep(project, case_id)?.map(|(_, results)| results))
+}
+
+/// A case's stored sweep with the base commit it was made at, whoever asks: for the
+/// coordinator's own use (`ops::sweep`).
+pub(super) fn stored_sweep(
+    project: &Project,
+    case_id: i64,
+) -> Result<Option<(String, Vec<ProposedSweep>)>> {
     let Some(stored) = project.store.sweep(case_id)? else {
         return Ok(None);
     };
-    let results = serde_json::from_str(&stored.results).map_err(|err| {
+    Ok(Some((stored.base_commit, read(case_id, &stored.results)?)))
+}
+
+/// A stored sweep's JSON, or the sentence saying it cannot be read.
+fn read<T: DeserializeOwned>(case_id: i64, json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|err| {
         Error::NotFound(format!(
             "the sweep stored for case row {case_id} cannot be read ({err}); run `verity sweep` again"
         ))
-    })?;
-    Ok(Some(results))
+    })
 }
 
-/// Each swept case's tiers (one per proposal) as the actor may read them: none for a rater
-/// unless the project shows sweeps to raters.
-pub(super) fn visible_sweep_tiers(project: &Project) -> Result<HashMap<i64, Vec<Tier>>> {
+/// Each swept case's tiers (one per proposal) as the actor may read them, of every case or of
+/// `cases` only (a page): none for a rater unless the project shows sweeps to raters.
+pub(super) fn visible_sweep_tiers(
+    project: &Project,
+    cases: Option<&[i64]>,
+) -> Result<HashMap<i64, Vec<Tier>>> {
     #[derive(Deserialize)]
     struct Tiered {
         tier: Tier,
@@ -91,14 +108,10 @@ pub(super) fn visible_sweep_tiers(project: &Project) -> Result<HashMap<i64, Vec<
     }
     project
         .store
-        .sweeps()?
+        .sweeps(cases)?
         .into_iter()
         .map(|(case_id, json)| {
-            let results: Vec<Tiered> = serde_json::from_str(&json).map_err(|err| {
-                Error::NotFound(format!(
-                    "the sweep stored for case row {case_id} cannot be read ({err}); run `verity sweep` again"
-                ))
-            })?;
+            let results: Vec<Tiered> = read(case_id, &json)?;
             Ok((case_id, results.into_iter().map(|r| r.tier).collect()))
         })
         .collect()

@@ -88,8 +88,9 @@ pub trait RepoStore {
     /// A case's sweep, when one was stored.
     fn sweep(&self, case_id: i64) -> Result<Option<StoredSweep>, StoreError>;
 
-    /// Every stored sweep's results (the JSON list), by case row id.
-    fn sweeps(&self) -> Result<Vec<(i64, String)>, StoreError>;
+    /// The stored sweeps' results (the JSON list), by case row id: of every case, or of
+    /// `cases` only (a page).
+    fn sweeps(&self, cases: Option<&[i64]>) -> Result<Vec<(i64, String)>, StoreError>;
 
     /// The risk score of each case whose latest revision has a report, at that revision's base
     /// commit, from this engine version: `(case row id, risk)`; of every case, or of `cases`
@@ -125,6 +126,13 @@ pub(crate) fn case_risks_sql(mark: &str, cases: Option<&str>) -> String {
            AND e.risk_permille IS NOT NULL AND e.base_commit = r.base_commit{cases}
            AND r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = r.case_id)"
     )
+}
+
+/// `IN (…)` of some case row ids, for SQLite: the ids are numbers from the project itself, so
+/// they are written into the text.
+fn id_list(ids: &[i64]) -> String {
+    let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+    format!("IN ({})", ids.join(","))
 }
 
 impl RepoStore for Store {
@@ -220,11 +228,12 @@ impl RepoStore for Store {
         .transpose()
     }
 
-    fn sweeps(&self) -> Result<Vec<(i64, String)>, StoreError> {
-        let mut statement = self
-            .conn
-            .prepare(shared::ALL_SWEEPS)
-            .map_err(|e| self.sql(e))?;
+    fn sweeps(&self, cases: Option<&[i64]>) -> Result<Vec<(i64, String)>, StoreError> {
+        let sql = match cases {
+            None => shared::ALL_SWEEPS.to_string(),
+            Some(ids) => shared::sweeps_of_sql(&id_list(ids)),
+        };
+        let mut statement = self.conn.prepare(&sql).map_err(|e| self.sql(e))?;
         let rows = statement
             .query_map([], |row| {
                 Ok((row.get(0)?, unpack(&self.path, "sweep", row.get_ref(1)?)))
@@ -268,11 +277,7 @@ impl RepoStore for Store {
         engine_version: &str,
         cases: Option<&[i64]>,
     ) -> Result<Vec<(i64, f64)>, StoreError> {
-        // Ids are numbers from the project itself, so they are written into the text.
-        let cases = cases.map(|ids| {
-            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
-            format!("IN ({})", ids.join(","))
-        });
+        let cases = cases.map(id_list);
         let mut stmt = self
             .conn
             .prepare(&case_risks_sql("?1", cases.as_deref()))

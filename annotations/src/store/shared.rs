@@ -175,6 +175,12 @@ pub(crate) const SWEEP: &str =
 /// Every stored sweep's results, by case row id.
 pub(crate) const ALL_SWEEPS: &str = "SELECT case_id, results FROM sweeps ORDER BY case_id";
 
+/// Some cases' sweeps, by case row id: `cases` is the condition on `case_id` in the backend's
+/// dialect (`IN (…)`, `= ANY($1)`).
+pub(crate) fn sweeps_of_sql(cases: &str) -> String {
+    format!("SELECT case_id, results FROM sweeps WHERE case_id {cases} ORDER BY case_id")
+}
+
 /// A case's row id by its instance id.
 pub(crate) const CASE_ID: &str = "SELECT id FROM cases WHERE instance_id = $1";
 

@@ -1,7 +1,7 @@
 //! Registered repository clones and the evidence cache on the server, with the project file's
 //! behaviour.
 
-use super::{Client, PgStore};
+use super::{Client, PgRow, PgStore};
 use crate::store::repos::{case_risks_sql, risk_permille};
 use crate::store::shared::{self, Cells};
 use crate::store::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoreError, StoredSweep};
@@ -95,10 +95,12 @@ impl RepoStore for PgStore {
             .pop())
     }
 
-    fn sweeps(&self) -> Result<Vec<(i64, String)>, StoreError> {
-        self.decode(shared::ALL_SWEEPS, &[], |row| {
-            Ok((row.cell(0)?, row.cell(1)?))
-        })
+    fn sweeps(&self, cases: Option<&[i64]>) -> Result<Vec<(i64, String)>, StoreError> {
+        let row = |row: &PgRow<'_>| Ok((row.cell(0)?, row.cell(1)?));
+        match cases {
+            None => self.decode(shared::ALL_SWEEPS, &[], row),
+            Some(ids) => self.decode(&shared::sweeps_of_sql("= ANY($1)"), &[&ids], row),
+        }
     }
 
     fn case_risks(
