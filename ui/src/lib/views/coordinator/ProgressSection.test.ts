@@ -82,8 +82,10 @@ describe('ProgressSection', () => {
     const table = await findByTestId('case-progress');
     await waitFor(() => expect(tableRows(table)).toHaveLength(3));
     const [swept, plain] = [...table.querySelectorAll('[data-testid="task-risk"]')];
-    expect(swept.textContent).toBe('0.85 · swept');
+    expect(swept.textContent).toBe('0.85 · swept, moved by the task’s sweep (codebase-plural); the terms alone: 0.25');
     expect(swept.querySelector('.swept')!.getAttribute('title')).toBe('Moved by the task’s sweep (codebase-plural); the terms alone: 0.25');
+    // Read aloud too, not only in a tooltip.
+    expect(swept.querySelector('[data-testid="task-swept-why"]')!.classList.contains('sr-only')).toBe(true);
     expect(plain.textContent).toBe('0.88');
   });
 
