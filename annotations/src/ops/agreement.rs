@@ -159,7 +159,6 @@ pub struct QuestionAgreement {
 
 /// Agreement per question over the raters' first submissions.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
 pub struct ProjectAgreement {
     /// The questionnaire's id and version.
     pub questionnaire: String,

@@ -65,7 +65,6 @@ export type { HubProgress } from './bindings/HubProgress';
 export type { HubStage } from './bindings/HubStage';
 export type { AssignReport } from './bindings/AssignReport';
 export type { AgreementRequest } from './bindings/AgreementRequest';
-export type { ProjectAgreement } from './bindings/ProjectAgreement';
 export type { AgreementView } from './bindings/AgreementView';
 export type { GroupAgreement } from './bindings/GroupAgreement';
 export type { GroupQuestion } from './bindings/GroupQuestion';

@@ -87,11 +87,11 @@ export function bigPatch(files: number, lines: number): PatchView {
   };
 }
 
-import type { Disagreement, EnsembleReport, ProjectAgreement } from '../api/types';
+import type { AgreementView, Disagreement, EnsembleReport } from '../api/types';
 
 /** Agreement of three raters on the questionnaire above: a measured ordinal question, one whose
  * coefficients are undefined, and a nominal one; the two text questions skipped. */
-export const agreement: ProjectAgreement = {
+export const agreement: AgreementView = {
   questionnaire: 'swe-bench-verified 1.0.0',
   cases: 5,
   raters: ['Amara', 'Ben', 'Chen'],
