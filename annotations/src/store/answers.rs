@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use rusqlite::{OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::shared::{self, Cells, EVENT_COLUMNS, SqliteRow, StoredFields};
+use super::shared::{self, Cells, EVENT_COLUMNS, Param, SqliteRow, StoredFields};
 use super::{Store, StoreError, sql_err};
 
 /// What an answer event records.
@@ -138,18 +138,7 @@ pub(super) fn insert_answer_event(
     check_follows(event, last, first.as_deref(), newest.as_deref())?;
     conn.query_row(
         shared::INSERT_ANSWER_EVENT,
-        params![
-            event.uid,
-            event.case_id,
-            event.rater_id,
-            event.case_revision_id,
-            event.questionnaire_id,
-            event.kind.as_str(),
-            event.answer_revision,
-            answer,
-            event.reason,
-            event.at
-        ],
+        params_from_iter(shared::event_params(event, &event.kind.as_str(), &answer)),
         |row| row.get(0),
     )
     .map_err(|e| sql_err(path, e))
@@ -345,20 +334,11 @@ impl AnswerStore for Store {
         self.conn
             .query_row(
                 shared::INSERT_CONFLICT,
-                params![
-                    event.uid,
-                    event.case_id,
-                    event.rater_id,
-                    event.case_revision_id,
-                    event.questionnaire_id,
-                    event.kind.as_str(),
-                    event.answer_revision,
-                    answer,
-                    event.reason,
-                    event.at,
-                    origin,
-                    found_at
-                ],
+                params_from_iter(
+                    shared::event_params(event, &event.kind.as_str(), &answer)
+                        .into_iter()
+                        .chain([&origin as &dyn Param, &found_at]),
+                ),
                 |row| row.get(0),
             )
             .optional()

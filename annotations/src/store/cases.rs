@@ -7,7 +7,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
 use super::packed::{pack, unpack};
-use super::shared;
+use super::shared::{self, Cells};
 use super::{MetaStore, Store, StoreError, sql_err};
 use crate::case::{Case, CaseRecord, Encoded, SourceKind, TITLE_RULE};
 
@@ -223,22 +223,21 @@ impl CaseStore for Store {
     }
 
     fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
-        let mut stmt = self.conn.prepare(LIST_CASES).map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok(CaseRow {
-                    case_id: row.get(0)?,
-                    instance_id: row.get(1)?,
-                    repo: row.get(2)?,
-                    base_commit: row.get(3)?,
-                    title: row.get(4)?,
-                    revision: row.get(5)?,
-                    has_materials: row.get(6)?,
-                })
-            })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+        self.decode(LIST_CASES, [], |row| case_row(row))
     }
+}
+
+/// A listed case from a row of [`LIST_CASES`]' columns, on either backend.
+pub(crate) fn case_row(row: &impl Cells) -> Result<CaseRow, StoreError> {
+    Ok(CaseRow {
+        case_id: row.cell(0)?,
+        instance_id: row.cell(1)?,
+        repo: row.cell(2)?,
+        base_commit: row.cell(3)?,
+        title: row.cell(4)?,
+        revision: row.cell(5)?,
+        has_materials: row.cell::<i64>(6)? != 0,
+    })
 }
 
 impl Store {

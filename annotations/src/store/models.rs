@@ -8,6 +8,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::shared::Cells;
 use super::{Rater, Store, StoreError, sql_err};
 
 /// The file schema's migration 11 (see `migrations.rs`).
@@ -201,11 +202,44 @@ pub(crate) fn config_text(config: &ModelConfig) -> Result<String, StoreError> {
 }
 
 /// A configuration read back.
-pub(crate) fn read_config(path: &std::path::Path, text: &str) -> Result<ModelConfig, StoreError> {
-    serde_json::from_str(text).map_err(|source| StoreError::Corrupt {
-        path: path.to_path_buf(),
-        what: "model configuration",
-        source,
+/// Every model rater with its configuration; each backend adds its order by name.
+pub(crate) const MODEL_RATERS: &str =
+    "SELECT r.id, r.name, r.deactivated_at IS NULL, m.config, m.dialect, m.created_at
+     FROM raters r JOIN model_configs m ON m.rater_id = r.id";
+
+/// A model rater's attempts in the order they were made.
+pub(crate) const MODEL_ATTEMPTS: &str = "SELECT rater_id, case_id, request_hash, outcome, reason,
+     input_tokens, output_tokens, latency_ms, cost_usd, at, purpose
+     FROM model_attempts WHERE rater_id = $1 ORDER BY id";
+
+/// A model rater from a row of [`MODEL_RATERS`], on either backend.
+pub(crate) fn model_rater(row: &impl Cells) -> Result<ModelRater, StoreError> {
+    Ok(ModelRater {
+        rater: Rater {
+            id: row.cell(0)?,
+            name: row.cell(1)?,
+            active: row.cell(2)?,
+        },
+        config: row.json(3, "model configuration")?,
+        dialect: row.cell(4)?,
+        created_at: row.cell(5)?,
+    })
+}
+
+/// An attempt from a row of [`MODEL_ATTEMPTS`], on either backend.
+pub(crate) fn attempt(row: &impl Cells) -> Result<ModelAttempt, StoreError> {
+    Ok(ModelAttempt {
+        rater_id: row.cell(0)?,
+        case_id: row.cell(1)?,
+        purpose: AttemptPurpose::parse(&row.cell::<String>(10)?),
+        request_hash: row.cell(2)?,
+        outcome: row.cell(3)?,
+        reason: row.cell(4)?,
+        input_tokens: row.cell(5)?,
+        output_tokens: row.cell(6)?,
+        latency_ms: row.cell(7)?,
+        cost_usd: read_cost(row.cell(8)?),
+        at: row.cell(9)?,
     })
 }
 
@@ -250,39 +284,9 @@ impl ModelStore for Store {
     }
 
     fn model_raters(&self) -> Result<Vec<ModelRater>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT r.id, r.name, r.deactivated_at IS NULL, m.config, m.dialect, m.created_at
-                 FROM raters r JOIN model_configs m ON m.rater_id = r.id ORDER BY r.name",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((
-                    Rater {
-                        id: row.get(0)?,
-                        name: row.get(1)?,
-                        active: row.get(2)?,
-                    },
-                    row.get::<_, String>(3)?,
-                    row.get::<_, Option<String>>(4)?,
-                    row.get::<_, String>(5)?,
-                ))
-            })
-            .map_err(|e| self.sql(e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.sql(e))?;
-        rows.into_iter()
-            .map(|(rater, config, dialect, created_at)| {
-                Ok(ModelRater {
-                    rater,
-                    config: read_config(&self.path, &config)?,
-                    dialect,
-                    created_at,
-                })
-            })
-            .collect()
+        self.decode(&format!("{MODEL_RATERS} ORDER BY r.name"), [], |row| {
+            model_rater(row)
+        })
     }
 
     fn remove_model_config(&mut self, rater_id: i64) -> Result<(), StoreError> {
@@ -361,32 +365,7 @@ impl ModelStore for Store {
     }
 
     fn model_attempts(&self, rater_id: i64) -> Result<Vec<ModelAttempt>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT rater_id, case_id, request_hash, outcome, reason, input_tokens,
-                     output_tokens, latency_ms, cost_usd, at, purpose
-                 FROM model_attempts WHERE rater_id = ?1 ORDER BY id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = stmt
-            .query_map([rater_id], |row| {
-                Ok(ModelAttempt {
-                    rater_id: row.get(0)?,
-                    case_id: row.get(1)?,
-                    purpose: AttemptPurpose::parse(&row.get::<_, String>(10)?),
-                    request_hash: row.get(2)?,
-                    outcome: row.get(3)?,
-                    reason: row.get(4)?,
-                    input_tokens: row.get(5)?,
-                    output_tokens: row.get(6)?,
-                    latency_ms: row.get(7)?,
-                    cost_usd: read_cost(row.get(8)?),
-                    at: row.get(9)?,
-                })
-            })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+        self.decode(MODEL_ATTEMPTS, [rater_id], |row| attempt(row))
     }
 
     fn put_provenance(&mut self, event_uid: &str, provenance: &str) -> Result<(), StoreError> {

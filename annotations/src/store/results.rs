@@ -8,6 +8,7 @@ use std::fmt::Write;
 use rusqlite::{OptionalExtension, params};
 
 use super::packed::{pack, unpack};
+use super::shared::Cells;
 use super::{Store, StoreError};
 
 /// A system's results as listed.
@@ -25,6 +26,19 @@ pub struct SystemRow {
     pub resolved: i64,
     /// When it was imported.
     pub imported_at: String,
+}
+
+/// A system's row from (name, format, origin, submitted, resolved, imported_at), on either
+/// backend.
+pub(crate) fn system_row(row: &impl Cells) -> Result<SystemRow, StoreError> {
+    Ok(SystemRow {
+        name: row.cell(0)?,
+        format: row.cell(1)?,
+        origin: row.cell(2)?,
+        submitted: row.cell(3)?,
+        resolved: row.cell(4)?,
+        imported_at: row.cell(5)?,
+    })
 }
 
 /// A system's outcomes: (case row id, resolved) for each task its file mentions, by case id.
@@ -200,25 +214,12 @@ impl ResultStore for Store {
     }
 
     fn system_rows(&self) -> Result<Vec<SystemRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT name, format, origin, submitted, resolved, imported_at FROM system_results
-                 ORDER BY name",
-            )
-            .map_err(|e| self.sql(e))?;
-        stmt.query_map([], |r| {
-            Ok(SystemRow {
-                name: r.get(0)?,
-                format: r.get(1)?,
-                origin: r.get(2)?,
-                submitted: r.get(3)?,
-                resolved: r.get(4)?,
-                imported_at: r.get(5)?,
-            })
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(|e| self.sql(e))
+        self.decode(
+            "SELECT name, format, origin, submitted, resolved, imported_at FROM system_results
+             ORDER BY name",
+            [],
+            |row| system_row(row),
+        )
     }
 
     fn system_outcomes(&self, each: &mut dyn FnMut(String, Outcomes)) -> Result<(), StoreError> {

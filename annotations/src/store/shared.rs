@@ -13,8 +13,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{
-    AdjudicationRow, AnswerConflict, AnswerEvent, Assignment, EventKind, Rater, ReferenceRow,
-    Repository, StoreError, sql_err,
+    AdjudicationRow, AnswerConflict, AnswerEvent, Assignment, EventKind, NewAnswerEvent, Rater,
+    ReferenceRow, Repository, StoreError, sql_err,
 };
 
 /// The columns of an event, in the order [`event`] reads them: its answer comes last, whole,
@@ -216,6 +216,32 @@ pub(crate) const PUT_REFERENCE_LABEL: &str = "INSERT INTO reference_labels(label
      labels, origin, imported_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (label_set, case_id) DO UPDATE SET labels = excluded.labels,
        origin = excluded.origin, imported_at = excluded.imported_at";
+
+/// A statement parameter SQLite and PostgreSQL both bind.
+pub(crate) trait Param: rusqlite::ToSql + tokio_postgres::types::ToSql + Sync {}
+
+impl<T> Param for T where T: rusqlite::ToSql + tokio_postgres::types::ToSql + Sync {}
+
+/// The parameters of [`INSERT_ANSWER_EVENT`], which begin [`INSERT_CONFLICT`]'s: `kind` holds
+/// the event kind's name and `answer` the answer as JSON text.
+pub(crate) fn event_params<'a>(
+    event: &'a NewAnswerEvent<'_>,
+    kind: &'a &'static str,
+    answer: &'a dyn Param,
+) -> [&'a dyn Param; 10] {
+    [
+        &event.uid,
+        &event.case_id,
+        &event.rater_id,
+        &event.case_revision_id,
+        &event.questionnaire_id,
+        kind,
+        &event.answer_revision,
+        answer,
+        &event.reason,
+        &event.at,
+    ]
+}
 
 /// A value SQLite and PostgreSQL both read into the same Rust type.
 pub(crate) trait Cell:

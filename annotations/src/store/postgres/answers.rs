@@ -3,7 +3,7 @@
 
 use super::{Client, Failure, Params, PgStore};
 use crate::store::answers::{check_follows, same_event};
-use crate::store::shared::{self, Cells, EVENT_COLUMNS};
+use crate::store::shared::{self, Cells, EVENT_COLUMNS, Param};
 use crate::store::{
     AnswerConflict, AnswerEvent, AnswerStore, NewAnswerEvent, StoreError, SubmissionFilter,
 };
@@ -62,18 +62,7 @@ pub(super) async fn insert_answer_event(
     let row = c
         .query_one(
             shared::INSERT_ANSWER_EVENT,
-            &[
-                &event.uid,
-                &event.case_id,
-                &event.rater_id,
-                &event.case_revision_id,
-                &event.questionnaire_id,
-                &event.kind.as_str(),
-                &event.answer_revision,
-                &answer,
-                &event.reason,
-                &event.at,
-            ],
+            &pg_params(shared::event_params(event, &event.kind.as_str(), &answer)),
         )
         .await?;
     Ok(row.try_get(0)?)
@@ -181,24 +170,12 @@ impl AnswerStore for PgStore {
     ) -> Result<Option<i64>, StoreError> {
         let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
         self.run(async |c: &mut Client| {
+            let kind = event.kind.as_str();
+            let params = shared::event_params(event, &kind, &answer)
+                .into_iter()
+                .chain([&origin as &dyn Param, &found_at]);
             let row = c
-                .query_opt(
-                    shared::INSERT_CONFLICT,
-                    &[
-                        &event.uid,
-                        &event.case_id,
-                        &event.rater_id,
-                        &event.case_revision_id,
-                        &event.questionnaire_id,
-                        &event.kind.as_str(),
-                        &event.answer_revision,
-                        &answer,
-                        &event.reason,
-                        &event.at,
-                        &origin,
-                        &found_at,
-                    ],
-                )
+                .query_opt(shared::INSERT_CONFLICT, &pg_params(params))
                 .await?;
             Ok(row.map(|r| r.try_get(0)).transpose()?)
         })
@@ -283,4 +260,11 @@ impl AnswerStore for PgStore {
     fn answer_event_by_uid(&self, uid: &str) -> Result<Option<AnswerEvent>, StoreError> {
         Ok(self.query_events(shared::EVENT_BY_UID, &[&uid])?.pop())
     }
+}
+
+/// Parameters both backends bind, as the server's client takes them.
+fn pg_params<'a>(
+    params: impl IntoIterator<Item = &'a dyn Param>,
+) -> Vec<&'a (dyn tokio_postgres::types::ToSql + Sync)> {
+    params.into_iter().map(|p| p as _).collect()
 }

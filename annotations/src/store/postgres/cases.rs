@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{Client, Failure, PgStore};
 use crate::case::{CaseRecord, Encoded, SourceKind};
-use crate::store::cases::{CASE_ORIGINS, merge_sources};
+use crate::store::cases::{CASE_ORIGINS, case_row, merge_sources};
 use crate::store::shared;
 use crate::store::{
     CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, NewAnswerEvent, StoreError,
@@ -140,32 +140,15 @@ impl CaseStore for PgStore {
     }
 
     fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
-        self.run(async |c: &mut Client| {
-            let rows = c
-                .query(
-                    "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision,
-                       r.has_materials
-                     FROM cases c JOIN case_revisions r ON r.case_id = c.id
-                     WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
-                     ORDER BY c.instance_id COLLATE \"C\"",
-                    &[],
-                )
-                .await?;
-            Ok(rows
-                .iter()
-                .map(|r| {
-                    Ok(CaseRow {
-                        case_id: r.try_get(0)?,
-                        instance_id: r.try_get(1)?,
-                        repo: r.try_get(2)?,
-                        base_commit: r.try_get(3)?,
-                        title: r.try_get(4)?,
-                        revision: r.try_get(5)?,
-                        has_materials: r.try_get::<_, i64>(6)? != 0,
-                    })
-                })
-                .collect::<Result<_, tokio_postgres::Error>>()?)
-        })
+        self.decode(
+            "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision,
+               r.has_materials
+             FROM cases c JOIN case_revisions r ON r.case_id = c.id
+             WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+             ORDER BY c.instance_id COLLATE \"C\"",
+            &[],
+            |row| case_row(row),
+        )
     }
 }
 

@@ -4,8 +4,8 @@
 
 use super::{Client, PgStore};
 use crate::store::models::{
-    AttemptPurpose, ModelAttempt, ModelConfig, ModelRater, ModelStore, config_text, cost_text,
-    read_config, read_cost,
+    MODEL_ATTEMPTS, MODEL_RATERS, ModelAttempt, ModelConfig, ModelRater, ModelStore, attempt,
+    config_text, cost_text, model_rater,
 };
 use crate::store::{Rater, RaterStore, StoreError};
 
@@ -90,35 +90,11 @@ impl ModelStore for PgStore {
     }
 
     fn model_raters(&self) -> Result<Vec<ModelRater>, StoreError> {
-        let rows = self.rows(
-            "SELECT r.id, r.name, r.deactivated_at IS NULL, m.config, m.dialect, m.created_at
-             FROM raters r JOIN model_configs m ON m.rater_id = r.id ORDER BY r.name COLLATE \"C\"",
+        self.decode(
+            &format!("{MODEL_RATERS} ORDER BY r.name COLLATE \"C\""),
             &[],
-        )?;
-        rows.iter()
-            .map(|r| {
-                let get = || -> Result<_, tokio_postgres::Error> {
-                    Ok((
-                        Rater {
-                            id: r.try_get(0)?,
-                            name: r.try_get(1)?,
-                            active: r.try_get(2)?,
-                        },
-                        r.try_get::<_, String>(3)?,
-                        r.try_get::<_, Option<String>>(4)?,
-                        r.try_get::<_, String>(5)?,
-                    ))
-                };
-                let (rater, config, dialect, created_at) =
-                    get().map_err(|e| self.failure(e.into()))?;
-                Ok(ModelRater {
-                    rater,
-                    config: read_config(&self.location, &config)?,
-                    dialect,
-                    created_at,
-                })
-            })
-            .collect()
+            |row| model_rater(row),
+        )
     }
 
     fn remove_model_config(&mut self, rater_id: i64) -> Result<(), StoreError> {
@@ -199,30 +175,7 @@ impl ModelStore for PgStore {
     }
 
     fn model_attempts(&self, rater_id: i64) -> Result<Vec<ModelAttempt>, StoreError> {
-        let rows = self.rows(
-            "SELECT rater_id, case_id, request_hash, outcome, reason, input_tokens,
-                 output_tokens, latency_ms, cost_usd, at, purpose
-             FROM model_attempts WHERE rater_id = $1 ORDER BY id",
-            &[&rater_id],
-        )?;
-        rows.iter()
-            .map(|r| {
-                Ok(ModelAttempt {
-                    rater_id: r.try_get(0)?,
-                    case_id: r.try_get(1)?,
-                    purpose: AttemptPurpose::parse(r.try_get::<_, &str>(10)?),
-                    request_hash: r.try_get(2)?,
-                    outcome: r.try_get(3)?,
-                    reason: r.try_get(4)?,
-                    input_tokens: r.try_get(5)?,
-                    output_tokens: r.try_get(6)?,
-                    latency_ms: r.try_get(7)?,
-                    cost_usd: read_cost(r.try_get(8)?),
-                    at: r.try_get(9)?,
-                })
-            })
-            .collect::<Result<_, tokio_postgres::Error>>()
-            .map_err(|e| self.failure(e.into()))
+        self.decode(MODEL_ATTEMPTS, &[&rater_id], |row| attempt(row))
     }
 
     fn put_provenance(&mut self, event_uid: &str, provenance: &str) -> Result<(), StoreError> {

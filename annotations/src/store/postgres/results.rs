@@ -6,7 +6,7 @@ use super::{Client, PgStore};
 use crate::store::StoreError;
 use crate::store::results::{
     AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow, audit_verdict, damaged,
-    decode_outcomes,
+    decode_outcomes, system_row,
 };
 
 impl ResultStore for PgStore {
@@ -48,24 +48,12 @@ impl ResultStore for PgStore {
     }
 
     fn system_rows(&self) -> Result<Vec<SystemRow>, StoreError> {
-        self.rows(
+        self.decode(
             "SELECT name, format, origin, submitted, resolved, imported_at FROM system_results
              ORDER BY name COLLATE \"C\"",
             &[],
-        )?
-        .iter()
-        .map(|r| {
-            Ok(SystemRow {
-                name: r.try_get(0)?,
-                format: r.try_get(1)?,
-                origin: r.try_get(2)?,
-                submitted: r.try_get(3)?,
-                resolved: r.try_get(4)?,
-                imported_at: r.try_get(5)?,
-            })
-        })
-        .collect::<Result<_, tokio_postgres::Error>>()
-        .map_err(|e| self.failure(e.into()))
+            |row| system_row(row),
+        )
     }
 
     fn system_outcomes(&self, each: &mut dyn FnMut(String, Outcomes)) -> Result<(), StoreError> {
