@@ -328,14 +328,8 @@ fn the_report_has_the_cli_json_shape() {
     util::assert_keys(&json, &["ci95"], "the report");
     assert_eq!(json["level"], "interval");
     assert_eq!(json["raters"], serde_json::json!(["r0", "r1", "r2", "r3"]));
-    let alpha: Vec<&str> = json["krippendorff_alpha"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        alpha,
+        util::keys(&json["krippendorff_alpha"]),
         ["interval", "nominal", "ordinal"],
         "interval data gets the metrics that apply"
     );
@@ -374,13 +368,7 @@ fn the_report_has_the_cli_json_shape() {
         agreement::compute_report(&nominal, &ReportOptions::default()).unwrap(),
     )
     .unwrap();
-    let alpha: Vec<&str> = json["krippendorff_alpha"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(alpha, ["nominal"]);
+    assert_eq!(util::keys(&json["krippendorff_alpha"]), ["nominal"]);
     assert!(json["gwet_ac2"]["linear"].is_null());
     assert!(
         json["reasons"]["gwet_ac2.linear"]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::util::chat_server::{ChatFault, ChatServer};
-use crate::util::{Harness, fixture};
+use crate::util::{self, Harness, fixture};
 
 const KEY_VAR: &str = "VERITY_TEST_MODEL_KEY";
 const KEY: &str = "sk-test-a1b2c3d4e5f6-never-stored";
@@ -109,14 +109,8 @@ fn a_model_rates_every_task_with_provenance_and_stays_out_of_the_panels_numbers(
         ],
     );
     let report = rate(&h, "gpt", &["--all", "--concurrency", "2"]);
-    let keys: Vec<&str> = report
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        keys,
+        util::keys(&report),
         [
             "cost_usd",
             "failed",

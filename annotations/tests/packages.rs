@@ -25,16 +25,8 @@ fn panel(path: &Path) -> Project {
         ops::add_rater(&mut p, name, T0).unwrap();
     }
     ops::assign_to(&mut p, &["ana".into()], &CaseSelection::All, T0).unwrap();
-    ops::assign_to(
-        &mut p,
-        &["bo".into()],
-        &CaseSelection::Ids(vec![TWO.into()]),
-        T0,
-    )
-    .unwrap();
-    p.act_as(rater("bo")).unwrap();
-    ops::submit_answer(&mut p, &answer("bo", TWO, 2), at(1)).unwrap();
-    p.act_as(Actor::Coordinator).unwrap();
+    project::assign_tasks(&mut p, &["bo"], &[TWO]);
+    project::submit_as(&mut p, &answer("bo", TWO, 2), at(1));
     ops::adjudicate(
         &mut p,
         &AdjudicationRequest {

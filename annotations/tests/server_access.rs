@@ -7,14 +7,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use annotations::ops::{
-    self, Actor, AdjudicationRequest, CaseSelection, ErrorCode, PanelLogin, Project,
-};
+use annotations::ops::{self, Actor, AdjudicationRequest, ErrorCode, PanelLogin, Project};
 use serde_json::json;
 
 use crate::server;
 use crate::util;
-use crate::util::project::{self, T0, answer, fixture_path, rater};
+use crate::util::project::{self, T0, answer, fixture_path};
 
 const ONE: &str = "acme__calc-101";
 const TWO: &str = "acme__calc-102";
@@ -42,23 +40,9 @@ impl Panel {
         }
         // Every task a calibration task: a rater's login must not be able to tell.
         db.sql("INSERT INTO verity.calibration_tasks SELECT id, 't' FROM verity.cases");
-        ops::assign_to(
-            &mut p,
-            &["ana".into()],
-            &CaseSelection::Ids(vec![ONE.into()]),
-            T0,
-        )
-        .unwrap();
-        ops::assign_to(
-            &mut p,
-            &["bo".into()],
-            &CaseSelection::Ids(vec![TWO.into()]),
-            T0,
-        )
-        .unwrap();
-        p.act_as(rater("bo")).unwrap();
-        ops::submit_answer(&mut p, &answer("bo", TWO, 3), T0).unwrap();
-        p.act_as(Actor::Coordinator).unwrap();
+        project::assign_tasks(&mut p, &["ana"], &[ONE]);
+        project::assign_tasks(&mut p, &["bo"], &[TWO]);
+        project::submit_as(&mut p, &answer("bo", TWO, 3), T0);
         ops::add_adjudicator(&mut p, "lead", T0).unwrap();
         ops::adjudicate(
             &mut p,
@@ -788,13 +772,7 @@ fn a_raters_login_reads_no_verdict_and_no_calibration() {
     let mut coordinator = panel.coordinator();
     project::import(&mut coordinator, &[fixture_path("audit/cases")]);
     let task = "instance_acme__widgets-1111aaaa00000000000000000000000000000000-vnan";
-    ops::assign_to(
-        &mut coordinator,
-        &["ana".into(), "bo".into()],
-        &CaseSelection::Ids(vec![task.into()]),
-        T0,
-    )
-    .unwrap();
+    project::assign_tasks(&mut coordinator, &["ana", "bo"], &[task]);
     ops::set_calibration_rate(&mut coordinator, 0.5).unwrap();
     let shown = ops::show_case(&coordinator, task).unwrap();
     assert_eq!(shown.audit_status.as_deref(), Some("proven"));

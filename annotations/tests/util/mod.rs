@@ -220,6 +220,35 @@ pub fn assert_keys(value: &Value, keys: &[&str], what: &str) {
     }
 }
 
+/// The keys of a JSON object, in its order.
+pub fn keys(value: &Value) -> Vec<&str> {
+    let object = value.as_object();
+    assert!(object.is_some(), "an object: {value}");
+    object
+        .into_iter()
+        .flat_map(|o| o.keys())
+        .map(String::as_str)
+        .collect()
+}
+
+/// The tasks each rater got in an `assign --json` report, failing unless they are at most one
+/// apart.
+pub fn even_loads(report: &Value) -> Vec<i64> {
+    let loads: Vec<i64> = report["load"]
+        .as_object()
+        .into_iter()
+        .flat_map(|o| o.values())
+        .map(|v| v.as_i64().unwrap_or(-1))
+        .collect();
+    let spread = loads
+        .iter()
+        .max()
+        .zip(loads.iter().min())
+        .map(|(a, b)| a - b);
+    assert!(spread.is_some_and(|s| s <= 1), "even load: {report}");
+    loads
+}
+
 /// Writes `content` to `path` below `root`, making the folders it needs.
 pub fn write_file(root: &Path, path: &str, content: impl AsRef<[u8]>) {
     let full = root.join(path);

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use annotations::ops::{self, Actor, AnswerRequest, Project, QuestionnaireChoice};
+use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project, QuestionnaireChoice};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
@@ -41,6 +41,20 @@ pub fn init(location: &Path, questionnaire: &str) -> Project {
 /// Imports `paths` into `p` at `T0`, uncancelled.
 pub fn import(p: &mut Project, paths: &[PathBuf]) {
     ops::import_paths(p, paths, T0, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+}
+
+/// Assigns the tasks `ids` to `raters` at `T0`.
+pub fn assign_tasks(p: &mut Project, raters: &[&str], ids: &[&str]) {
+    let raters: Vec<String> = raters.iter().map(|r| r.to_string()).collect();
+    let ids = ids.iter().map(|id| id.to_string()).collect();
+    ops::assign_to(p, &raters, &CaseSelection::Ids(ids), T0).unwrap();
+}
+
+/// Submits `answer` as its rater at `now`, then acts as the coordinator again.
+pub fn submit_as(p: &mut Project, answer: &AnswerRequest, now: OffsetDateTime) {
+    p.act_as(rater(&answer.rater)).unwrap();
+    ops::submit_answer(p, answer, now).unwrap();
+    p.act_as(Actor::Coordinator).unwrap();
 }
 
 pub fn rater(name: &str) -> Actor {
