@@ -7,8 +7,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use annotations::ops::{
-    self, AgreementFigure, BootstrapOptions, CaseSelection, CompareRequest, ModelAddRequest,
-    ModelComparison, ModelSummary, Project, RateProgress, RateRequest,
+    self, AgreementFigure, BootstrapOptions, CaseSelection, CompareRequest, ModelComparison,
+    ModelSummary, Project, RateProgress, RateRequest,
 };
 use anyhow::{Result, bail};
 use time::OffsetDateTime;
@@ -55,33 +55,9 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
     let p = &mut s.open()?;
     let now = s.now;
     match action {
-        ModelsAction::Add {
-            name,
-            endpoint,
-            model,
-            api_key_env,
-            temperature,
-            seed,
-            max_output_tokens,
-            price_in,
-            price_out,
-            json,
-        } => {
-            let added = ops::add_model(
-                p,
-                &ModelAddRequest {
-                    name,
-                    endpoint,
-                    model,
-                    api_key_env,
-                    temperature,
-                    seed,
-                    max_output_tokens,
-                    price_in,
-                    price_out,
-                },
-                now,
-            )?;
+        ModelsAction::Add(add) => {
+            let json = add.json;
+            let added = ops::add_model(p, &add.request(), now)?;
             if json {
                 print_json(out, &added)?;
                 return Ok(ExitCode::SUCCESS);

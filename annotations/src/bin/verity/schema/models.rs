@@ -1,44 +1,14 @@
 //! `verity models`: model raters (an LLM behind an OpenAI-compatible endpoint) added, listed,
 //! removed and run over tasks.
 
-use clap::Subcommand;
+use annotations::ops::ModelAddRequest;
+use clap::{Args, Subcommand};
 
 #[derive(Subcommand)]
 pub enum ModelsAction {
     /// Add a model rater. The API key is never given: name the environment variable that
     /// holds it (--api-key-env), read when the model rates.
-    Add {
-        /// The rater's name.
-        name: String,
-        /// The API's base URL, to which /chat/completions is appended
-        /// (https://api.openai.com/v1, http://127.0.0.1:8080/v1).
-        #[arg(long)]
-        endpoint: String,
-        /// The model id sent in each request.
-        #[arg(long)]
-        model: String,
-        /// The environment variable holding the API key.
-        #[arg(long, value_name = "VAR")]
-        api_key_env: Option<String>,
-        /// Sampling temperature.
-        #[arg(long, value_name = "T")]
-        temperature: Option<f64>,
-        /// Sampling seed.
-        #[arg(long, value_name = "N")]
-        seed: Option<i64>,
-        /// The most tokens a reply may have.
-        #[arg(long, value_name = "N")]
-        max_output_tokens: Option<u32>,
-        /// USD per million input tokens (unknown when not given, never taken as zero).
-        #[arg(long, value_name = "USD_PER_MTOK")]
-        price_in: Option<f64>,
-        /// USD per million output tokens.
-        #[arg(long, value_name = "USD_PER_MTOK")]
-        price_out: Option<f64>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Add(AddArgs),
     /// List the model raters with their configuration and what their requests cost.
     List {
         /// Print JSON.
@@ -98,4 +68,56 @@ pub enum ModelsAction {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// What `verity models add` is given.
+#[derive(Args)]
+pub struct AddArgs {
+    /// The rater's name.
+    name: String,
+    /// The API's base URL, to which /chat/completions is appended
+    /// (https://api.openai.com/v1, http://127.0.0.1:8080/v1).
+    #[arg(long)]
+    endpoint: String,
+    /// The model id sent in each request.
+    #[arg(long)]
+    model: String,
+    /// The environment variable holding the API key.
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// Sampling temperature.
+    #[arg(long, value_name = "T")]
+    temperature: Option<f64>,
+    /// Sampling seed.
+    #[arg(long, value_name = "N")]
+    seed: Option<i64>,
+    /// The most tokens a reply may have.
+    #[arg(long, value_name = "N")]
+    max_output_tokens: Option<u32>,
+    /// USD per million input tokens (unknown when not given, never taken as zero).
+    #[arg(long, value_name = "USD_PER_MTOK")]
+    price_in: Option<f64>,
+    /// USD per million output tokens.
+    #[arg(long, value_name = "USD_PER_MTOK")]
+    price_out: Option<f64>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl AddArgs {
+    /// The request to the core (all but `--json`).
+    pub fn request(self) -> ModelAddRequest {
+        ModelAddRequest {
+            name: self.name,
+            endpoint: self.endpoint,
+            model: self.model,
+            api_key_env: self.api_key_env,
+            temperature: self.temperature,
+            seed: self.seed,
+            max_output_tokens: self.max_output_tokens,
+            price_in: self.price_in,
+            price_out: self.price_out,
+        }
+    }
 }
