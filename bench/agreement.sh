@@ -19,15 +19,14 @@ MISSING=${MISSING:-0.2}
 SEED=${SEED:-7}
 RUNS=${RUNS:-5}
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/lib.sh
+scratch
 file="$work/ratings.csv"
 
 echo "building (release)..." >&2
-cargo build --release --quiet -p annotations --bin verity --example agreement_file
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-verity="$target/release/verity"
-example="$target/release/examples/agreement_file"
+cargo_build release -p annotations --bin verity --example agreement_file
+verity="$out/verity"
+example="$out/examples/agreement_file"
 
 python3 bench/gen_ratings.py "$UNITS" "$RATERS" "$MISSING" "$SEED" > "$file"
 rows=$(($(wc -l < "$file") - 1))

@@ -19,8 +19,8 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   numpy==1.26.4 scipy==1.15.3 statsmodels==0.14.5
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/lib.sh
+scratch
 "$venv/bin/python" bench/alt_test_reference.py panels "$work/panels.json" "$PANELS" "$SEED"
 
 echo "checking verity against the reference..." >&2

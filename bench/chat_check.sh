@@ -9,13 +9,13 @@ OPENAI_VERSION=3.51.0
 if ! python3 -c "import openai, sys; sys.exit(openai.__version__ != '$OPENAI_VERSION')" 2>/dev/null; then
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "openai==$OPENAI_VERSION"
 fi
-cargo build --quiet --locked -p annotations --example chat_serve
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+source bench/lib.sh
+cargo_build debug -p annotations --example chat_serve
 work=$(mktemp -d)
 mkdir -p "$work/strict" "$work/partial"
-"$target/debug/examples/chat_serve" "$work/strict" --key sk-check >/dev/null 2>&1 &
+"$out/examples/chat_serve" "$work/strict" --key sk-check >/dev/null 2>&1 &
 strict_pid=$!
-"$target/debug/examples/chat_serve" "$work/partial" --partial >/dev/null 2>&1 &
+"$out/examples/chat_serve" "$work/partial" --partial >/dev/null 2>&1 &
 partial_pid=$!
 trap 'kill "$strict_pid" "$partial_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 300); do [ -s "$work/strict/port" ] && [ -s "$work/partial/port" ] && break; sleep 0.1; done

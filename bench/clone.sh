@@ -19,9 +19,8 @@ COMMITS="${COMMITS:-1500}"
 SERVED="$WORK/clone-served"
 REPO="$SERVED/bench/big.git"
 
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.org
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.org
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+source "$ROOT/bench/lib.sh"
+bench_git
 
 mkdir -p "$WORK"
 if [ ! -f "$REPO/verity-bench-done" ]; then

@@ -33,10 +33,8 @@ SWEEP_RUNS="${SWEEP_RUNS:-1}"
 PATCH="$ROOT/bench/django_test.patch"
 REPO="$WORK/django-repo"
 
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.org
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.org
-export GIT_AUTHOR_DATE=2024-01-01T00:00:00Z GIT_COMMITTER_DATE=2024-01-01T00:00:00Z
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+source "$ROOT/bench/lib.sh"
+bench_git
 
 mkdir -p "$WORK"
 cd "$WORK"

@@ -11,12 +11,11 @@ rows=${ROWS:-2300}
 runs=${RUNS:-5}
 
 echo "building (release)..." >&2
-cargo build --release --quiet --bin verity
-cargo build --release --quiet -p annotations --example hub_serve
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-verity=$target/release/verity
+source bench/lib.sh
+cargo_build release -p annotations --bin verity --example hub_serve
+verity=$out/verity
 work=$(mktemp -d)
-"$target/release/examples/hub_serve" "$rows" "$work" &
+"$out/examples/hub_serve" "$rows" "$work" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 600); do [ -s "$work/port" ] && break; sleep 0.1; done

@@ -12,8 +12,8 @@ runs=${RUNS:-5}
 
 cargo build --release --quiet --bin verity
 verity=$PWD/target/release/verity
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/lib.sh
+scratch
 
 cat >"$work/import.sh" <<SH
 #!/usr/bin/env bash

@@ -1,14 +1,11 @@
-# Sourced by bench/local_model.sh and bench/local_sweep.sh.
+# Sourced by bench/local_model.sh and bench/local_sweep.sh, after bench/lib.sh.
 #
 # build_verity  ->  builds the verity binary (PROFILE debug or release, default debug: the
 # model's time dominates) and sets verity to its path; sets work to a fresh folder, removed
 # with the model's server on exit.
 build_verity() {
-  PROFILE=${PROFILE:-debug}
-  cargo build --quiet --locked $([ "$PROFILE" = release ] && echo --release) -p annotations --bin verity
-  local target
-  target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-  verity="$target/$PROFILE/verity"
+  cargo_build "${PROFILE:-debug}" -p annotations --bin verity
+  verity="$out/verity"
   work=$(mktemp -d)
   trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 }

@@ -15,6 +15,7 @@
 # dominates).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 source bench/local_lib.sh
 build_verity
 start_llama "$work"

@@ -16,6 +16,7 @@
 # debug: the model's time dominates), VERITY_BENCH_CACHE (see bench/local_lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 source bench/local_lib.sh
 clones=${1:?usage: bench/local_sweep.sh CLONES [N]}
 n=${2:-5}

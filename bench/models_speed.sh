@@ -11,10 +11,10 @@ CONCURRENCY=${CONCURRENCY:-8}
 LATENCY_MS=${LATENCY_MS:-50}
 # PROFILE=debug measures the debug build (no release build needed; slower, not the target's).
 PROFILE=${PROFILE:-release}
-cargo build --quiet --locked $([ "$PROFILE" = release ] && echo --release) -p annotations --bin verity --example chat_serve --example model_prompt_speed
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+source bench/lib.sh
+cargo_build "$PROFILE" -p annotations --bin verity --example chat_serve --example model_prompt_speed
 work=$(mktemp -d)
-"$target/$PROFILE/examples/chat_serve" "$work" --latency-ms "$LATENCY_MS" >/dev/null 2>&1 &
+"$out/examples/chat_serve" "$work" --latency-ms "$LATENCY_MS" >/dev/null 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 300); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -28,14 +28,14 @@ with open(out, "w") as f:
         f.write(json.dumps(first) + "\n")
 PY
 export VERITY_PROJECT="$work/bench.verity"
-verity="$target/$PROFILE/verity"
+verity="$out/verity"
 "$verity" init >/dev/null
 "$verity" import "$work/tasks.jsonl" >/dev/null
 "$verity" models add bench --endpoint "http://127.0.0.1:$(cat "$work/port")/v1" --model bench-model >/dev/null
 read -r wall peak < <(python3 bench/measure.py 1 bash -c 'exec "$0" "$@" >/dev/null' "$verity" models rate bench --all --concurrency "$CONCURRENCY" --json)
 floor=$(python3 -c "print($TASKS * $LATENCY_MS / 1000 / $CONCURRENCY)")
 rated=$("$verity" raters list --json | python3 -c 'import json,sys; print([r for r in json.load(sys.stdin) if r["name"]=="bench"][0]["submitted"])')
-read -r prompt_ms prompt_bytes < <("$target/$PROFILE/examples/model_prompt_speed")
+read -r prompt_ms prompt_bytes < <("$out/examples/model_prompt_speed")
 echo "tasks $TASKS rated $rated concurrency $CONCURRENCY latency ${LATENCY_MS} ms: wall ${wall} s (floor ${floor} s, ratio $(python3 -c "print(round($wall / $floor, 3))")), peak ${peak} MB"
 echo "prompt for a 5,000-line patch: ${prompt_ms} ms (${prompt_bytes} bytes)"
 python3 - "$wall" "$floor" "$peak" "$prompt_ms" "$rated" "$TASKS" <<'PY'

@@ -31,9 +31,9 @@ port=$(cat "$pg/port")
 server=(-h 127.0.0.1 -p "$port" -U verity)
 
 echo "building (release)..." >&2
-cargo build --release --quiet -p annotations --example panel_load
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-load="$target/release/examples/panel_load"
+source bench/lib.sh
+cargo_build release -p annotations --example panel_load
+load="$out/examples/panel_load"
 
 run() {
   local db=$1

@@ -18,9 +18,9 @@ pro=$data/swebench-pro/instances.jsonl
 tasks=${TASKS:-50000}
 
 echo "building (release)..." >&2
-cargo build --release --quiet --bin verity --example zstd_dictionary
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-verity=$target/release/verity
+source bench/lib.sh
+cargo_build release -p annotations --bin verity --example zstd_dictionary
+verity=$out/verity
 if [ -n "${SCALE_WORK:-}" ]; then
   work=$SCALE_WORK
   mkdir -p "$work"
@@ -73,7 +73,7 @@ echo "Scale: $tasks tasks, 3 raters, 3 assignments per task ($(nproc) cores, one
 printf '%-58s %10s %10s   %s\n' "" "value" "" ""
 printf '%s\n' "${rows[@]}"
 echo
-"$target/release/examples/zstd_dictionary" "$pro"
+"$out/examples/zstd_dictionary" "$pro"
 echo
 VERITY_SCALE_PROJECT=$project bash bench/scale_stats.sh
 if [ "${SCALE_APP:-1}" != 0 ]; then

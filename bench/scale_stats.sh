@@ -24,12 +24,11 @@ RUNS=${RUNS:-1}
 ENSEMBLED="$DATA/openai-verified/ensembled_annotations_public.csv"
 
 echo "building (release)..." >&2
-cargo build --release --quiet -p annotations --bin verity
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-verity="$target/release/verity"
+source bench/lib.sh
+cargo_build release -p annotations --bin verity
+verity="$out/verity"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch
 
 # measure CMD...: "seconds peak_mb" of the command, its own output discarded.
 measure() {

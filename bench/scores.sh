@@ -18,6 +18,6 @@ fi
   numpy==1.26.4 scipy==1.15.3 statsmodels==0.14.5
 
 echo "building..." >&2
-cargo build --quiet -p annotations --bin verity
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-"$venv/bin/python" bench/scores_reference.py "$target/debug/verity" "$TASKS" "$SYSTEMS" "$SEED"
+source bench/lib.sh
+cargo_build debug -p annotations --bin verity
+"$venv/bin/python" bench/scores_reference.py "$out/verity" "$TASKS" "$SYSTEMS" "$SEED"

@@ -7,6 +7,7 @@
 # label set that decides which are determinate) is made first and not timed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 
 TASKS=${TASKS:-50000}
 SYSTEMS=${SYSTEMS:-100}
@@ -18,13 +19,11 @@ if [ -n "${VERITY:-}" ]; then
   verity=$VERITY
 else
   echo "building (release)..." >&2
-  cargo build --release --quiet -p annotations --bin verity
-  target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-  verity="$target/release/verity"
+  cargo_build release -p annotations --bin verity
+  verity="$out/verity"
 fi
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch
 python3 bench/scores_speed_gen.py "$work" "$TASKS" "$SYSTEMS" "$SEED"
 "$verity" --project "$work/base.verity" init >/dev/null
 "$verity" --project "$work/base.verity" import "$work/tasks.jsonl" "$work/ensembled.csv" >/dev/null

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Before and after a change that should not change speed (a restructuring): the same workloads
-# run by this tree's verity and by REV's, alternating run by run, on one machine in one go.
+# run by REV's verity and by this tree's (or AFTER's), alternating run by run, on one machine in
+# one go.
 #
-#   bench/versus.sh REV [RUNS]
+#   bench/versus.sh REV [RUNS] [AFTER]
 #
 # Builds REV in a git worktree (BASE_DIR, default bench/work/versus/base; its own target folder;
-# release) and this tree (release). Workloads, each run RUNS times (default 5) per build, the two builds taking
+# release) and this tree, or AFTER in a second worktree (bench/work/versus/after), in release.
+# Naming AFTER isolates one change: REV its parent, AFTER the change alone (issue 26's
+# restructuring is the branch restructure26 over 332c54b). Workloads, each run RUNS times (default 5) per build, the two builds taking
 # turns so that drift in the machine's load falls on both:
 #   import      731 SWE-bench Pro rows and the 731 audit folders into a fresh project
 #               (DATA, default ../shared/data)
@@ -14,11 +17,12 @@
 #   evidence    `verity evidence --all --refresh` on a fresh copy of each build's demo project
 #               (twelve tasks on the demo's git repository, as each build ships it)
 # Prints per workload the median wall time and the peak RSS of each build and the ratio
-# this / REV: about 1 within the spread of the runs is no slowdown.
+# after / REV: about 1 within the spread of the runs is no slowdown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rev=${1:?usage: bench/versus.sh REV [RUNS]}
+rev=${1:?usage: bench/versus.sh REV [RUNS] [AFTER]}
 runs=${2:-5}
+after=${3:-}
 data=${DATA:-../shared/data}
 root=$PWD
 work=$root/bench/work/versus
@@ -28,10 +32,20 @@ if [[ ! -d "$base" ]]; then
   git worktree add --detach "$base" "$rev" >/dev/null
 fi
 git -C "$base" checkout --quiet --detach "$rev"
-echo "building $rev and this tree (release)..." >&2
+head=$root
+label=head
+if [[ -n "$after" ]]; then
+  head=$work/after
+  label=$after
+  if [[ ! -d "$head" ]]; then
+    git worktree add --detach "$head" "$after" >/dev/null
+  fi
+  git -C "$head" checkout --quiet --detach "$after"
+fi
+echo "building $rev and $label (release)..." >&2
 (cd "$base" && cargo build --release --quiet --bin verity)
-cargo build --release --quiet --bin verity
-declare -A bin=([base]=$base/target/release/verity [head]=$root/target/release/verity)
+(cd "$head" && cargo build --release --quiet --bin verity)
+declare -A bin=([base]=$base/target/release/verity [head]=$head/target/release/verity)
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -60,7 +74,7 @@ one() {
   esac
 }
 
-printf '%-10s %12s %12s %8s %10s %10s\n' workload "$rev s" "head s" ratio "$rev MB" "head MB"
+printf '%-10s %12s %12s %8s %10s %10s\n' workload "$rev s" "$label s" ratio "$rev MB" "$label MB"
 for workload in import agreement bootstrap evidence; do
   : >"$scratch/base.times"
   : >"$scratch/head.times"
