@@ -276,9 +276,7 @@ pub trait LabelStore {
 
 impl LabelStore for Store {
     fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(shared::ADD_ADJUDICATOR, params![name, now])
-            .map_err(|e| self.sql(e))?;
+        self.execute(shared::ADD_ADJUDICATOR, params![name, now])?;
         Ok(())
     }
 

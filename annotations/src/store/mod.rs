@@ -301,9 +301,7 @@ impl MetaStore for Store {
     }
 
     fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(shared::SET_META, [key, value])
-            .map_err(|e| self.sql(e))?;
+        self.execute(shared::SET_META, [key, value])?;
         Ok(())
     }
 
@@ -532,6 +530,11 @@ impl Store {
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {
         sql_err(&self.path, source)
+    }
+
+    /// Runs one statement outside any transaction; the rows it changed.
+    fn execute(&self, sql: &str, params: impl rusqlite::Params) -> Result<usize, StoreError> {
+        self.conn.execute(sql, params).map_err(|e| self.sql(e))
     }
 
     fn corrupt(&self, what: &'static str, source: serde_json::Error) -> StoreError {

@@ -303,12 +303,10 @@ impl ModelStore for Store {
     }
 
     fn set_model_dialect(&mut self, rater_id: i64, dialect: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "UPDATE model_configs SET dialect = ?2 WHERE rater_id = ?1",
-                params![rater_id, dialect],
-            )
-            .map_err(|e| self.sql(e))?;
+        self.execute(
+            "UPDATE model_configs SET dialect = ?2 WHERE rater_id = ?1",
+            params![rater_id, dialect],
+        )?;
         Ok(())
     }
 
@@ -369,12 +367,10 @@ impl ModelStore for Store {
     }
 
     fn put_provenance(&mut self, event_uid: &str, provenance: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO answer_provenance(event_uid, provenance) VALUES (?1, ?2)",
-                params![event_uid, provenance],
-            )
-            .map_err(|e| self.sql(e))?;
+        self.execute(
+            "INSERT OR REPLACE INTO answer_provenance(event_uid, provenance) VALUES (?1, ?2)",
+            params![event_uid, provenance],
+        )?;
         Ok(())
     }
 

@@ -137,9 +137,7 @@ fn id_list(ids: &[i64]) -> String {
 
 impl RepoStore for Store {
     fn put_repository(&mut self, name: &str, path: &str, now: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(shared::PUT_REPOSITORY, params![name, path, now])
-            .map_err(|e| self.sql(e))?;
+        self.execute(shared::PUT_REPOSITORY, params![name, path, now])?;
         Ok(())
     }
 
@@ -197,12 +195,10 @@ impl RepoStore for Store {
         now: &str,
     ) -> Result<(), StoreError> {
         let packed = pack(&self.path, "sweep", results)?;
-        self.conn
-            .execute(
-                shared::PUT_SWEEP,
-                params![case_id, base_commit, packed, now],
-            )
-            .map_err(|e| self.sql(e))?;
+        self.execute(
+            shared::PUT_SWEEP,
+            params![case_id, base_commit, packed, now],
+        )?;
         Ok(())
     }
 
@@ -255,20 +251,18 @@ impl RepoStore for Store {
         now: &str,
     ) -> Result<(), StoreError> {
         let report = pack(&self.path, "evidence report", report)?;
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version, report, computed_at, risk_permille)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    key.case_revision_id,
-                    key.base_commit,
-                    key.engine_version,
-                    report,
-                    now,
-                    risk_permille(risk)
-                ],
-            )
-            .map_err(|e| self.sql(e))?;
+        self.execute(
+            "INSERT OR REPLACE INTO evidence_cache(case_revision_id, base_commit, engine_version,
+               report, computed_at, risk_permille) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                key.case_revision_id,
+                key.base_commit,
+                key.engine_version,
+                report,
+                now,
+                risk_permille(risk)
+            ],
+        )?;
         Ok(())
     }
 
