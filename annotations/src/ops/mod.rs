@@ -65,6 +65,7 @@ mod hub;
 pub use hub::*;
 mod import;
 pub use import::*;
+mod listing;
 mod lookup;
 pub use lookup::*;
 mod migrate;
@@ -129,7 +130,7 @@ pub struct Project {
     /// The one rater this project acts for: a rater's package, or a rater's login.
     bound: Option<String>,
     /// The case list and a rater's progress, kept between pages of a list.
-    listing: progress::ListingCache,
+    listing: listing::ListingCache,
     /// Whether the coordinator's readings of the panel (agreement, ensembles, disagreements,
     /// the report, exports) take model raters' answers too; humans only by default.
     include_models: bool,
@@ -191,7 +192,7 @@ pub fn init_project_with_password(
         questionnaire_row: row,
         actor: Some(Actor::Coordinator),
         bound: None,
-        listing: progress::ListingCache::default(),
+        listing: listing::ListingCache::default(),
         include_models: false,
     })
 }
@@ -238,7 +239,7 @@ pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result
             None => Actor::Coordinator,
         }),
         bound,
-        listing: progress::ListingCache::default(),
+        listing: listing::ListingCache::default(),
         include_models: false,
     })
 }

@@ -10,143 +10,21 @@
 //! for every page there.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::access::Actor;
 use super::adjudication::{Disagreement, list_disagreements};
+use super::listing::{
+    CaseRisk, Risks, case_risks, catalog, kept_while_unchanged, rater_progress, with_sweeps,
+};
 use super::lookup::find_rater;
 use super::status::{AnswerStatus, AssignmentStatus};
-use super::sweep_access::visible_sweep_tiers;
 use super::{Project, Result, natural_cmp};
-use crate::evidence::{ENGINE_VERSION, SweepEffect, with_sweep};
-use crate::store::{CaseRow, ChangeStamp, PairProgress, PairScope};
-
-/// What is kept between pages: the case list and the last rater's progress.
-#[derive(Debug, Default)]
-pub(super) struct ListingCache(Mutex<Kept>);
-
-#[derive(Debug, Default)]
-struct Kept {
-    catalog: Option<Arc<Catalog>>,
-    progress: Option<KeptProgress>,
-    disagreements: KeptSlot<Vec<Disagreement>>,
-    risks: KeptSlot<Risks>,
-}
-
-/// Each case's risk, by case row id.
-type Risks = HashMap<i64, CaseRisk>;
-
-/// A case's risk: its evidence's, moved by its sweep where the actor may read one.
-#[derive(Debug, Clone, Copy)]
-struct CaseRisk {
-    evidence: Option<f64>,
-    sweep: Option<SweepEffect>,
-}
-
-impl CaseRisk {
-    fn risk(&self) -> Option<f64> {
-        self.sweep.map_or(self.evidence, |s| s.risk)
-    }
-}
-
-/// The evidence's risk scores (`(case row id, risk)`) with the sweeps the actor may read, of
-/// every case or of `cases` only (a page).
-fn with_sweeps(
-    project: &Project,
-    evidence: Vec<(i64, f64)>,
-    cases: Option<&[i64]>,
-) -> Result<Risks> {
-    let mut risks: Risks = evidence
-        .into_iter()
-        .map(|(case_id, risk)| {
-            (
-                case_id,
-                CaseRisk {
-                    evidence: Some(risk),
-                    sweep: None,
-                },
-            )
-        })
-        .collect();
-    for (case_id, tiers) in visible_sweep_tiers(project, cases)? {
-        let entry = risks.entry(case_id).or_insert(CaseRisk {
-            evidence: None,
-            sweep: None,
-        });
-        entry.sweep = with_sweep(entry.evidence, &tiers);
-    }
-    Ok(risks)
-}
-
-/// A value kept while the project is unchanged, with the stamp it was worked out at.
-type KeptSlot<T> = Option<(ChangeStamp, Arc<T>)>;
-
-#[derive(Debug)]
-struct KeptProgress {
-    rater_id: i64,
-    stamp: ChangeStamp,
-    pairs: Arc<RaterProgress>,
-}
-
-/// Every case, in natural id order, as of a listing version.
-#[derive(Debug)]
-struct Catalog {
-    version: i64,
-    cases: Vec<CaseRow>,
-}
-
-/// A rater's status and active time per case row id.
-type RaterProgress = HashMap<i64, (AnswerStatus, i64)>;
-
-impl ListingCache {
-    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
-        // What is kept is a copy of the store's rows: a panic elsewhere leaves it consistent.
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The case list, read again when a case or a revision was added since it was kept.
-fn catalog(project: &Project) -> Result<Arc<Catalog>> {
-    let version = project.store.listing_version()?;
-    if let Some(kept) = &project.listing.kept().catalog
-        && kept.version == version
-    {
-        return Ok(Arc::clone(kept));
-    }
-    let mut cases = project.store.list_cases()?;
-    cases.sort_by(|a, b| natural_cmp(&a.instance_id, &b.instance_id));
-    let catalog = Arc::new(Catalog { version, cases });
-    project.listing.kept().catalog = Some(Arc::clone(&catalog));
-    Ok(catalog)
-}
-
-/// One rater's progress, kept while nothing in the project changes.
-fn rater_progress(project: &Project, rater_id: i64) -> Result<Arc<RaterProgress>> {
-    let stamp = project.store.change_stamp()?;
-    if let (Some(stamp), Some(kept)) = (stamp, &project.listing.kept().progress)
-        && kept.rater_id == rater_id
-        && kept.stamp == stamp
-    {
-        return Ok(Arc::clone(&kept.pairs));
-    }
-    let pairs: Arc<RaterProgress> = Arc::new(
-        project
-            .store
-            .pair_progress(PairScope::Rater(rater_id))?
-            .into_iter()
-            .map(|p| (p.case_id, (p.state.into(), p.active_ms)))
-            .collect(),
-    );
-    project.listing.kept().progress = stamp.map(|stamp| KeptProgress {
-        rater_id,
-        stamp,
-        pairs: Arc::clone(&pairs),
-    });
-    Ok(pairs)
-}
+use crate::evidence::ENGINE_VERSION;
+use crate::store::{CaseRow, PairProgress, PairScope};
 
 /// What a search keeps: every case when it is blank, else those whose id, repository or title
 /// holds it (case-insensitive). The lower-case text is made as the search runs, not kept: at
@@ -476,22 +354,6 @@ fn case_list_item(
     }
 }
 
-/// Each case's risk: the evidence's score for its latest revision and this engine, moved by
-/// its sweep; read once per change of the project, not for every page.
-fn case_risks(project: &Project) -> Result<Arc<Risks>> {
-    kept_while_unchanged(
-        project,
-        |k| &mut k.risks,
-        || {
-            with_sweeps(
-                project,
-                project.store.case_risks(ENGINE_VERSION, None)?,
-                None,
-            )
-        },
-    )
-}
-
 /// The cases a query keeps, in its order, before paging. In risk order it reads every case's
 /// risk score, and returns them.
 fn matching_cases(
@@ -640,24 +502,6 @@ pub struct DisagreementPage {
     pub offset: u32,
     /// The page.
     pub items: Vec<Disagreement>,
-}
-
-/// What `work` gives, kept in `slot` while nothing in the project changes (a store that cannot
-/// tell, a server, works it out each time).
-fn kept_while_unchanged<T>(
-    project: &Project,
-    slot: fn(&mut Kept) -> &mut KeptSlot<T>,
-    work: impl FnOnce() -> Result<T>,
-) -> Result<Arc<T>> {
-    let stamp = project.store.change_stamp()?;
-    if let (Some(stamp), Some((kept_stamp, kept))) = (stamp, &*slot(&mut project.listing.kept()))
-        && *kept_stamp == stamp
-    {
-        return Ok(Arc::clone(kept));
-    }
-    let value = Arc::new(work()?);
-    *slot(&mut project.listing.kept()) = stamp.map(|stamp| (stamp, Arc::clone(&value)));
-    Ok(value)
 }
 
 /// Every disagreement: working them out reads every submitted answer.
