@@ -1,7 +1,8 @@
 // The app's IPC surface in one list. `lib.rs` registers these handlers and `build.rs` declares
 // them to Tauri (which generates an `allow-<command>` permission for each), both by expanding
 // this macro; `tests/ipc_surface.rs` checks the capability file and the TypeScript client
-// against it. Adding a command: its function in `commands.rs`, its name here.
+// against it. Adding a command: its function in its family's module under `commands/`, its
+// name here.
 macro_rules! verity_commands {
     ($expand:ident) => {
         $expand!(

@@ -1,0 +1,75 @@
+//! Long jobs that bring data in or out: importing, fetching from the Hub, exporting, and
+//! stopping the running job.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use annotations::ops::{
+    self, ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, HubSettings,
+    ImportProgress, ImportReport,
+};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
+use time::OffsetDateTime;
+
+use crate::error::CommandError;
+use crate::state::{AppState, long_job, with_project};
+
+/// Imports task files, reporting progress on `on_progress`; `cancel_job` stops it and
+/// nothing is stored. Refused while an evidence run or another import is running.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn import_paths(
+    app: AppHandle,
+    paths: Vec<PathBuf>,
+    on_progress: Channel<ImportProgress>,
+) -> Result<ImportReport, CommandError> {
+    long_job(app, "An import", on_progress, move |p, progress, cancel| {
+        ops::import_paths(p, &paths, OffsetDateTime::now_utc(), progress, cancel)
+    })
+    .await
+}
+
+/// Fetches a dataset's split from the Hugging Face Hub (or its cache) and imports it, reporting
+/// the download and then the import on `on_progress`; `cancel_job` stops it (a partly downloaded
+/// file resumes on the next fetch; nothing is imported). The Hub's address, token, cache and
+/// proxy come from the environment, as for `verity fetch`. One long job at a time.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn fetch_dataset(
+    app: AppHandle,
+    request: FetchRequest,
+    on_progress: Channel<FetchProgress>,
+) -> Result<FetchReport, CommandError> {
+    long_job(app, "A fetch", on_progress, move |p, progress, cancel| {
+        let settings = HubSettings::from_env();
+        let now = OffsetDateTime::now_utc();
+        ops::fetch_dataset(p, &request, &settings, now, progress, cancel)
+    })
+    .await
+}
+
+/// Asks the running import, fetch, evidence run or clone to stop; what it did is rolled back
+/// (an import, a fetch's import) or kept (evidence already computed stays cached, and a new run
+/// resumes after it; a fetch's partly downloaded file and a clone's finished stages are kept,
+/// and fetching or cloning again resumes).
+#[tauri::command(rename_all = "snake_case")]
+pub fn cancel_job(app: AppHandle) {
+    app.state::<AppState>()
+        .cancel
+        .store(true, Ordering::Relaxed);
+}
+
+/// Writes the project in one format to `out_path`; returns the rows written. The file appears
+/// whole or not at all; a file already there is replaced, since the save dialog asked.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_project(
+    app: AppHandle,
+    format: ExportFormat,
+    options: ExportOptions,
+    out_path: PathBuf,
+) -> Result<usize, CommandError> {
+    with_project(app, move |p| {
+        ops::export_to_file(p, format, &options, &out_path, ops::Overwrite::Replace)
+            .map(|summary| summary.rows)
+    })
+    .await
+}
