@@ -20,6 +20,7 @@ mod front_ends;
 mod hostile_text;
 mod hub;
 mod integrity;
+mod long_files;
 mod migrate;
 mod models;
 mod newcomer;
