@@ -13,9 +13,10 @@ use super::{Project, Result, natural_cmp};
 use crate::evidence::{ENGINE_VERSION, SweepEffect, with_sweep};
 use crate::store::{CaseRow, ChangeStamp, PairScope};
 
-/// What is kept between pages: the case list and the last rater's progress.
+/// What is kept between pages: the case list, the last rater's progress, the risks and the
+/// disagreements.
 #[derive(Debug, Default)]
-pub(in crate::ops) struct ListingCache(Mutex<Kept>);
+pub(super) struct ListingCache(Mutex<Kept>);
 
 #[derive(Debug, Default)]
 pub(super) struct Kept {

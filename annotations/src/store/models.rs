@@ -201,7 +201,6 @@ pub(crate) fn config_text(config: &ModelConfig) -> Result<String, StoreError> {
         .map_err(|e| StoreError::Rule(format!("a model configuration cannot be written: {e}")))
 }
 
-/// A configuration read back.
 /// Every model rater with its configuration; each backend adds its order by name.
 pub(crate) const MODEL_RATERS: &str =
     "SELECT r.id, r.name, r.deactivated_at IS NULL, m.config, m.dialect, m.created_at
