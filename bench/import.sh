@@ -10,9 +10,9 @@ cases=$data/determinacy-audit/cases
 [ -f "$pro" ] && [ -d "$cases" ] || { echo "bench/import: needs $pro and $cases" >&2; exit 2; }
 runs=${RUNS:-5}
 
-cargo build --release --quiet --bin verity
-verity=$PWD/target/release/verity
 source bench/lib.sh
+cargo_build release -p annotations --bin verity
+verity=$out/verity
 scratch
 
 cat >"$work/import.sh" <<SH
