@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::util;
+
 /// The libraries beneath the core, which a front end may not name either.
 const BELOW_OPS: [&str; 3] = ["git2::", "rusqlite::", "tokio_postgres::"];
 
@@ -35,26 +37,13 @@ fn reaches_past_ops(file: &Path, text: &str) -> Vec<String> {
     found
 }
 
-fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    let entries =
-        std::fs::read_dir(dir).unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("a folder entry").path();
-        if path.is_dir() {
-            rust_files(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-}
-
 #[test]
 fn the_front_ends_name_no_core_module_but_ops() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for dir in ["annotations/src/bin", "src-tauri/src"] {
-        rust_files(&root.join(dir), &mut files);
-    }
+    let files: Vec<PathBuf> = ["annotations/src/bin", "src-tauri/src"]
+        .iter()
+        .flat_map(|dir| util::rust_files(&root.join(dir)))
+        .collect();
     assert!(
         files.len() > 10,
         "the front ends' sources were not found under {}",

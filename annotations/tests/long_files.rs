@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::util;
+
 /// The most lines a source file may have before its tests.
 const MOST_LINES: usize = 700;
 
@@ -14,28 +16,14 @@ fn lines_before_tests(text: &str) -> usize {
         .count()
 }
 
-fn sources(dir: &Path, files: &mut Vec<PathBuf>) {
-    let entries =
-        std::fs::read_dir(dir).unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("a folder entry").path();
-        if path.is_dir() {
-            sources(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs")
-            && path.file_name().is_some_and(|n| n != "tests.rs")
-        {
-            files.push(path);
-        }
-    }
-}
-
 #[test]
 fn no_source_file_runs_past_700_lines_before_its_tests() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for dir in ["annotations/src", "src-tauri/src"] {
-        sources(&root.join(dir), &mut files);
-    }
+    let files: Vec<PathBuf> = ["annotations/src", "src-tauri/src"]
+        .iter()
+        .flat_map(|dir| util::rust_files(&root.join(dir)))
+        .filter(|path| path.file_name().is_some_and(|n| n != "tests.rs"))
+        .collect();
     assert!(files.len() > 100, "the sources were not found");
     let mut long: Vec<String> = files
         .iter()

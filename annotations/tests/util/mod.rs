@@ -308,3 +308,22 @@ pub fn strings(list: &Value) -> Vec<String> {
         .map(|item| item.as_str().unwrap().to_owned())
         .collect()
 }
+
+/// Every Rust source file below `dir`, at any depth.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .unwrap_or_else(|err| panic!("cannot list {}: {err}", folder.display()));
+        for entry in entries {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
