@@ -16,6 +16,10 @@
 #   bootstrap   the same with --bootstrap 1000
 #   evidence    `verity evidence --all --refresh` on a fresh copy of each build's demo project
 #               (twelve tasks on the demo's git repository, as each build ships it)
+#   openai      OpenAI's ensembled file and a per-annotator file of 93 raters over its tasks
+#               (bench/scale_gen.py panel) imported into a fresh project, then both written
+#               back out in OpenAI's formats
+# WORKLOADS (default all five, space-separated) names the ones to run.
 # Prints per workload the median wall time and the peak RSS of each build and the ratio
 # after / REV: about 1 within the spread of the runs is no slowdown.
 set -euo pipefail
@@ -50,6 +54,8 @@ declare -A bin=([base]=$base/target/release/verity [head]=$head/target/release/v
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 python3 bench/gen_ratings.py 20000 5 0.2 7 >"$scratch/ratings.csv"
+ensembled=$data/openai-verified/ensembled_annotations_public.csv
+python3 bench/scale_gen.py panel "$ensembled" 93 1 "$scratch/panel.csv"
 declare -A demo
 for side in base head; do
   demo[$side]=$(XDG_DATA_HOME="$scratch/data-$side" "${bin[$side]}" demo --dir "$scratch/demo-$side")
@@ -71,11 +77,18 @@ one() {
     evidence)
       cp "${demo[$side]}" "$p"
       python3 bench/measure.py 1 "$v" evidence --all --refresh --project "$p" ;;
+    openai)
+      rm -f "$p"*
+      python3 bench/measure.py 1 sh -c '"$1" init --project "$2" &&
+        "$1" import --project "$2" "$3" "$4" &&
+        "$1" export --project "$2" --format openai-annotations --out "$2.a.csv" &&
+        "$1" export --project "$2" --format openai-ensembled --out "$2.e.csv"' \
+        sh "$v" "$p" "$ensembled" "$scratch/panel.csv" ;;
   esac
 }
 
 printf '%-10s %12s %12s %8s %10s %10s\n' workload "$rev s" "$label s" ratio "$rev MB" "$label MB"
-for workload in import agreement bootstrap evidence; do
+for workload in ${WORKLOADS:-import agreement bootstrap evidence openai}; do
   : >"$scratch/base.times"
   : >"$scratch/head.times"
   for _ in $(seq "$runs"); do
