@@ -8,8 +8,9 @@
 # Builds REV in a git worktree (BASE_DIR, default bench/work/versus/base; its own target folder;
 # release) and this tree, or AFTER in a second worktree (bench/work/versus/after), in release.
 # Naming AFTER isolates one change: REV its parent, AFTER the change alone (issue 26's
-# restructuring is the branch restructure26 over 332c54b). Workloads, each run RUNS times (default 5) per build, the two builds taking
-# turns so that drift in the machine's load falls on both:
+# restructuring: `git merge f370e01 4c659c2 74d0415 de58934` on 332c54b, commit 6e02139).
+# Workloads, each run RUNS times (default 5) per build, the two builds taking turns so that
+# drift in the machine's load falls on both:
 #   import      731 SWE-bench Pro rows and the 731 audit folders into a fresh project
 #               (DATA, default ../shared/data)
 #   agreement   every coefficient of 20,000 units x 5 raters, 20% missing (bench/gen_ratings.py)
