@@ -24,7 +24,7 @@ scratch
 file="$work/ratings.csv"
 
 echo "building (release)..." >&2
-cargo_build release -p annotations --bin verity --example agreement_file
+cargo_build release -p verity-cli --bin verity -p annotations --example agreement_file
 verity="$out/verity"
 example="$out/examples/agreement_file"
 

@@ -24,8 +24,8 @@ scratch
 "$venv/bin/python" bench/alt_test_reference.py panels "$work/panels.json" "$PANELS" "$SEED"
 
 echo "checking verity against the reference..." >&2
-if ! out=$(VERITY_ALT_TEST_PANELS="$work/panels.json" cargo test --quiet -p annotations --test integration \
-  alt_test:: -- --nocapture 2>&1); then
+if ! out=$(VERITY_ALT_TEST_PANELS="$work/panels.json" cargo test --quiet -p verity-stats --test alt_test \
+  -- --nocapture 2>&1); then
   echo "$out" >&2
   exit 1
 fi

@@ -29,7 +29,7 @@ audit=$data/determinacy-audit
 out=${OUT:-$here/work/audit}
 sample=${SAMPLE:-8}
 if [[ -z "${VERITY:-}" ]]; then
-  cargo build --quiet --release -p annotations --bin verity --manifest-path "$root/Cargo.toml"
+  cargo build --quiet --release -p verity-cli --bin verity --manifest-path "$root/Cargo.toml"
   VERITY=$root/target/release/verity
 fi
 [[ -d "$audit/cases" ]] || { echo "no audit at $audit" >&2; exit 2; }

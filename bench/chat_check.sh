@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the tests' Chat Completions server (annotations/tests/util/chat_server.rs) with OpenAI's
+# Checks the tests' Chat Completions server (crates/testkit/src/chat_server.rs) with OpenAI's
 # own Python package (bench/chat_check.py): a server that needs a key, and one in llama.cpp's
 # partial dialect, both on 127.0.0.1. scripts/test.sh runs it, so the server cannot drift from
 # the real format. Installs the pinned `openai` package with pip when it is missing.
@@ -10,7 +10,7 @@ if ! python3 -c "import openai, sys; sys.exit(openai.__version__ != '$OPENAI_VER
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "openai==$OPENAI_VERSION"
 fi
 source bench/lib.sh
-cargo_build debug -p annotations --example chat_serve
+cargo_build debug -p verity-testkit --example chat_serve
 work=$(mktemp -d)
 mkdir -p "$work/strict" "$work/partial"
 "$out/examples/chat_serve" "$work/strict" --key sk-check >/dev/null 2>&1 &

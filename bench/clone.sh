@@ -69,7 +69,7 @@ HEAD=$(git -C "$REPO" rev-parse HEAD)
 echo "repository: $(git -C "$REPO" rev-list --count HEAD) commits, ${SIZE} MiB of objects"
 
 echo "== release build of verity"
-(cd "$ROOT" && cargo build --release -q -p annotations --bin verity)
+(cd "$ROOT" && cargo build --release -q -p verity-cli --bin verity)
 VERITY="$ROOT/target/release/verity"
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

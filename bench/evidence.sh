@@ -81,7 +81,7 @@ BASE="$(sed -n 1p "$WORK/commits.txt")"
 NEARBY="$(sed -n 2p "$WORK/commits.txt")"
 
 echo "building the release bench binary ..." >&2
-(cd "$ROOT" && cargo build -q --release -p annotations --example bench_evidence)
+(cd "$ROOT" && cargo build -q --release -p verity-evidence --example bench_evidence)
 BIN="$ROOT/target/release/examples/bench_evidence"
 
 "$BIN" terms "$PATCH" >"$WORK/terms.txt"

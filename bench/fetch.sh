@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetching a dataset from the Hub (a benchmark, not a timed test): a 2,300-row split of
 # SWE-bench Verified's size (full SWE-bench's test split is 2,294 rows), one Parquet file served
-# by a Hub on 127.0.0.1 (annotations/examples/hub_serve.rs), fetched and imported by
+# by a Hub on 127.0.0.1 (crates/testkit/examples/hub_serve.rs), fetched and imported by
 # `verity fetch` into a new project with an empty cache each run (target: under 3 s in all,
 # import included); then again from the cache; beside `verity import` of the same rows as JSON
 # lines, which downloads nothing. Then bench/clone.sh, when present, for `verity repo clone`.
@@ -12,7 +12,7 @@ runs=${RUNS:-5}
 
 echo "building (release)..." >&2
 source bench/lib.sh
-cargo_build release -p annotations --bin verity --example hub_serve
+cargo_build release -p verity-cli --bin verity -p verity-testkit --example hub_serve
 verity=$out/verity
 work=$(mktemp -d)
 "$out/examples/hub_serve" "$rows" "$work" &

@@ -11,7 +11,7 @@ cases=$data/determinacy-audit/cases
 runs=${RUNS:-5}
 
 source bench/lib.sh
-cargo_build release -p annotations --bin verity
+cargo_build release -p verity-cli --bin verity
 verity=$out/verity
 scratch
 

@@ -4,7 +4,7 @@
 # model's time dominates) and sets verity to its path; sets work to a fresh folder, removed
 # with the model's server on exit.
 build_verity() {
-  cargo_build "${PROFILE:-debug}" -p annotations --bin verity
+  cargo_build "${PROFILE:-debug}" -p verity-cli --bin verity
   verity="$out/verity"
   work=$(mktemp -d)
   trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT

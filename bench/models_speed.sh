@@ -12,7 +12,7 @@ LATENCY_MS=${LATENCY_MS:-50}
 # PROFILE=debug measures the debug build (no release build needed; slower, not the target's).
 PROFILE=${PROFILE:-release}
 source bench/lib.sh
-cargo_build "$PROFILE" -p annotations --bin verity --example chat_serve --example model_prompt_speed
+cargo_build "$PROFILE" -p verity-cli --bin verity -p verity-testkit --example chat_serve -p annotations --example model_prompt_speed
 work=$(mktemp -d)
 "$out/examples/chat_serve" "$work" --latency-ms "$LATENCY_MS" >/dev/null 2>&1 &
 server=$!

@@ -19,7 +19,7 @@ tasks=${TASKS:-50000}
 
 echo "building (release)..." >&2
 source bench/lib.sh
-cargo_build release -p annotations --bin verity --example zstd_dictionary
+cargo_build release -p verity-cli --bin verity -p verity-store --example zstd_dictionary
 verity=$out/verity
 if [ -n "${SCALE_WORK:-}" ]; then
   work=$SCALE_WORK

@@ -25,7 +25,7 @@ ENSEMBLED="$DATA/openai-verified/ensembled_annotations_public.csv"
 
 echo "building (release)..." >&2
 source bench/lib.sh
-cargo_build release -p annotations --bin verity
+cargo_build release -p verity-cli --bin verity
 verity="$out/verity"
 
 scratch

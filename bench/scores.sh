@@ -19,5 +19,5 @@ fi
 
 echo "building..." >&2
 source bench/lib.sh
-cargo_build debug -p annotations --bin verity
+cargo_build debug -p verity-cli --bin verity
 "$venv/bin/python" bench/scores_reference.py "$out/verity" "$TASKS" "$SYSTEMS" "$SEED"

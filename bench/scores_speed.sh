@@ -19,7 +19,7 @@ if [ -n "${VERITY:-}" ]; then
   verity=$VERITY
 else
   echo "building (release)..." >&2
-  cargo_build release -p annotations --bin verity
+  cargo_build release -p verity-cli --bin verity
   verity="$out/verity"
 fi
 

@@ -29,10 +29,10 @@ clones=${1:?usage: bench/sweep.sh CLONES}
 data=${DATA:-$root/../shared/data}
 audit=$data/determinacy-audit
 out=${OUT:-$here/work/sweep}
-cargo build --quiet --release -p annotations --example chat_serve --manifest-path "$root/Cargo.toml"
+cargo build --quiet --release -p verity-testkit --example chat_serve --manifest-path "$root/Cargo.toml"
 chat_serve=$root/target/release/examples/chat_serve
 if [[ -z "${VERITY:-}" ]]; then
-  cargo build --quiet --release -p annotations --bin verity --manifest-path "$root/Cargo.toml"
+  cargo build --quiet --release -p verity-cli --bin verity --manifest-path "$root/Cargo.toml"
   VERITY=$root/target/release/verity
 fi
 [[ -d "$audit/cases" ]] || { echo "no audit at $audit" >&2; exit 2; }

@@ -6,10 +6,10 @@
 # projects some tests open. A Hub, a git daemon and a Chat Completions endpoint on 127.0.0.1
 # serve what the fetch, clone and model tests take; nothing reaches the internet. Arguments, when given, are the test files to run.
 set -euo pipefail
-# A Hugging Face Hub on 127.0.0.1 serving a 24-row split (annotations/examples/hub_serve.rs),
+# A Hugging Face Hub on 127.0.0.1 serving a 24-row split (crates/testkit/examples/hub_serve.rs),
 # started before the app's driver so the app inherits HF_ENDPOINT and an empty cache.
 here="$(cd "$(dirname "$0")/.." && pwd)"
-cargo build --manifest-path "$here/Cargo.toml" --locked -p annotations --bin verity --example hub_serve --example chat_serve
+cargo build --manifest-path "$here/Cargo.toml" --locked -p verity-cli --bin verity -p verity-testkit --example hub_serve --example chat_serve
 hub_dir="$(mktemp -d)"
 "$here/target/debug/examples/hub_serve" 24 "$hub_dir" &
 hub_pid=$!
@@ -27,7 +27,7 @@ printf '[url "git://127.0.0.1:%s/"]\n\tinsteadOf = https://github.com/\n' "$git_
 git daemon --reuseaddr --base-path="$VERITY_E2E_GIT_BASE" --export-all --port="$git_port" \
   --listen=127.0.0.1 "$VERITY_E2E_GIT_BASE" >/dev/null 2>&1 &
 git_pid=$!
-# A Chat Completions endpoint on 127.0.0.1 for the model raters (annotations/examples/
+# A Chat Completions endpoint on 127.0.0.1 for the model raters (crates/testkit/examples/
 # chat_serve.rs), answering each request after 500 ms, as a model's generation takes a while, and
 # only with the key the app reads from VERITY_E2E_CHAT_KEY (the test names that variable).
 chat_dir="$hub_dir/chat"

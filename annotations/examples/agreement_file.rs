@@ -11,9 +11,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use annotations::agreement::{self, BootstrapOptions, Level, Method, ReportOptions};
 use annotations::import::ratings_csv::read_ratings;
 use anyhow::{Context, bail};
+use verity_stats::agreement::{self, BootstrapOptions, Level, Method, ReportOptions};
 
 fn main() {
     if let Err(e) = run() {

@@ -22,9 +22,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use annotations::ops::{self, AnswerRequest, CaseSelection, ErrorCode, QuestionnaireChoice};
-use annotations::store::postgres::{Environment, ServerConfig};
 use serde_json::json;
 use time::OffsetDateTime;
+use verity_store::postgres::{Environment, ServerConfig};
 
 struct Options {
     url: String,
@@ -243,8 +243,7 @@ fn run(o: Options) -> Result<(), String> {
     times.sort();
     // What the server holds, read as the coordinator: each save is one distinct answer of one
     // rater on one task, so a save stored twice shows as two events with the same content.
-    let store =
-        annotations::store::open(Path::new(url.as_str()), None).map_err(|e| e.to_string())?;
+    let store = verity_store::open(Path::new(url.as_str()), None).map_err(|e| e.to_string())?;
     let events = store.all_answer_events().map_err(|e| e.to_string())?;
     let distinct: std::collections::HashSet<(i64, i64, String)> = events
         .iter()

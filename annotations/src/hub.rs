@@ -147,7 +147,7 @@ pub struct SplitRequest {
 
 /// One file of a fetched split.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct HubFile {
     /// The file's path in the dataset's repository.
     pub path: String,
@@ -164,7 +164,7 @@ pub struct HubFile {
 
 /// A split whose files are all in the local cache.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct FetchedSplit {
     /// `OWNER/NAME`.
     pub dataset: String,
@@ -189,7 +189,7 @@ impl FetchedSplit {
 
 /// What a fetch is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 #[serde(rename_all = "snake_case")]
 pub enum HubStage {
     /// Asking the Hub for the revision's files.
@@ -204,7 +204,7 @@ pub enum HubStage {
 
 /// How far a fetch has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct HubProgress {
     /// What it is doing.
     pub stage: HubStage,

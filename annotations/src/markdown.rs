@@ -34,7 +34,7 @@ use raw_html::{Form, MarkupKind, Piece};
 /// A text rendered for the app: the text as stored, its sanitized HTML, and what rendering
 /// showed as text instead of rendering it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RenderedText {
     /// The text exactly as stored, for the "Source" view.
     pub source: String,
@@ -46,7 +46,7 @@ pub struct RenderedText {
 
 /// Counts of what rendering showed as text rather than as markup.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RenderChanges {
     /// HTML elements (a tag with its closing tag, a stray tag, a comment or a declaration)
     /// shown as text.

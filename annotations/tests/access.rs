@@ -11,7 +11,8 @@ use annotations::ops::{
 };
 use serde_json::json;
 
-use crate::util::project::{self, T0, fixture_path, rater};
+use verity_testkit::fixture_path;
+use verity_testkit::project::{self, T0, rater};
 
 const CASE: &str = "acme__calc-101";
 

@@ -4,15 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use annotations::agreement::{
+use annotations::import::ratings_csv::{RatingsError, read_ratings};
+use serde_json::Value;
+use verity_stats::agreement::{
     self, AgreementError, BootstrapOptions, Category, Coefficient, Level, Method, RatingTable,
     ReportOptions, Weights,
 };
-use annotations::ensemble::{self, Procedure};
-use annotations::import::ratings_csv::{RatingsError, read_ratings};
-use serde_json::Value;
-
-use crate::util;
+use verity_stats::ensemble::{self, Procedure};
 
 const TOLERANCE: f64 = 1e-9;
 
@@ -25,7 +23,7 @@ fn fixture(name: &str) -> Value {
 
 fn table_of(ds: &Value) -> RatingTable {
     let level: Level = ds["level"].as_str().unwrap().parse().unwrap();
-    let labels = util::strings(&ds["categories"]);
+    let labels = verity_testkit::strings(&ds["categories"]);
     let categories: Vec<Category> = match ds["values"].as_array() {
         Some(values) => labels
             .iter()
@@ -34,7 +32,7 @@ fn table_of(ds: &Value) -> RatingTable {
             .collect(),
         None => labels.iter().map(|l| Category::label(l.clone())).collect(),
     };
-    let raters = util::strings(&ds["raters"]);
+    let raters = verity_testkit::strings(&ds["raters"]);
     let matrix = ds["matrix"].as_array().unwrap();
     let units: Vec<String> = (0..matrix.len()).map(|u| format!("u{u}")).collect();
     let cells: Vec<Option<u32>> = matrix
@@ -324,12 +322,12 @@ fn the_report_has_the_cli_json_shape() {
     };
     let report = agreement::compute_report(&t, &options).unwrap();
     let json = serde_json::to_value(&report).unwrap();
-    util::assert_keys(&json, &util::AGREEMENT_KEYS, "the report");
-    util::assert_keys(&json, &["ci95"], "the report");
+    verity_testkit::assert_keys(&json, &verity_testkit::AGREEMENT_KEYS, "the report");
+    verity_testkit::assert_keys(&json, &["ci95"], "the report");
     assert_eq!(json["level"], "interval");
     assert_eq!(json["raters"], serde_json::json!(["r0", "r1", "r2", "r3"]));
     assert_eq!(
-        util::keys(&json["krippendorff_alpha"]),
+        verity_testkit::keys(&json["krippendorff_alpha"]),
         ["interval", "nominal", "ordinal"],
         "interval data gets the metrics that apply"
     );
@@ -368,7 +366,10 @@ fn the_report_has_the_cli_json_shape() {
         agreement::compute_report(&nominal, &ReportOptions::default()).unwrap(),
     )
     .unwrap();
-    assert_eq!(util::keys(&json["krippendorff_alpha"]), ["nominal"]);
+    assert_eq!(
+        verity_testkit::keys(&json["krippendorff_alpha"]),
+        ["nominal"]
+    );
     assert!(json["gwet_ac2"]["linear"].is_null());
     assert!(
         json["reasons"]["gwet_ac2.linear"]
@@ -804,14 +805,10 @@ fn a_non_utf8_field_is_refused() {
 
 #[test]
 fn the_filter_rule_reproduces_every_released_verified_row() {
-    let path = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/openai-verified/ensembled_annotations_public.csv"
-    ));
-    if !path.exists() {
-        eprintln!("skipping: {} is not here", path.display());
+    let Some(data) = verity_testkit::shared_data() else {
         return;
-    }
+    };
+    let path = data.join("openai-verified/ensembled_annotations_public.csv");
     let mut reader = csv::Reader::from_path(path).unwrap();
     let headers = reader.headers().unwrap().clone();
     let col = |name: &str| headers.iter().position(|h| h == name).unwrap();

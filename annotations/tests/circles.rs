@@ -1,18 +1,18 @@
-//! No circles between the library's modules: each module's file names only modules below it.
+//! No circles between a crate's modules: each module's file names only modules below it.
 //!
-//! The graph is built from the source text of `annotations/src` (the `verity` binary under
-//! `src/bin` is another crate and is left out). A file is a module, and so is a folder's
-//! `mod.rs`; `evidence/terms/lexer.rs` is `evidence::terms::lexer`. Module `a` has an edge to
+//! The graph of each library crate is built from the source text of its `src`. A file is a
+//! module, and so is a folder's `mod.rs`; `terms/lexer.rs` is `terms::lexer`. Module `a` has an edge to
 //! module `b` when `a`'s file names `b` in a path that starts with `crate::`, `super::` or
 //! `self::`, in a `use` declaration (braced groups included) or anywhere in the code: the
 //! module a path names is the longest prefix of it that is a module. Comments, doc links and
 //! literals do not count, nor do `mod` declarations and paths relative to the current module
-//! (`pub use blobs::CacheStats` in `evidence/mod.rs`): a parent that declares and re-exports
+//! (`pub use blobs::CacheStats` in the evidence crate's `lib.rs`): a parent that declares and re-exports
 //! its children is no circle. Code in an inline `mod tests { ... }` block belongs to the file's
 //! module, and its `super::` is that module.
 //!
-//! Scope: every cycle among all of the library's modules, and every cycle between the crate's
-//! top-level modules (a folder counting as one).
+//! Scope: in each library crate of the workspace, every cycle among all of its modules, and
+//! every cycle between its top-level modules (a folder counting as one). Between crates, Cargo
+//! refuses a cycle itself.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -509,27 +509,47 @@ fn sources(dir: &Path) -> Vec<Source> {
     out
 }
 
-fn library() -> Graph {
-    Graph::build(&sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src")))
+/// Each library crate of the workspace by its folder, with the graph of its modules. Between
+/// crates Cargo refuses a circle; within one, this test does.
+fn libraries() -> Vec<(&'static str, Graph)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let crates = [
+        "crates/task",
+        "crates/stats",
+        "crates/evidence",
+        "crates/store",
+        "crates/endpoint",
+        "annotations",
+        "crates/testkit",
+    ];
+    crates
+        .into_iter()
+        .map(|dir| (dir, Graph::build(&sources(&root.join(dir).join("src")))))
+        .collect()
 }
 
 #[test]
 fn no_circle_among_the_modules() {
-    let report = library().report();
-    assert!(
-        report.is_empty(),
-        "modules name each other in a circle:\n{report}"
-    );
+    for (dir, graph) in libraries() {
+        let report = graph.report();
+        assert!(
+            report.is_empty(),
+            "modules of {dir} name each other in a circle:\n{report}"
+        );
+    }
 }
 
 #[test]
 fn no_circle_among_the_top_level_modules() {
-    let graph = library().project(|m| m.first().map(|top| vec![top.clone()]));
-    let report = graph.report();
-    assert!(
-        report.is_empty(),
-        "top-level modules name each other in a circle:\n{report}"
-    );
+    for (dir, graph) in libraries() {
+        let report = graph
+            .project(|m| m.first().map(|top| vec![top.clone()]))
+            .report();
+        assert!(
+            report.is_empty(),
+            "top-level modules of {dir} name each other in a circle:\n{report}"
+        );
+    }
 }
 
 fn source(module: &str, text: &str) -> Source {

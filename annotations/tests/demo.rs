@@ -13,8 +13,8 @@ use annotations::demo::{
     write_demo_repository,
 };
 use annotations::ops::{self, Actor, AnswerStatus, Project};
-use annotations::questionnaire::Stage;
 use time::macros::datetime;
+use verity_task::questionnaire::Stage;
 
 struct Task {
     id: String,

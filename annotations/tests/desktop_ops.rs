@@ -271,7 +271,7 @@ fn the_task_list_sorted_by_risk_sees_evidence_computed_in_the_same_session() {
     let before = ops::progress_page(&project, &by_risk).unwrap();
     assert!(before.items.iter().all(|c| c.risk.is_none()));
     let last = before.items.last().unwrap().instance_id.clone();
-    let engine = annotations::evidence::Engine::default();
+    let engine = verity_evidence::Engine::default();
     let view = ops::case_evidence(&mut project, &engine, &last, false, now).unwrap();
     let after = ops::progress_page(&project, &by_risk).unwrap();
     assert_eq!(

@@ -1,10 +1,9 @@
 //! The front ends (the `verity` command line and the desktop app) reach the core through
-//! `annotations::ops` alone: neither names another core module, nor the libraries beneath
-//! them (git2, rusqlite, tokio_postgres).
+//! `annotations::ops` alone: neither names another core module. Their manifests list none of
+//! the layers below the core nor git2, rusqlite or tokio_postgres, so Cargo refuses those; this
+//! test also fails on them, so that a dependency added to a front end's manifest is caught.
 
 use std::path::{Path, PathBuf};
-
-use crate::util;
 
 /// The libraries beneath the core, which a front end may not name either.
 const BELOW_OPS: [&str; 3] = ["git2::", "rusqlite::", "tokio_postgres::"];
@@ -40,9 +39,9 @@ fn reaches_past_ops(file: &Path, text: &str) -> Vec<String> {
 #[test]
 fn the_front_ends_name_no_core_module_but_ops() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let files: Vec<PathBuf> = ["annotations/src/bin", "src-tauri/src"]
+    let files: Vec<PathBuf> = ["crates/cli/src", "src-tauri/src"]
         .iter()
-        .flat_map(|dir| util::rust_files(&root.join(dir)))
+        .flat_map(|dir| verity_testkit::rust_files(&root.join(dir)))
         .collect();
     assert!(
         files.len() > 10,

@@ -7,22 +7,21 @@
 use std::path::{Path, PathBuf};
 
 use annotations::ops::{self, Actor, AnswerRequest, CaseSelection, Project};
-use annotations::store::transfer::Cell;
+use verity_store::transfer::Cell;
 
 use serde_json::json;
 
-use crate::server;
-use crate::util::project::{T0, at};
-use crate::util::{self, store::all_rows};
+use verity_testkit::project::{T0, at};
+use verity_testkit::{self, store::all_rows};
 
 fn rows_at(location: &Path) -> Vec<(&'static str, Vec<Vec<Cell>>)> {
-    all_rows(annotations::store::open(location, None).unwrap().as_ref())
+    all_rows(verity_store::open(location, None).unwrap().as_ref())
 }
 
 /// Copies the project at `from` onto the test server (or into a second file without one) and
 /// from there back into a file, and checks that both copies read back exactly as the original.
 fn round_trip(from: &Path, dir: &Path) -> usize {
-    let database = server::Database::fresh();
+    let database = verity_testkit::server::Database::fresh();
     let to = match &database {
         Some(db) => PathBuf::from(db.url()),
         None => dir.join("copy.verity"),
@@ -45,7 +44,9 @@ fn round_trip(from: &Path, dir: &Path) -> usize {
 fn answer_some(project: &mut Project, raters: &[&str], tasks: usize) {
     let notes = "The issue names the failing behaviour, but the message the tests pin is not in it; another wording fails.";
     for (i, rater) in raters.iter().enumerate() {
-        project.act_as(util::project::rater(rater)).unwrap();
+        project
+            .act_as(verity_testkit::project::rater(rater))
+            .unwrap();
         let queue = ops::rater_queue(project, rater).unwrap();
         for (n, item) in queue.iter().take(tasks).enumerate() {
             let mut req = AnswerRequest {
@@ -106,7 +107,7 @@ fn the_empty_demo_project_answered_copies_losslessly() {
 
 #[test]
 fn the_swe_bench_pro_import_copies_losslessly() {
-    let Some(data) = util::shared_data() else {
+    let Some(data) = verity_testkit::shared_data() else {
         return;
     };
     let pro = data.join("swebench-pro/instances.jsonl");
@@ -115,8 +116,8 @@ fn the_swe_bench_pro_import_copies_losslessly() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pro.verity");
-    let mut project = util::project::init(&path, "swe-bench-verified");
-    util::project::import(&mut project, &[pro]);
+    let mut project = verity_testkit::project::init(&path, "swe-bench-verified");
+    verity_testkit::project::import(&mut project, &[pro]);
     for rater in ["alice", "bob", "carol"] {
         ops::add_rater(&mut project, rater, T0).unwrap();
     }

@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 use annotations::ops::{self, AnswerRequest, AnswerStatus};
 use serde_json::json;
 
-use crate::util::project::{self, T0, fixture_path};
+use verity_testkit::fixture_path;
+use verity_testkit::project::{self, T0};
 
 fn empty_project(dir: &Path) -> ops::Project {
     project::init(&dir.join("p.verity"), "swe-bench-verified")
@@ -154,11 +155,9 @@ fn a_raters_queue_and_case_view_never_carry_other_raters_answers() {
 /// an empty title says nothing about the task.
 #[test]
 fn every_swe_bench_pro_and_verified_task_gets_a_real_title() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    if !data.is_dir() {
-        eprintln!("skipped: ../shared/data is not present");
+    let Some(data) = verity_testkit::shared_data() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut p = empty_project(dir.path());
     ops::import_paths(

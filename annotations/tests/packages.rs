@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use annotations::ops::{
     self, Actor, AdjudicationRequest, CaseSelection, ErrorCode, Overwrite, Project,
 };
-use annotations::store::prelude::*;
-use annotations::store::{AnswerEvent, Store};
 use serde_json::json;
+use verity_store::prelude::*;
+use verity_store::{AnswerEvent, Store};
 
-use crate::util::project::{self, T0, answer, at, fixture_path, rater};
+use verity_testkit::fixture_path;
+use verity_testkit::project::{self, T0, answer, at, rater};
 
 const ONE: &str = "acme__calc-101";
 const TWO: &str = "acme__calc-102";

@@ -4,18 +4,17 @@
 //! checked beside it.
 #![allow(clippy::unwrap_used)]
 
-use annotations::case::{CaseRecord, Encoded, SourceKind};
-use annotations::store::postgres::PgStore;
-use annotations::store::prelude::*;
-use annotations::store::transfer::copy_rows;
-use annotations::store::{
+use serde_json::{Map, Value, json};
+use verity_store::postgres::PgStore;
+use verity_store::prelude::*;
+use verity_store::transfer::copy_rows;
+use verity_store::{
     EncodedOutcomes, EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState,
     ProjectStore, Store, StoreError, SubmissionFilter, SystemRow, new_event_uid,
 };
-use serde_json::{Map, Value, json};
+use verity_task::case::{CaseRecord, Encoded, SourceKind};
 
-use crate::server;
-use crate::util::store::all_rows;
+use verity_testkit::store::all_rows;
 
 const T0: &str = "2026-01-01T00:00:00Z";
 const T1: &str = "2026-01-01T00:01:00Z";
@@ -641,7 +640,7 @@ fn a_sqlite_project_reads_parts_of_submissions() {
 
 #[test]
 fn a_postgres_project_reads_parts_of_submissions() {
-    let Some(db) = server::Database::fresh() else {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
         return;
     };
     let mut store = PgStore::create(&db.url(), None).unwrap();
@@ -675,7 +674,7 @@ fn a_sqlite_project_file_passes_the_store_suite() {
 
 #[test]
 fn a_postgres_project_passes_the_store_suite() {
-    let Some(db) = server::Database::fresh() else {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
         return;
     };
     let mut store = PgStore::create(&db.url(), None).unwrap();
@@ -706,7 +705,7 @@ fn a_postgres_project_passes_the_store_suite() {
     let from = PgStore::open(&db.url(), None).unwrap();
     let mut file = Store::create(&dir.path().join("copy.verity")).unwrap();
     copy_is_lossless(&from, &mut file);
-    let second = server::Database::fresh().unwrap();
+    let second = verity_testkit::server::Database::fresh().unwrap();
     let mut to = PgStore::create(&second.url(), None).unwrap();
     copy_is_lossless(&file, &mut to);
     // Ids carry on after the copied ones.
@@ -717,7 +716,7 @@ fn a_postgres_project_passes_the_store_suite() {
 
 #[test]
 fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
-    let Some(db) = server::Database::fresh() else {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
@@ -734,7 +733,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         .unwrap();
     assert_eq!(version[0][0].as_deref(), Some("99"));
 
-    let empty = server::Database::fresh().unwrap();
+    let empty = verity_testkit::server::Database::fresh().unwrap();
     let err = PgStore::open(&empty.url(), None).unwrap_err();
     assert!(err.to_string().contains("verity init --project"), "{err}");
 }
@@ -742,7 +741,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
 #[test]
 fn the_store_works_from_a_blocking_thread_of_an_async_runtime() {
     // The desktop app calls the store from tokio's blocking threads.
-    let Some(db) = server::Database::fresh() else {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
         return;
     };
     let url = db.url();
@@ -766,7 +765,7 @@ fn the_store_works_from_a_blocking_thread_of_an_async_runtime() {
 
 #[test]
 fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
-    let Some(db) = server::Database::fresh() else {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
         return;
     };
     let Some(root) = std::env::var("VERITY_TEST_POSTGRES_ROOT_CERT")

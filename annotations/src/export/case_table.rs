@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::questionnaire::{Question, QuestionKind};
+use verity_task::questionnaire::{Question, QuestionKind};
 
 /// An ensemble label as exported.
 #[derive(Debug, Clone, PartialEq)]

@@ -17,7 +17,7 @@ use super::cache::{
     blob_etag, cached_file, is_commit, is_sha256, sha256_of, snapshot_dir, split_files,
 };
 use super::{FetchedSplit, HubError, HubFile, HubProgress, HubSettings, HubStage, SplitRequest};
-use crate::endpoint::retry_after;
+use verity_endpoint::retry_after;
 #[derive(Clone, Default)]
 struct Received {
     size: Arc<AtomicU64>,

@@ -18,7 +18,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{ImportError, SourcedRecord};
-use crate::case::{AuditNote, CaseRecord, Encoded, SourceKind};
+use verity_task::case::{AuditNote, CaseRecord, Encoded, SourceKind};
 
 /// Reads every case folder under `root`, in name order.
 pub fn read_folders(

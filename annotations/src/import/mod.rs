@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::de::{Error as _, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::case::{CaseRecord, Encoded, SourceKind};
 use swebench::Family;
+use verity_task::case::{CaseRecord, Encoded, SourceKind};
 
 /// Why an input was refused. Every variant names the file and, where there is one, the line or
 /// record, and says what is wrong in one sentence.

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
-use crate::agreement::{AgreementError, Category, Level, RatingTable};
+use verity_stats::agreement::{AgreementError, Category, Level, RatingTable};
 
 /// Why a ratings file could not be read. Every message names the file, and the line when one
 /// line is at fault.

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::pro::decode_text;
 use super::{ImportError, Row, check_commit};
-use crate::case::CaseRecord;
+use verity_task::case::CaseRecord;
 
 /// Which member of the family a row comes from: SWE-bench Pro stores some texts JSON-encoded
 /// and may spell the test lists in lower case (`fail_to_pass`, `pass_to_pass`).

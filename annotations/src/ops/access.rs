@@ -21,7 +21,7 @@ use super::{Error, ErrorCode, Project, Result};
 /// Who is acting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum Actor {
     /// The panel's coordinator.
     Coordinator,

@@ -10,13 +10,13 @@ use ts_rs::TS;
 use super::lookup::{check_name, find_case};
 use super::submitted::{Panel, find_question, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::ensemble::Procedure;
-use crate::questionnaire::{MeasurementLevel, QuestionKind};
-use crate::store::NewAdjudication;
+use verity_stats::ensemble::Procedure;
+use verity_store::NewAdjudication;
+use verity_task::questionnaire::{MeasurementLevel, QuestionKind};
 
 /// A rater's answer to one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RaterValue {
     /// The rater.
     pub rater: String,
@@ -27,7 +27,7 @@ pub struct RaterValue {
 
 /// An adjudicator's decision, as recorded.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AdjudicationView {
     /// The task, the question, the final value, why and who decided.
     #[serde(flatten)]
@@ -39,7 +39,7 @@ pub struct AdjudicationView {
 
 /// A case and question on which raters' current answers differ.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct Disagreement {
     /// The task's id (`instance_id` in JSON, as everywhere).
     #[serde(rename = "instance_id")]
@@ -156,7 +156,7 @@ pub fn disagreements_on(project: &Project, question: &str) -> Result<Vec<Disagre
 
 /// An adjudicator's decision to record.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AdjudicationRequest {
     /// The task's id (`instance_id` in JSON, as everywhere).
     #[serde(rename = "instance_id")]

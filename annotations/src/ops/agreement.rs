@@ -15,10 +15,10 @@ use super::submitted::{
     value_text,
 };
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
-use crate::agreement::{
+use verity_stats::agreement::{
     self, AgreementReport, BootstrapOptions, Level, RatingTable, ReportOptions, Weights,
 };
-use crate::questionnaire::{MeasurementLevel, Question, QuestionKind};
+use verity_task::questionnaire::{MeasurementLevel, Question, QuestionKind};
 
 /// Agreement on a long-format ratings file (`unit,rater,value`): every coefficient, with
 /// bootstrap intervals when `bootstrap` is given.
@@ -37,7 +37,7 @@ pub fn agreement_on_ratings(
 
 /// What [`project_agreement`] computes.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AgreementRequest {
     /// One question only, by id; every scale, choice and yes/no question when absent.
     #[serde(default)]
@@ -53,7 +53,7 @@ pub struct AgreementRequest {
 
 /// One coefficient of a question, for the dashboard's table.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CoefficientRow {
     /// The key path in the report (`krippendorff_alpha.ordinal`).
     pub key: String,
@@ -70,7 +70,7 @@ pub struct CoefficientRow {
 
 /// Cohen's kappa of every rater pair, in the sorted rater order.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct PairMatrix {
     /// Rater names; rows and columns follow this order.
     pub raters: Vec<String>,
@@ -84,7 +84,7 @@ pub struct PairMatrix {
 
 /// The counts of category pairs of two raters on the units both rated.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct PairConfusion {
     /// Rows.
     pub rater_a: String,
@@ -98,7 +98,7 @@ pub struct PairConfusion {
 
 /// How often a category was chosen.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CategoryCount {
     /// The category, as the option's value.
     pub category: String,
@@ -110,7 +110,7 @@ pub struct CategoryCount {
 
 /// How the panel's ensemble compares with a reference label set on one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ReferenceAgreement {
     /// The reference set's name.
     pub set: String,
@@ -128,7 +128,7 @@ pub struct ReferenceAgreement {
 
 /// Agreement on one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QuestionAgreement {
     /// The question's id.
     pub question: String,
@@ -503,7 +503,7 @@ fn agreement_on_panel(
 
 /// Whose answers a figure of agreement is among.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 #[serde(rename_all = "lowercase")]
 pub enum Among {
     /// The human raters only.
@@ -527,7 +527,7 @@ impl Among {
 
 /// Agreement on one question within a group of raters.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct GroupQuestion {
     /// The question's id.
     pub question: String,
@@ -542,7 +542,7 @@ pub struct GroupQuestion {
 
 /// Agreement among one group of raters: humans, models, or both pooled.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct GroupAgreement {
     /// `humans`, `models` or `pooled`.
     pub among: Among,
@@ -559,7 +559,7 @@ pub struct GroupAgreement {
 /// `verity agreement`'s answer: the panel's agreement and, when model raters are included,
 /// the agreement among humans, among models and pooled, each labelled.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AgreementView {
     /// Over every rater the project's setting includes: humans only by default, humans and
     /// models pooled with `--include-models`.

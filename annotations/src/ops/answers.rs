@@ -9,12 +9,12 @@ use ts_rs::TS;
 use super::lookup::{find_active_rater, find_case, find_rater, not_assigned};
 use super::status::{AnswerStatus, status_of};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::questionnaire::Stage;
-use crate::store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};
+use verity_store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};
+use verity_task::questionnaire::Stage;
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AnswerView {
     /// The task's id (`instance_id` in JSON, as everywhere).
     #[serde(rename = "instance_id")]
@@ -44,7 +44,7 @@ pub struct AnswerView {
 
 /// What a rater saves or submits.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AnswerRequest {
     /// The rater.
     pub rater: String,

@@ -10,14 +10,14 @@ use ts_rs::TS;
 
 use super::lookup::resolve_case_id;
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::natural::thousands;
+use verity_stats::natural::thousands;
 
 /// The meta key of the share of each rater's queue that is calibration tasks.
 pub(super) const CALIBRATION_RATE: &str = "calibration_rate";
 
 /// The calibration tasks and the rate they are mixed in at.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CalibrationView {
     /// The share of each rater's queue given to calibration tasks (0.1: one in ten); `null`
     /// when none is set, and nothing is mixed in.

@@ -1,6 +1,6 @@
 //! The task as the desktop app shows it: issue text rendered and sanitized
 //! ([`crate::markdown`]), patches parsed for the diff view and tests linked to their hunks
-//! ([`crate::patch`]).
+//! ([`verity_task::patch`]).
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -10,20 +10,20 @@ use crate::markdown::{RenderedText, render_markdown};
 
 /// A test id with where the test patch defines or changes it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct TestLink {
     /// The id as listed in FAIL_TO_PASS or PASS_TO_PASS.
     pub id: String,
     /// Its file and hunk in the parsed test patch, when the patch shows it.
-    pub location: Option<crate::patch::TestLocation>,
+    pub location: Option<verity_task::patch::TestLocation>,
 }
 
 /// A patch parsed for the diff view, or why it could not be parsed (then the raw text).
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct PatchDisplay {
     /// The parsed patch (empty when parsing failed).
-    pub view: crate::patch::PatchView,
+    pub view: verity_task::patch::PatchView,
     /// The parse error, a sentence naming the line.
     pub error: Option<String>,
     /// The patch text, shown as is when parsing failed.
@@ -33,7 +33,7 @@ pub struct PatchDisplay {
 /// One case ready for the desktop app: issue text rendered and sanitized, patches parsed,
 /// tests linked to their hunks. Holds no answers of any rater.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CaseView {
     /// The task's id.
     pub instance_id: String,
@@ -67,14 +67,14 @@ pub struct CaseView {
 }
 
 fn display_patch(text: &str) -> PatchDisplay {
-    match crate::patch::parse_patch(text) {
+    match verity_task::patch::parse_patch(text) {
         Ok(view) => PatchDisplay {
             view,
             error: None,
             raw: None,
         },
         Err(err) => PatchDisplay {
-            view: crate::patch::PatchView {
+            view: verity_task::patch::PatchView {
                 files: Vec::new(),
                 added: 0,
                 removed: 0,
@@ -95,7 +95,7 @@ pub fn case_view(project: &Project, instance_id: &str) -> Result<CaseView> {
         ids.iter()
             .map(|id| TestLink {
                 id: id.clone(),
-                location: crate::patch::locate_test(&test_patch.view, id),
+                location: verity_task::patch::locate_test(&test_patch.view, id),
             })
             .collect()
     };

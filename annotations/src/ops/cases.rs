@@ -10,12 +10,12 @@ use super::lookup::find_case;
 use super::progress::{CaseListItem, CaseOrder, ProgressQuery, all_progress, assignments_of};
 use super::status::{AnswerStatus, AssignmentStatus};
 use super::{Project, Result};
-use crate::case::{AuditNote, Case};
-use crate::store::PairScope;
+use verity_store::PairScope;
+use verity_task::case::{AuditNote, Case};
 
 /// Everything about one case a rater reads.
 #[derive(Debug, Clone, Default, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CaseDetail {
     /// The task's id.
     pub instance_id: String,

@@ -13,7 +13,7 @@ use ts_rs::TS;
 use super::demo::user_data_dir;
 use super::evidence::{base_commits, check_repository_name};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::clone::{BareClone, CloneError, Prior, Stage, Transfer};
+use verity_evidence::clone::{BareClone, CloneError, Prior, Stage, Transfer};
 
 /// How often a transfer reports progress at most (the last report always goes out).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -35,7 +35,7 @@ pub fn default_repository_cache() -> Option<PathBuf> {
 
 /// What to clone, and where.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CloneRequest {
     /// `owner/name`, as the tasks' `repo` field spells it.
     pub name: String,
@@ -53,7 +53,7 @@ pub struct CloneRequest {
 /// Which part of the work a progress report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum CloneStage {
     /// Receiving the default branch.
     DefaultBranch,
@@ -65,7 +65,7 @@ pub enum CloneStage {
 
 /// How far a clone or a fetch has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CloneProgress {
     /// The repository.
     pub name: String,
@@ -89,7 +89,7 @@ pub struct CloneProgress {
 
 /// A base commit the clone still lacks, and why.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct MissingCommit {
     /// The commit id.
     pub commit: String,
@@ -99,7 +99,7 @@ pub struct MissingCommit {
 
 /// The project's base commits in one clone, after fetching the missing ones.
 #[derive(Debug, Clone, Default, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CommitsReport {
     /// Distinct base commits of the project's cases in the repository.
     pub base_commits: usize,
@@ -115,7 +115,7 @@ pub struct CommitsReport {
 
 /// What `clone_repository` did.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CloneReport {
     /// The repository, `owner/name`.
     pub name: String,
@@ -301,7 +301,7 @@ pub fn clone_repository(
     };
     // A clone that is there already fetches from where it came from, unless told otherwise.
     let origin = match &request.url {
-        None if path.exists() => crate::clone::origin_url(&path).ok().flatten(),
+        None if path.exists() => verity_evidence::clone::origin_url(&path).ok().flatten(),
         _ => None,
     };
     let url = request
@@ -364,7 +364,7 @@ pub fn fetch_missing_commits(
     }
     let url = match url {
         Some(url) => url.to_string(),
-        None => crate::clone::origin_url(&path)?.unwrap_or_else(|| default_url(name)),
+        None => verity_evidence::clone::origin_url(&path)?.unwrap_or_else(|| default_url(name)),
     };
     let (clone, _) = BareClone::open_or_init(&path, &url)?;
     let mut reporter = Reporter::new(name, progress, cancel);
@@ -373,7 +373,7 @@ pub fn fetch_missing_commits(
 
 /// A repository the project's tasks name, with its registered clone if there is one.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct NeededRepository {
     /// `owner/name`.
     pub name: String,

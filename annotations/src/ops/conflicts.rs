@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::questionnaire::Stage;
-use crate::store::{AnswerConflict, EventKind, NewAnswerEvent, Rater, new_event_uid};
+use verity_store::{AnswerConflict, EventKind, NewAnswerEvent, Rater, new_event_uid};
+use verity_task::questionnaire::Stage;
 
 /// A conflict as the coordinator reads it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

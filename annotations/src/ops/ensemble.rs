@@ -8,12 +8,12 @@ use ts_rs::TS;
 
 use super::submitted::{Choice, Panel, RaterEvent, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result};
-use crate::ensemble::{self, Decision, EnsembleRule, Procedure, RaterAnswer};
-use crate::questionnaire::{Question, Questionnaire};
+use verity_stats::ensemble::{self, Decision, EnsembleRule, Procedure, RaterAnswer};
+use verity_task::questionnaire::{Question, Questionnaire};
 
 /// One case's label for one question, and who or what decided it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct Label {
     /// The question's id.
     pub question: String,
@@ -32,7 +32,7 @@ pub struct Label {
 
 /// One case's labels.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CaseLabels {
     /// The task's id.
     pub instance_id: String,
@@ -48,7 +48,7 @@ pub struct CaseLabels {
 
 /// Every case's labels under one rule, and what the filter keeps.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct EnsembleReport {
     /// The rule.
     pub rule: String,

@@ -7,15 +7,15 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::import::ImportError;
-use crate::questionnaire::{QuestionnaireError, Violation};
-use crate::store::StoreError;
+use verity_store::StoreError;
+use verity_task::questionnaire::{QuestionnaireError, Violation};
 
 /// A stable, machine-readable name for each kind of failure, as it crosses IPC (`{code,
 /// message}`). The desktop shell's own refusals (who may do what, one job at a time) are here
 /// too, so that the app sees one list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum ErrorCode {
     /// The project file was written by a newer Verity.
     ProjectTooNew,
@@ -140,10 +140,10 @@ pub enum Error {
     Ratings(#[from] crate::import::ratings_csv::RatingsError),
     /// Statistics asked for something the data cannot give.
     #[error(transparent)]
-    Agreement(#[from] crate::agreement::AgreementError),
+    Agreement(#[from] verity_stats::agreement::AgreementError),
     /// Answers could not be combined.
     #[error(transparent)]
-    Ensemble(#[from] crate::ensemble::EnsembleError),
+    Ensemble(#[from] verity_stats::ensemble::EnsembleError),
     /// Something named does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -179,7 +179,7 @@ pub enum Error {
     },
     /// Evidence could not be computed (a missing clone or commit, a corrupt object).
     #[error(transparent)]
-    Evidence(Box<crate::evidence::EvidenceError>),
+    Evidence(Box<verity_evidence::EvidenceError>),
     /// A dataset could not be fetched from the Hugging Face Hub.
     #[error(transparent)]
     Hub(#[from] crate::hub::HubError),
@@ -202,7 +202,7 @@ impl Error {
     pub fn missing_base_commit(&self) -> Option<&str> {
         match self {
             Error::Evidence(err) => match err.as_ref() {
-                crate::evidence::EvidenceError::CommitMissing { context, .. } => {
+                verity_evidence::EvidenceError::CommitMissing { context, .. } => {
                     Some(context.repo.as_str())
                 }
                 _ => None,

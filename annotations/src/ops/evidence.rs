@@ -11,11 +11,11 @@ use time::OffsetDateTime;
 use super::lookup::find_case;
 use super::sweep_access::visible_sweep;
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::evidence::{
+use verity_evidence::{
     self, CaseContext, ENGINE_VERSION, Engine, EvidenceError, EvidenceReport, EvidenceRequest,
     GrepQuery, GrepReport, ShownFile, Snippet,
 };
-use crate::store::{EvidenceKey, StoredCase};
+use verity_store::{EvidenceKey, StoredCase};
 
 impl From<EvidenceError> for Error {
     fn from(err: EvidenceError) -> Error {
@@ -25,7 +25,7 @@ impl From<EvidenceError> for Error {
 
 /// A registered clone and how many of the project's base commits it holds.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RepositoryStatus {
     /// `owner/name`.
     pub name: String,
@@ -98,7 +98,7 @@ pub fn add_repository(
     // where a failed canonicalize would only give the system's error.
     let context = CaseContext::repository(name);
     let commits = base_commits(project, name)?;
-    let held = evidence::held_commits(path, &context, &commits)?;
+    let held = verity_evidence::held_commits(path, &context, &commits)?;
     // A clone holding none of the tasks' commits is another repository, or a fork cut before
     // them: registering it would only make every task's evidence fail later.
     if !commits.is_empty() && !held.contains(&true) {
@@ -178,7 +178,7 @@ pub fn list_repositories(project: &Project) -> Result<Vec<RepositoryStatus>> {
             .collect();
         commits.sort_unstable();
         commits.dedup();
-        let held = evidence::held_commits(
+        let held = verity_evidence::held_commits(
             Path::new(&repo.path),
             &CaseContext::repository(&repo.name),
             &commits,
@@ -200,7 +200,7 @@ pub fn list_repositories(project: &Project) -> Result<Vec<RepositoryStatus>> {
 
 /// A case's evidence and whether it came from the project's cache.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct EvidenceView {
     /// The report.
     pub report: EvidenceReport,
@@ -254,7 +254,7 @@ pub(super) fn target(project: &Project, case: &str) -> Result<Target> {
 
 /// What a solver reads of a task: its issue text, requirements and interface, one after the
 /// other.
-pub(super) fn prose(c: &crate::case::Case) -> String {
+pub(super) fn prose(c: &verity_task::case::Case) -> String {
     let mut prose = c.problem_statement.clone();
     for extra in [&c.requirements, &c.interface].into_iter().flatten() {
         prose.push_str("\n\n");
@@ -274,7 +274,7 @@ fn audit_precedents(stored: &StoredCase) -> Result<Vec<Snippet>> {
         return Ok(Vec::new());
     };
     let name = format!("codebase_ambiguity.json of {}", stored.case.instance_id);
-    Ok(evidence::parse_codebase_ambiguity(&doc.to_string(), &name)?.snippets())
+    Ok(verity_evidence::parse_codebase_ambiguity(&doc.to_string(), &name)?.snippets())
 }
 
 /// A case's evidence: from the cache when this revision, base commit and engine version were
@@ -290,7 +290,7 @@ pub fn case_evidence(
     let t = target(project, case)?;
     if !refresh
         && let Some(hit) = project.store.cached_evidence(&evidence_key(&t))?
-        && let Ok(mut report) = serde_json::from_str::<evidence::EvidenceReport>(&hit.report)
+        && let Ok(mut report) = serde_json::from_str::<verity_evidence::EvidenceReport>(&hit.report)
         // An incomplete report is computed again: the clone may hold every object by now.
         && !report.summary.incomplete
     {
@@ -350,7 +350,7 @@ pub(super) fn cached_evidence_json(project: &Project, case: &str) -> Result<Opti
 
 /// How far `evidence --all` has got.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct EvidenceProgress {
     /// Cases done (computed, cached or skipped).
     pub done: usize,
@@ -363,7 +363,7 @@ pub struct EvidenceProgress {
 
 /// A case `evidence --all` could not do, and why.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct SkippedCase {
     /// The task (`instance_id` in JSON, as everywhere).
     #[serde(rename = "instance_id")]
@@ -379,7 +379,7 @@ pub struct SkippedCase {
 /// Why `evidence --all` skipped a case, as a stable kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum SkipKind {
     /// The case has no base commit (only its audit folder was imported).
     NoBaseCommit,
@@ -421,7 +421,7 @@ impl SkipKind {
 
 /// What `evidence --all` did.
 #[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct EvidenceAllReport {
     /// Reports computed now.
     pub computed: usize,
@@ -536,7 +536,7 @@ pub fn check_precedents(
     engine: &Engine,
     case: &str,
     snippets: &[Snippet],
-) -> Result<evidence::PrecedentCheck> {
+) -> Result<verity_evidence::PrecedentCheck> {
     project.require_actor()?;
     let t = target(project, case)?;
     Ok(engine.verify_precedents(

@@ -12,15 +12,15 @@ use ts_rs::TS;
 use super::ensemble::build_ensemble;
 use super::submitted::{Panel, option_index, rated_questions};
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
-use crate::ensemble::Procedure;
 use crate::export;
 use crate::import::openai_csv::{self, ReferenceLabels};
-use crate::store::{EventKind, SubmissionFilter};
+use verity_stats::ensemble::Procedure;
+use verity_store::{EventKind, SubmissionFilter};
 
 /// What `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum ExportFormat {
     /// OpenAI's per-annotator file: one row per case and rater.
     OpenaiAnnotations,
@@ -38,7 +38,7 @@ pub enum ExportFormat {
 
 /// Options of an export.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ExportOptions {
     /// The ensemble rule; the questionnaire's default when absent.
     #[serde(default)]
@@ -227,7 +227,7 @@ fn case_rows(
 fn annotation_rows(
     panel: &Panel,
     fields: &HashMap<i64, Map<String, Value>>,
-    span: &crate::store::EventSpans,
+    span: &verity_store::EventSpans,
 ) -> Vec<export::openai_annotations::Row> {
     let first_at: HashMap<(i64, i64), String> = panel
         .first
@@ -310,7 +310,7 @@ fn check_openai_columns(project: &Project, format: ExportFormat) -> Result<()> {
 
 /// What [`export_to_file`] wrote.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ExportSummary {
     /// Rows written.
     pub rows: usize,

@@ -8,7 +8,7 @@ use super::conflicts::{ConflictView, case_conflicts};
 use super::lookup::{find_case, find_rater};
 use super::status::{AnswerStatus, status_of};
 use super::{Actor, Project, Result, natural_cmp};
-use crate::store::EventKind;
+use verity_store::EventKind;
 
 /// One saved event of an answer.
 #[derive(Debug, Clone, Serialize)]

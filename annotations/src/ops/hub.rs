@@ -14,7 +14,7 @@ use crate::hub::{self, FetchedSplit, HubProgress, HubSettings, SplitRequest};
 
 /// What a fetch asks for.
 #[derive(Debug, Clone, serde::Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct FetchRequest {
     /// `OWNER/NAME`, as the Hub names the dataset.
     pub dataset: String,
@@ -26,7 +26,7 @@ pub struct FetchRequest {
 
 /// How far a fetch has got: downloading, then importing.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum FetchProgress {
     /// Files coming from the Hub.
@@ -37,7 +37,7 @@ pub enum FetchProgress {
 
 /// What a fetch brought and imported.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct FetchReport {
     /// The files and the commit they came from.
     pub fetched: FetchedSplit,

@@ -14,12 +14,12 @@ use ts_rs::TS;
 use super::{Error, ErrorCode, Project, Result, stamp};
 use crate::import::openai_csv::{self, OpenAiFile};
 use crate::import::{self, Format, ImportError};
-use crate::questionnaire::{Questionnaire, Stage};
-use crate::store::{EventKind, ImportBatch, NewAnswerEvent, StoreError, new_event_uid};
+use verity_store::{EventKind, ImportBatch, NewAnswerEvent, StoreError, new_event_uid};
+use verity_task::questionnaire::{Questionnaire, Stage};
 
 /// How far an import has got, for a progress bar.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ImportProgress {
     /// The path being read.
     pub path: String,
@@ -33,7 +33,7 @@ pub struct ImportProgress {
 
 /// What one input path held.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ImportedPath {
     /// The path.
     pub path: String,
@@ -48,7 +48,7 @@ pub struct ImportedPath {
 
 /// The result of an import.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ImportReport {
     /// Cases that did not exist before.
     pub added: usize,
@@ -203,7 +203,7 @@ fn read_beside(
         let reader = scope.spawn(move || {
             // A send fails only once the storing side stopped, whose error is the one told.
             let mut sink = |mut sourced: import::SourcedRecord| {
-                crate::store::pack_ahead(&mut sourced.record);
+                verity_store::pack_ahead(&mut sourced.record);
                 send.send(sourced).map_err(|_| Error::Cancelled)
             };
             match label {

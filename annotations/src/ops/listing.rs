@@ -10,8 +10,8 @@ use super::adjudication::Disagreement;
 use super::status::AnswerStatus;
 use super::sweep_access::visible_sweep_tiers;
 use super::{Project, Result, natural_cmp};
-use crate::evidence::{ENGINE_VERSION, SweepEffect, with_sweep};
-use crate::store::{CaseRow, ChangeStamp, PairScope};
+use verity_evidence::{ENGINE_VERSION, SweepEffect, with_sweep};
+use verity_store::{CaseRow, ChangeStamp, PairScope};
 
 /// What is kept between pages: the case list, the last rater's progress, the risks and the
 /// disagreements.

@@ -3,7 +3,7 @@
 //! task not assigned to the rater).
 
 use super::{Error, ErrorCode, Project, Result};
-use crate::evidence::shell_quote;
+use verity_evidence::shell_quote;
 
 /// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
 /// starts with. Answered from the id index alone: no case is read.
@@ -37,7 +37,7 @@ pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
 }
 
 /// The case named by `id` (its id, or a unique prefix), as stored.
-pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::StoredCase> {
+pub(super) fn find_case(project: &Project, id: &str) -> Result<verity_store::StoredCase> {
     let full = resolve_case_id(project, id)?;
     project
         .store
@@ -46,7 +46,7 @@ pub(super) fn find_case(project: &Project, id: &str) -> Result<crate::store::Sto
 }
 
 /// The rater named `name`, active or not.
-pub(super) fn find_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+pub(super) fn find_rater(project: &Project, name: &str) -> Result<verity_store::Rater> {
     project
         .store
         .rater_by_name(name)?
@@ -54,7 +54,7 @@ pub(super) fn find_rater(project: &Project, name: &str) -> Result<crate::store::
 }
 
 /// The rater, refused when deactivated: a rater who left the panel answers nothing more.
-pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<crate::store::Rater> {
+pub(super) fn find_active_rater(project: &Project, name: &str) -> Result<verity_store::Rater> {
     let rater = find_rater(project, name)?;
     if !rater.active {
         return Err(Error::refused(
@@ -114,7 +114,7 @@ pub(super) fn model_rater_ids(project: &Project) -> Result<std::collections::Has
 /// rate away from the project. `what` names it (`a login`, `a package`).
 pub(super) fn refuse_model_rater(
     project: &Project,
-    rater: &crate::store::Rater,
+    rater: &verity_store::Rater,
     what: &str,
 ) -> Result<()> {
     if model_rater_ids(project)?.contains(&rater.id) {

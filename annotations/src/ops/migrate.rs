@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{Error, ErrorCode, Project, Result};
-use crate::store::transfer::copy_rows;
-use crate::store::{Store, StoreError};
+use verity_store::transfer::copy_rows;
+use verity_store::{Store, StoreError};
 
 /// What a migration copied.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,10 +35,10 @@ pub fn migrate_project(project: &Project, to: &Path) -> Result<MigrateReport> {
             .map(|(t, n)| (t.to_string(), n))
             .collect(),
     };
-    if !crate::store::postgres::is_server_url(&to.to_string_lossy()) {
+    if !verity_store::postgres::is_server_url(&to.to_string_lossy()) {
         return copy_to_file(project, to).map(|tables| report(tables, to));
     }
-    let mut dest = crate::store::create(to, None)?;
+    let mut dest = verity_store::create(to, None)?;
     match copy_rows(project.store.as_ref(), dest.as_mut(), &mut |_, _| Ok(true)) {
         Ok(tables) => Ok(report(tables, dest.path())),
         Err(err) => {

@@ -15,20 +15,20 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 // What the front ends need of the lower layers, so that they import `ops` alone.
-pub use crate::agreement::{
-    AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
-};
-pub use crate::evidence::{
+pub use crate::hub::HubSettings;
+pub use verity_evidence::{
     Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
     render_text as render_evidence_text,
 };
-pub use crate::hub::HubSettings;
-pub use crate::natural::natural_cmp;
-pub use crate::patch::parse_patch;
-pub use crate::questionnaire::Questionnaire;
-use crate::questionnaire::QuestionnaireError;
-use crate::store::ProjectStore;
-pub use crate::store::{AnswersChanged, EventKind, ModelConfig, postgres::is_server_url};
+pub use verity_stats::agreement::{
+    AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
+};
+pub use verity_stats::natural::natural_cmp;
+use verity_store::ProjectStore;
+pub use verity_store::{AnswersChanged, EventKind, ModelConfig, postgres::is_server_url};
+pub use verity_task::patch::parse_patch;
+pub use verity_task::questionnaire::Questionnaire;
+use verity_task::questionnaire::QuestionnaireError;
 
 // One module per use case; each re-exports its requests, responses and functions here.
 pub mod access;
@@ -165,7 +165,7 @@ pub fn init_project_with_password(
     let (questionnaire, source) = match choice {
         QuestionnaireChoice::Builtin(id) => {
             let q = Questionnaire::builtin(id)?;
-            let source = crate::questionnaire::BUILTIN
+            let source = verity_task::questionnaire::BUILTIN
                 .iter()
                 .find(|(name, _)| name == id)
                 .map(|(_, s)| s.to_string())
@@ -182,7 +182,7 @@ pub fn init_project_with_password(
             (q, source)
         }
     };
-    let mut store = crate::store::create(path, password)?;
+    let mut store = verity_store::create(path, password)?;
     let row = store.put_questionnaire(&questionnaire.id, &questionnaire.version, &source)?;
     store.set_meta("questionnaire", &row.to_string())?;
     store.set_meta("created_at", &stamp(now))?;
@@ -207,16 +207,16 @@ pub fn open_project(path: &Path) -> Result<Project> {
 /// password is refused (the password goes in `PGPASSWORD`, `~/.pgpass` or the app's prompt), and
 /// so is one with a bad port or parameter, or naming no user where the environment names none.
 pub fn check_server_url(url: &str) -> Result<()> {
-    let env = crate::store::postgres::Environment::current();
-    crate::store::postgres::ServerConfig::parse(url, &env)
+    let env = verity_store::postgres::Environment::current();
+    verity_store::postgres::ServerConfig::parse(url, &env)
         .map(|_| ())
-        .map_err(|rule| Error::Store(crate::store::StoreError::Rule(rule)))
+        .map_err(|rule| Error::Store(verity_store::StoreError::Rule(rule)))
 }
 
 /// Opens a project, connecting to a server project with `password` (the desktop app asks for
 /// it); the password is kept in memory only.
 pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result<Project> {
-    let store = crate::store::open(path, password)?;
+    let store = verity_store::open(path, password)?;
     let row: i64 = store
         .meta("questionnaire")?
         .and_then(|v| v.parse().ok())

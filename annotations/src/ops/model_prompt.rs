@@ -9,9 +9,9 @@ use sha2::{Digest, Sha256};
 
 use super::cases::CaseDetail;
 use super::{Error, ErrorCode, Result};
-use crate::endpoint::{StructuredRequest, questionnaire_schema};
-use crate::evidence::{Proposal, ProposedSnippet};
-use crate::questionnaire::{Question, QuestionKind, Questionnaire};
+use verity_endpoint::{StructuredRequest, questionnaire_schema};
+use verity_evidence::{Proposal, ProposedSnippet};
+use verity_task::questionnaire::{Question, QuestionKind, Questionnaire};
 
 /// The prompt templates shipped with Verity: (id, TOML source).
 pub const BUILTIN_PROMPTS: &[(&str, &str)] = &[
@@ -387,7 +387,7 @@ fn describe_question(out: &mut String, question: &Question, fill: &dyn Fn(&str) 
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::evidence::parse_proposals;
+    use verity_evidence::parse_proposals;
 
     fn case() -> CaseDetail {
         CaseDetail {

@@ -23,12 +23,12 @@ use time::OffsetDateTime;
 
 use super::lookup::{find_rater, refuse_model_rater};
 use super::{Error, ErrorCode, Overwrite, Project, Result, stamp};
-use crate::case::AuditNote;
-use crate::store::prelude::*;
-use crate::store::transfer::{Cell, Table, copy_rows, table};
-use crate::store::{EventKind, NewAnswerEvent, Store, StoreError};
+use verity_store::prelude::*;
+use verity_store::transfer::{Cell, Table, copy_rows, table};
+use verity_store::{EventKind, NewAnswerEvent, Store, StoreError};
+use verity_task::case::AuditNote;
 
-pub use crate::store::PACKAGE_RATER;
+pub use verity_store::PACKAGE_RATER;
 /// The project setting holding the project's id, which a package shares with its project.
 pub const PROJECT_ID: &str = "project_id";
 

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 
 use super::lookup::{find_active_rater, find_rater, refuse_model_rater};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::store::PanelLogins;
+use verity_store::PanelLogins;
 
 /// A login granted to a rater: shown once, its password stored nowhere in the clear.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

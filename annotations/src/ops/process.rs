@@ -5,8 +5,6 @@
 //! [`load_trust_store`], that no other thread uses libgit2).
 #![allow(unsafe_code)]
 
-use crate::evidence;
-
 /// What a command needs of the process before it starts any thread.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ProcessSetup {
@@ -89,7 +87,7 @@ unsafe fn start_git_offline(bound: bool) {
         // SAFETY: libgit2 has not started, and no repository is open.
         unsafe { bound_pack_windows() };
     }
-    evidence::prepare();
+    verity_evidence::prepare();
     for (name, value) in prior {
         // SAFETY: as above; libgit2's start has returned and started no thread.
         unsafe {

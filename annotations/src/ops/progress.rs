@@ -23,8 +23,8 @@ use super::listing::{
 use super::lookup::find_rater;
 use super::status::{AnswerStatus, AssignmentStatus};
 use super::{Project, Result, natural_cmp};
-use crate::evidence::ENGINE_VERSION;
-use crate::store::{CaseRow, PairProgress, PairScope};
+use verity_evidence::ENGINE_VERSION;
+use verity_store::{CaseRow, PairProgress, PairScope};
 
 /// What a search keeps: every case when it is blank, else those whose id, repository or title
 /// holds it (case-insensitive). The lower-case text is made as the search runs, not kept: at
@@ -41,7 +41,7 @@ fn search_matcher(search: &str) -> impl Fn(&CaseRow) -> bool {
 
 /// A line of a rater's queue.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QueueItem {
     /// The task's id.
     pub instance_id: String,
@@ -58,7 +58,7 @@ pub struct QueueItem {
 
 /// A page of a rater's queue.
 #[derive(Debug, Clone, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QueueQuery {
     /// Whose queue.
     pub rater: String,
@@ -74,7 +74,7 @@ pub struct QueueQuery {
 
 /// How many tasks are in each status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct StatusCounts {
     /// Nothing saved yet.
     pub to_do: u32,
@@ -96,7 +96,7 @@ impl StatusCounts {
 
 /// A page of a rater's queue, in natural id order.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QueuePage {
     /// Tasks that match the status and the search.
     pub total: u32,
@@ -204,7 +204,7 @@ pub fn next_task(project: &Project, rater: &str, after: Option<&str>) -> Result<
 /// The order of a task list.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum CaseOrder {
     /// Natural id order: `tinylib-2` before `tinylib-10`.
     #[default]
@@ -216,7 +216,7 @@ pub enum CaseOrder {
 
 /// A line of the case list.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct CaseListItem {
     /// The task's id.
     pub instance_id: String,
@@ -249,7 +249,7 @@ pub struct CaseListItem {
 
 /// A page of the coordinator's progress per task.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ProgressQuery {
     /// How many matching tasks come before the page.
     pub offset: u32,
@@ -270,7 +270,7 @@ pub struct ProgressQuery {
 
 /// A page of the progress per task, in the query's order.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ProgressPage {
     /// Tasks that match the query.
     pub total: u32,
@@ -464,7 +464,7 @@ pub(super) fn all_progress(project: &Project, query: &ProgressQuery) -> Result<V
 
 /// A page of the disagreement queue.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct DisagreementQuery {
     /// How many matching disagreements come before the page.
     pub offset: u32,
@@ -478,7 +478,7 @@ pub struct DisagreementQuery {
 
 /// A question with a disagreement, to filter by.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct DisagreedQuestion {
     /// The question's id.
     pub question: String,
@@ -488,7 +488,7 @@ pub struct DisagreedQuestion {
 
 /// A page of the disagreement queue, worst first, with the whole queue's figures.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct DisagreementPage {
     /// Disagreements that match the query.
     pub total: u32,

@@ -12,17 +12,17 @@ use super::submitted::{
     CaseAnswers, Panel, level_of, option_index, question_table, rated_questions,
 };
 use super::{Error, ErrorCode, Project, Result};
-use crate::agreement::quality::{
+use crate::import::openai_csv::ReferenceLabels;
+use verity_stats::agreement::quality::{
     AgainstReference, PanelLeaveOneOut, ReferenceFigures, against_reference, leave_one_out, pace,
 };
-use crate::agreement::{BootstrapOptions, Category, Undefined};
-use crate::import::openai_csv::ReferenceLabels;
-use crate::natural::natural_cmp;
-use crate::questionnaire::Question;
+use verity_stats::agreement::{BootstrapOptions, Category, Undefined};
+use verity_stats::natural::natural_cmp;
+use verity_task::questionnaire::Question;
 
 /// What to measure.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QualityRequest {
     /// One question (id or number); every rated question when absent.
     pub question: Option<String>,
@@ -38,7 +38,7 @@ pub struct QualityRequest {
 
 /// A figure over some tasks: accuracy, kappa and bias, `null` with a reason when undefined.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct BlockFigures {
     /// Tasks in the block.
     pub tasks: usize,
@@ -52,7 +52,7 @@ pub struct BlockFigures {
 
 /// A mean with its interval.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct BiasFigure {
     /// The mean of (rater − reference), in the scale's values (positions where options carry
     /// no number, as the difficulty buckets).
@@ -64,7 +64,7 @@ pub struct BiasFigure {
 
 /// One rater's figures on one question beyond the headline ones.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QuestionDetail {
     /// The question's categories, in scale order.
     pub categories: Vec<String>,
@@ -85,7 +85,7 @@ pub struct QuestionDetail {
 
 /// One rater's quality.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RaterQuality {
     /// The rater.
     pub rater: String,
@@ -111,7 +111,7 @@ pub struct RaterQuality {
 
 /// Every rater's quality, in natural name order (rater 2 before rater 10).
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct QualityReport {
     /// The reference set the figures use, if the project has one.
     pub reference: Option<String>,
@@ -458,7 +458,7 @@ pub fn rater_quality(project: &Project, req: &QualityRequest) -> Result<QualityR
         reference,
         calibration_marked,
         questions: questions.iter().map(|q| q.id.clone()).collect(),
-        panel_median_active_seconds: crate::agreement::quality::median(&all_times),
+        panel_median_active_seconds: verity_stats::agreement::quality::median(&all_times),
         raters,
     })
 }

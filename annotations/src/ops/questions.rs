@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Project;
-use crate::questionnaire::{MeasurementLevel, QuestionKind};
+use verity_task::questionnaire::{MeasurementLevel, QuestionKind};
 
 /// One question of the project's questionnaire.
 #[derive(Debug, Clone, Serialize)]

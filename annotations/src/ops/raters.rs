@@ -15,13 +15,13 @@ use super::lookup::{
     check_name, find_active_rater, find_case, find_rater, not_assigned, resolve_case_id,
 };
 use super::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
-use crate::evidence::shell_quote;
-use crate::natural::thousands;
-use crate::store::{PairScope, PairState};
+use verity_evidence::shell_quote;
+use verity_stats::natural::thousands;
+use verity_store::{PairScope, PairState};
 
 /// A rater as the app shows it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RaterSummary {
     /// The name.
     pub name: String,
@@ -38,7 +38,7 @@ pub struct RaterSummary {
 /// Who gives a rater's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum RaterKind {
     /// A person.
     Human,
@@ -69,7 +69,7 @@ pub fn add_rater(project: &mut Project, name: &str, now: OffsetDateTime) -> Resu
 
 /// What happened to a rater who left the panel.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct RaterChange {
     /// The rater.
     pub name: String,
@@ -200,7 +200,7 @@ pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
 
 /// What `assign` did.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AssignReport {
     /// New assignments made.
     pub added: usize,
@@ -238,7 +238,7 @@ pub enum CaseSelection {
 pub(super) fn selected_cases(
     project: &Project,
     selection: &CaseSelection,
-) -> Result<(Vec<crate::store::CaseRow>, usize)> {
+) -> Result<(Vec<verity_store::CaseRow>, usize)> {
     let cases = project.store.list_cases()?;
     match selection {
         CaseSelection::All | CaseSelection::Repo(_) => {
@@ -428,7 +428,7 @@ pub fn assign(
 /// tasks, `round(rate × n / (1 − rate))` calibration tasks, the least-given ones first (ties
 /// in the seeded order), never one the rater already has.
 fn mix_calibration(
-    raters: &[crate::store::Rater],
+    raters: &[verity_store::Rater],
     calibration: &HashSet<i64>,
     existing: &HashMap<i64, Vec<i64>>,
     new: &[(i64, i64)],
@@ -473,7 +473,7 @@ fn mix_calibration(
 }
 
 fn assign_report(
-    raters: &[crate::store::Rater],
+    raters: &[verity_store::Rater],
     load: &HashMap<i64, usize>,
     added: usize,
     cases: usize,

@@ -13,13 +13,13 @@ use super::ensemble::{EnsembleReport, ensemble_labels};
 use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
 use super::scores::{ReportScores, render_section, report_scores};
 use super::{Error, ErrorCode, Project, Result};
-use crate::agreement::AgreementReport;
 use crate::export::svg::{self, Bar};
 use std::fmt::Write as _;
+use verity_stats::agreement::AgreementReport;
 
 /// What `write_report` wrote.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ReportSummary {
     /// The Markdown file.
     pub markdown: String,

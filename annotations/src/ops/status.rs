@@ -3,12 +3,12 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::store::{AnswerEvent, EventKind, PairState};
+use verity_store::{AnswerEvent, EventKind, PairState};
 
 /// A rater's progress on a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum AnswerStatus {
     /// Nothing saved yet.
     ToDo,
@@ -30,7 +30,7 @@ impl From<PairState> for AnswerStatus {
 
 /// A rater's assignment on a case, without the answer (raters stay blind to each other).
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AssignmentStatus {
     /// The rater.
     pub rater: String,

@@ -8,9 +8,9 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::{Project, Result, natural_cmp};
-use crate::agreement::{Category, Level, RatingTable};
-use crate::questionnaire::{MeasurementLevel, Question, QuestionKind, Questionnaire};
-use crate::store::{AnswerEvent, SubmissionFilter};
+use verity_stats::agreement::{Category, Level, RatingTable};
+use verity_store::{AnswerEvent, SubmissionFilter};
+use verity_task::questionnaire::{MeasurementLevel, Question, QuestionKind, Questionnaire};
 
 /// A position on a question's declared scale, shown as the option's value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -173,7 +173,7 @@ pub(super) struct Panel {
 
 /// The latest adjudication of each question, by case row id then question id: a lookup
 /// borrows its keys.
-pub(super) type Adjudications = HashMap<i64, HashMap<String, crate::store::AdjudicationRow>>;
+pub(super) type Adjudications = HashMap<i64, HashMap<String, verity_store::AdjudicationRow>>;
 
 /// The events by case in instance-id order, each case's in the order its raters first submitted
 /// (`first` holds each (case, rater)'s first submission).
@@ -224,7 +224,7 @@ impl Panel {
         &self,
         case_id: i64,
         question: &str,
-    ) -> Option<&crate::store::AdjudicationRow> {
+    ) -> Option<&verity_store::AdjudicationRow> {
         self.adjudications.get(&case_id)?.get(question)
     }
 

@@ -17,9 +17,9 @@ use super::models::{
 };
 use super::sweep_access::{ProposedSweep, Proposer, stored_sweep};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
-use crate::endpoint::StructuredRequest;
-use crate::evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
-use crate::store::{AttemptPurpose, CaseRow};
+use verity_endpoint::StructuredRequest;
+use verity_evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
+use verity_store::{AttemptPurpose, CaseRow};
 
 /// Reads a proposals document (one proposal or a list, in the audit's format); `source_name`
 /// names it in errors.

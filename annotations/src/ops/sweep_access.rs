@@ -10,12 +10,12 @@ use ts_rs::TS;
 
 use super::access::Actor;
 use super::{Error, Project, Result};
-use crate::endpoint::Provenance;
-use crate::evidence::{SweepResult, Tier};
+use verity_endpoint::Provenance;
+use verity_evidence::{SweepResult, Tier};
 
 /// A proposal swept, with who proposed it when a model did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ProposedSweep {
     /// The sweep's result: the contract keys (`iid`, `choice`, `snippets`, `n_verified`,
     /// `ways_verified`, `tier`) and the rest.
@@ -30,7 +30,7 @@ pub struct ProposedSweep {
 
 /// The model rater that proposed a sweep, and where its reply came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct Proposer {
     /// The model rater's name.
     pub rater: String,

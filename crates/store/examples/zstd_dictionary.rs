@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use zstd::bulk::Compressor;
 
-/// The store's level (annotations/src/store/packed.rs).
+/// The store's level (src/packed.rs).
 const LEVEL: i32 = 1;
 /// zstd's own default dictionary size.
 const DICTIONARY: usize = 112_640;

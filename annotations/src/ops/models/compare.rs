@@ -7,10 +7,12 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::agreement::alt_test::{AltTest, AltTestOptions, DEFAULT_EPSILON, Figure, alt_test};
-use crate::agreement::{BootstrapOptions, Undefined};
 use crate::ops::submitted::{CaseAnswers, Panel, find_question, question_table, rated_questions};
 use crate::ops::{Project, Result};
+use verity_stats::agreement::alt_test::{
+    AltTest, AltTestOptions, DEFAULT_EPSILON, Figure, alt_test,
+};
+use verity_stats::agreement::{BootstrapOptions, Undefined};
 
 /// What `verity models compare` is asked.
 #[derive(Debug, Clone)]
@@ -26,7 +28,7 @@ pub struct CompareRequest {
 /// One coefficient of the model's agreement with the panel: its value and 95% interval, or why
 /// there is none.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct AgreementFigure {
     /// The value; `null` when undefined.
     pub estimate: Option<f64>,
@@ -38,7 +40,7 @@ pub struct AgreementFigure {
 
 /// One human of the panel in a model's test.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct HumanResult {
     /// The human rater.
     pub rater: String,
@@ -58,7 +60,7 @@ pub struct HumanResult {
 
 /// One model on one question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ModelComparison {
     /// The model rater.
     pub model: String,

@@ -23,12 +23,12 @@ use ts_rs::TS;
 use super::lookup::find_rater;
 use super::model_prompt::{DEFAULT_PROMPT, PromptTemplate};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use crate::evidence::shell_quote;
-use crate::store::{AttemptPurpose, ModelConfig, ModelRater, PairScope, PairState};
+use verity_evidence::shell_quote;
+use verity_store::{AttemptPurpose, ModelConfig, ModelRater, PairScope, PairState};
 
 /// What `verity models add` is given.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ModelAddRequest {
     /// The rater's name.
     pub name: String,
@@ -54,7 +54,7 @@ pub struct ModelAddRequest {
 /// A model rater as listed: its configuration (prices `null` when unknown), its answers and
 /// failed tasks, and what its requests cost so far.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ModelSummary {
     /// The rater's name.
     pub name: String,

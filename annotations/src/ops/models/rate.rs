@@ -8,14 +8,14 @@ use time::OffsetDateTime;
 
 use super::find_model;
 use super::run::{Asking, Fields, RateProgress, RateReport, Reply, RunPlan, run_model};
-use crate::endpoint::StructuredRequest;
 use crate::ops::access::Actor;
 use crate::ops::answers::{AnswerRequest, submit_model_answer};
 use crate::ops::model_prompt::{PromptTemplate, build_prompt};
 use crate::ops::raters::{CaseSelection, selected_cases};
 use crate::ops::{Error, ErrorCode, Project, Result, show_case, stamp};
-use crate::questionnaire::Stage;
-use crate::store::{AttemptPurpose, CaseRow, EventKind, ModelRater, new_event_uid};
+use verity_endpoint::StructuredRequest;
+use verity_store::{AttemptPurpose, CaseRow, EventKind, ModelRater, new_event_uid};
+use verity_task::questionnaire::Stage;
 
 /// What `verity models rate` is asked.
 #[derive(Debug, Clone)]

@@ -14,13 +14,13 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::{cost, known_prices};
-use crate::endpoint::{
+use crate::ops::model_prompt::{PromptTemplate, prompt_sha256};
+use crate::ops::{Error, ErrorCode, Project, Result, stamp};
+use verity_endpoint::{
     ApiKey, Client, Completion, Dialect, EndpointConfig, EndpointError, Provenance, ReplyCache,
     StructuredRequest,
 };
-use crate::ops::model_prompt::{PromptTemplate, prompt_sha256};
-use crate::ops::{Error, ErrorCode, Project, Result, stamp};
-use crate::store::{AttemptPurpose, CaseRow, ModelAttempt, ModelRater};
+use verity_store::{AttemptPurpose, CaseRow, ModelAttempt, ModelRater};
 
 /// What a run asks the model for each task, and what it does with a valid reply.
 pub(in crate::ops) trait Asking {

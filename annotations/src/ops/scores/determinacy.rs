@@ -12,12 +12,12 @@ use ts_rs::TS;
 use crate::ops::ensemble::build_ensemble;
 use crate::ops::submitted::Panel;
 use crate::ops::{Error, Project, Result};
-use crate::questionnaire::{FilterCondition, ScoresSpec};
+use verity_task::questionnaire::{FilterCondition, ScoresSpec};
 
 /// Whether a task counts in a determinate-only score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum Determinacy {
     /// Its material selects the graded behaviour: it counts.
     Determinate,
@@ -33,7 +33,7 @@ pub enum Determinacy {
 /// Who decided a task's determinacy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, TS)]
 #[serde(rename_all = "kebab-case")]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub enum LabelSource {
     /// An adjudicator's decision on a question the filter reads.
     Adjudication,
@@ -250,7 +250,7 @@ impl DeterminacyMap {
 }
 /// A task a determinate-only score leaves out, and why.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct LeftOutTask {
     /// The task.
     pub instance_id: String,

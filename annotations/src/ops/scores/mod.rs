@@ -40,7 +40,7 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> 
 
 /// Options of [`scores`].
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ScoresOptions {
     /// Bootstrap resamples for the intervals of the differences (0: none).
     pub bootstrap: u32,

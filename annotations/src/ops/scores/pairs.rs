@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::joined;
 use crate::ops::Result;
-use crate::rates::{self, Discordance};
+use verity_stats::rates::{self, Discordance};
 
 /// A set of task positions as bits.
 #[derive(Clone)]
@@ -122,7 +122,7 @@ pub(super) fn compare_pairs(
 
 /// Two systems compared on one denominator.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct PairComparison {
     /// The first system.
     pub a: String,

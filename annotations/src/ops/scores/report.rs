@@ -10,11 +10,11 @@ use super::ScoresOptions;
 use super::determinacy::{Determinacy, LabelSource, determinacy_map};
 use super::pairs::{Bits, PairComparison, compare_pairs};
 use crate::ops::{Project, Result};
-use crate::rates;
+use verity_stats::rates;
 
 /// How many tasks one source decided, by tier.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct SourceCount {
     /// The source.
     pub source: LabelSource,
@@ -30,7 +30,7 @@ pub struct SourceCount {
 
 /// How the project's tasks divide.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct Coverage {
     /// The project's tasks.
     pub tasks: usize,
@@ -50,7 +50,7 @@ pub struct Coverage {
 
 /// One system's rates.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct SystemScore {
     /// The system.
     pub system: String,
@@ -94,7 +94,7 @@ pub struct SystemScore {
 
 /// The scores of every system.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ScoresReport {
     /// How the tasks divide, and who decided.
     pub coverage: Coverage,

@@ -10,11 +10,11 @@ use ts_rs::TS;
 use super::joined;
 use crate::import::results::{ResultsFile, ResultsFormat, read_results};
 use crate::ops::{Error, ErrorCode, Project, Result, stamp};
-use crate::store::{EncodedOutcomes, Outcomes, SystemRow};
+use verity_store::{EncodedOutcomes, Outcomes, SystemRow};
 
 /// One file of results to import, and the system's name when not the file's.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ResultsSource {
     /// The file, or a folder of `report.json` files.
     #[ts(type = "string")]
@@ -27,7 +27,7 @@ pub struct ResultsSource {
 
 /// What importing one system's results did.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct ResultsImport {
     /// The system.
     pub system: String,
@@ -51,7 +51,7 @@ pub struct ResultsImport {
 
 /// A system's stored results.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export, export_to = "../../ui/src/lib/api/bindings/")]
+#[ts(export)]
 pub struct SystemResults {
     /// The system.
     pub system: String,
