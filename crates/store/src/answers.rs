@@ -8,7 +8,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::shared::{self, Cells, EVENT_COLUMNS, Param, SqliteRow, StoredFields};
-use super::{Store, StoreError, sql_err};
+use super::{Store, StoreError};
+use crate::sqlite::sql_err;
 
 /// What an answer event records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::packed::{pack, unpack};
 use super::shared::{self, Cells};
-use super::{MetaStore, Store, StoreError, sql_err};
+use super::{MetaStore, Store, StoreError};
+use crate::sqlite::sql_err;
 use verity_task::case::{Case, CaseRecord, Encoded, SourceKind, TITLE_RULE};
 
 /// The meta key holding the version of the title rule the stored titles were made with.

@@ -1,6 +1,6 @@
 //! The project store's interface: every read and write `ops` makes of a project, as traits a
 //! second backend implements. Each table group declares its trait beside the SQLite code that
-//! implements it (`MetaStore` in `mod.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
+//! implements it (`MetaStore` in `meta.rs`, with its SQLite implementation in `file.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
 //! `RaterStore` in `raters.rs`, `AnswerStore` in `answers.rs`, `LabelStore` and `ImportLabels`
 //! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`, `ProgressStore` in
 //! `progress.rs`, `ResultStore` in `results.rs`, `ModelStore` in `models.rs`);
@@ -12,7 +12,7 @@
 //! `shared.rs`; what differs stays beside the method of each backend that runs it.
 //!
 //! Answer events are append-only: the interface has no way to change or delete one, and the
-//! SQLite schema refuses both besides (`tests/store_suite.rs` checks both).
+//! SQLite schema refuses both besides (`annotations/tests/store_suite.rs` checks both).
 
 use super::transfer::TransferStore;
 use super::{

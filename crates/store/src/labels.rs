@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 
 use super::answers::NewAnswerEvent;
 use super::shared::{self, ADJUDICATION_COLUMNS};
-use super::{ImportSession, Store, StoreError, sql_err};
+use super::{ImportSession, Store, StoreError};
+use crate::sqlite::sql_err;
 
 /// An adjudicator's decision on one question of one case, as stored.
 #[derive(Debug, Clone, PartialEq)]

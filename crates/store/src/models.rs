@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::shared::Cells;
-use super::{Rater, Store, StoreError, sql_err};
+use super::{Rater, Store, StoreError};
+use crate::sqlite::sql_err;
 
 /// The file schema's migration 11 (see `migrations.rs`).
 pub(super) const MIGRATION: &str = r#"

@@ -4,7 +4,8 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use super::shared::{self, RATER_COLUMNS};
-use super::{Store, StoreError, sql_err};
+use super::{Store, StoreError};
+use crate::sqlite::sql_err;
 
 /// A member of the panel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

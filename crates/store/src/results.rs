@@ -180,7 +180,7 @@ impl ResultStore for Store {
             .iter()
             .map(|(_, outcomes)| pack(&self.path, "system results", outcomes.as_str()))
             .collect::<Result<Vec<_>, _>>()?;
-        let sql = |e| super::sql_err(&self.path, e);
+        let sql = |e| crate::sqlite::sql_err(&self.path, e);
         let tx = self.conn.transaction().map_err(sql)?;
         let mut replaced = Vec::with_capacity(systems.len());
         for ((row, _), packed) in systems.iter().zip(packed) {

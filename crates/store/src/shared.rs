@@ -14,8 +14,9 @@ use serde_json::{Map, Value};
 
 use super::{
     AdjudicationRow, AnswerConflict, AnswerEvent, Assignment, EventKind, NewAnswerEvent, Rater,
-    ReferenceRow, Repository, StoreError, sql_err,
+    ReferenceRow, Repository, StoreError,
 };
+use crate::sqlite::sql_err;
 
 /// The columns of an event, in the order [`event`] reads them: its answer comes last, whole,
 /// or as a few of its values, one column each.

@@ -7,7 +7,8 @@ use std::path::Path;
 use rusqlite::types::{Value, ValueRef};
 
 use super::packed::{pack, unpack};
-use super::{Store, StoreError, sql_err};
+use super::{Store, StoreError};
+use crate::sqlite::sql_err;
 
 /// What a column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

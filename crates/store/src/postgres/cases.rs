@@ -3,15 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value};
-
 use super::{Client, Failure, PgStore};
 use crate::cases::{CASE_ORIGINS, case_row, merge_sources};
 use crate::shared;
-use crate::{
-    CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, NewAnswerEvent, StoreError,
-    StoredCase, Submission,
-};
+use crate::{CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, StoreError, StoredCase};
 use verity_task::case::{CaseRecord, Encoded, SourceKind};
 
 impl PgStore {
@@ -153,8 +148,8 @@ impl CaseStore for PgStore {
 }
 
 /// An import on the server: every statement in one transaction.
-struct PgImport<'s> {
-    store: &'s PgStore,
+pub(super) struct PgImport<'s> {
+    pub(super) store: &'s PgStore,
     client: Option<Client>,
     now: String,
     seen: BTreeSet<i64>,
@@ -164,7 +159,10 @@ struct PgImport<'s> {
 
 impl PgImport<'_> {
     /// Runs `f` on the import's connection, inside its transaction.
-    fn on<T>(&self, f: impl AsyncFnOnce(&Client) -> Result<T, Failure>) -> Result<T, StoreError> {
+    pub(super) fn on<T>(
+        &self,
+        f: impl AsyncFnOnce(&Client) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
         let client = self.client.as_ref().ok_or_else(|| {
             StoreError::Rule("the import's connection is gone; nothing was stored".into())
         })?;
@@ -195,7 +193,7 @@ impl PgImport<'_> {
     }
 
     /// Writes revision n+1 when the merge of the case's records differs from revision n.
-    fn settle_revision(&self, case_id: i64) -> Result<bool, StoreError> {
+    pub(super) fn settle_revision(&self, case_id: i64) -> Result<bool, StoreError> {
         let path = self.store.location.clone();
         let sources: Vec<(String, String)> = self.on(async |c: &Client| {
             let rows = c
@@ -346,103 +344,5 @@ impl ImportBatch for PgImport<'_> {
         // Committed: the connection goes back to the pool as it is.
         self.client.take();
         Ok(summary)
-    }
-}
-
-impl ImportLabels for PgImport<'_> {
-    fn revision_for_answers(&self, instance_id: &str) -> Result<(i64, i64), StoreError> {
-        let case_id = self.case_row_id(instance_id)?.ok_or_else(|| {
-            StoreError::Rule(format!(
-                "the project has no case {instance_id:?} to attach answers to"
-            ))
-        })?;
-        let latest = || {
-            self.on(async |c: &Client| {
-                Ok(c.query_opt(shared::LATEST_REVISION_ID, &[&case_id])
-                    .await?
-                    .map(|r| r.try_get(0))
-                    .transpose()?)
-            })
-        };
-        if let Some(id) = latest()? {
-            return Ok((case_id, id));
-        }
-        self.settle_revision(case_id)?;
-        let id = latest()?.ok_or_else(|| {
-            StoreError::Rule(format!("case {instance_id:?} has no revision after import"))
-        })?;
-        Ok((case_id, id))
-    }
-
-    fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
-        self.on(async |c: &Client| {
-            c.execute(shared::ENSURE_RATER, &[&name, &now]).await?;
-            Ok(c.query_one(shared::RATER_ID, &[&name]).await?.try_get(0)?)
-        })
-    }
-
-    fn submission_of(&self, case_id: i64, rater_id: i64) -> Result<Option<Submission>, StoreError> {
-        let row: Option<(String, String)> = self.on(async |c: &Client| {
-            Ok(
-                c.query_opt(shared::FIRST_SUBMISSION, &[&case_id, &rater_id])
-                    .await?
-                    .map(|r| -> Result<_, tokio_postgres::Error> {
-                        Ok((r.try_get(0)?, r.try_get(1)?))
-                    })
-                    .transpose()?,
-            )
-        })?;
-        row.map(|(answer, at)| {
-            Ok((
-                serde_json::from_str(&answer).map_err(|e| self.store.corrupt("answer", e))?,
-                at,
-            ))
-        })
-        .transpose()
-    }
-
-    fn append_imported_answer(
-        &self,
-        event: &NewAnswerEvent<'_>,
-        origin: &str,
-        fields: &Map<String, Value>,
-    ) -> Result<i64, StoreError> {
-        let fields = serde_json::to_string(fields).map_err(|e| self.store.corrupt("fields", e))?;
-        let answer =
-            serde_json::to_string(event.answer).map_err(|e| self.store.corrupt("answer", e))?;
-        self.on(async |c: &Client| {
-            let id = super::answers::insert_answer_event(self.store, c, event, &answer).await?;
-            c.execute(shared::INSERT_EVENT_FIELDS, &[&id, &origin, &fields])
-                .await?;
-            Ok(id)
-        })
-    }
-
-    fn put_reference_label(
-        &self,
-        label_set: &str,
-        case_id: i64,
-        labels: &Value,
-        origin: &str,
-        now: &str,
-    ) -> Result<(), StoreError> {
-        let labels = serde_json::to_string(labels).map_err(|e| self.store.corrupt("labels", e))?;
-        self.on(async |c: &Client| {
-            c.execute(
-                shared::PUT_REFERENCE_LABEL,
-                &[&label_set, &case_id, &labels, &origin, &now],
-            )
-            .await?;
-            Ok(())
-        })
-    }
-
-    fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
-        self.on(async |c: &Client| {
-            Ok(c.query_opt(shared::CASE_ID, &[&instance_id])
-                .await?
-                .map(|r| r.try_get(0))
-                .transpose()?)
-        })
     }
 }

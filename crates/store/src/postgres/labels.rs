@@ -5,9 +5,13 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::cases::PgImport;
 use super::{Client, PgStore};
 use crate::shared::{self, ADJUDICATION_COLUMNS, Cells};
-use crate::{AdjudicationRow, EventSpans, LabelStore, NewAdjudication, ReferenceRow, StoreError};
+use crate::{
+    AdjudicationRow, EventSpans, ImportLabels, LabelStore, NewAdjudication, NewAnswerEvent,
+    ReferenceRow, StoreError, Submission,
+};
 
 impl LabelStore for PgStore {
     fn add_adjudicator(&mut self, name: &str, now: &str) -> Result<(), StoreError> {
@@ -159,6 +163,104 @@ impl LabelStore for PgStore {
                     ))
                 })
                 .collect::<Result<_, tokio_postgres::Error>>()?)
+        })
+    }
+}
+
+impl ImportLabels for PgImport<'_> {
+    fn revision_for_answers(&self, instance_id: &str) -> Result<(i64, i64), StoreError> {
+        let case_id = self.case_row_id(instance_id)?.ok_or_else(|| {
+            StoreError::Rule(format!(
+                "the project has no case {instance_id:?} to attach answers to"
+            ))
+        })?;
+        let latest = || {
+            self.on(async |c: &Client| {
+                Ok(c.query_opt(shared::LATEST_REVISION_ID, &[&case_id])
+                    .await?
+                    .map(|r| r.try_get(0))
+                    .transpose()?)
+            })
+        };
+        if let Some(id) = latest()? {
+            return Ok((case_id, id));
+        }
+        self.settle_revision(case_id)?;
+        let id = latest()?.ok_or_else(|| {
+            StoreError::Rule(format!("case {instance_id:?} has no revision after import"))
+        })?;
+        Ok((case_id, id))
+    }
+
+    fn ensure_rater(&self, name: &str, now: &str) -> Result<i64, StoreError> {
+        self.on(async |c: &Client| {
+            c.execute(shared::ENSURE_RATER, &[&name, &now]).await?;
+            Ok(c.query_one(shared::RATER_ID, &[&name]).await?.try_get(0)?)
+        })
+    }
+
+    fn submission_of(&self, case_id: i64, rater_id: i64) -> Result<Option<Submission>, StoreError> {
+        let row: Option<(String, String)> = self.on(async |c: &Client| {
+            Ok(
+                c.query_opt(shared::FIRST_SUBMISSION, &[&case_id, &rater_id])
+                    .await?
+                    .map(|r| -> Result<_, tokio_postgres::Error> {
+                        Ok((r.try_get(0)?, r.try_get(1)?))
+                    })
+                    .transpose()?,
+            )
+        })?;
+        row.map(|(answer, at)| {
+            Ok((
+                serde_json::from_str(&answer).map_err(|e| self.store.corrupt("answer", e))?,
+                at,
+            ))
+        })
+        .transpose()
+    }
+
+    fn append_imported_answer(
+        &self,
+        event: &NewAnswerEvent<'_>,
+        origin: &str,
+        fields: &Map<String, Value>,
+    ) -> Result<i64, StoreError> {
+        let fields = serde_json::to_string(fields).map_err(|e| self.store.corrupt("fields", e))?;
+        let answer =
+            serde_json::to_string(event.answer).map_err(|e| self.store.corrupt("answer", e))?;
+        self.on(async |c: &Client| {
+            let id = super::answers::insert_answer_event(self.store, c, event, &answer).await?;
+            c.execute(shared::INSERT_EVENT_FIELDS, &[&id, &origin, &fields])
+                .await?;
+            Ok(id)
+        })
+    }
+
+    fn put_reference_label(
+        &self,
+        label_set: &str,
+        case_id: i64,
+        labels: &Value,
+        origin: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let labels = serde_json::to_string(labels).map_err(|e| self.store.corrupt("labels", e))?;
+        self.on(async |c: &Client| {
+            c.execute(
+                shared::PUT_REFERENCE_LABEL,
+                &[&label_set, &case_id, &labels, &origin, &now],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn case_row_id(&self, instance_id: &str) -> Result<Option<i64>, StoreError> {
+        self.on(async |c: &Client| {
+            Ok(c.query_opt(shared::CASE_ID, &[&instance_id])
+                .await?
+                .map(|r| r.try_get(0))
+                .transpose()?)
         })
     }
 }

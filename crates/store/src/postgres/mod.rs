@@ -604,7 +604,7 @@ impl MetaStore for PgStore {
                 .await?;
             let stored: String = row.try_get(1)?;
             if stored != source {
-                return Err(super::changed_questionnaire(id, version).into());
+                return Err(crate::sqlite::changed_questionnaire(id, version).into());
             }
             access::write_questionnaire_rules(&**c.0).await?;
             Ok(row.try_get(0)?)

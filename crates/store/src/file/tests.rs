@@ -1,7 +1,10 @@
 //! The project file's own tests: creating, opening, refusing and upgrading it.
 #![allow(clippy::unwrap_used)]
 
+use rusqlite::Connection;
+
 use super::*;
+use crate::{AnswerStore, CaseStore, LabelStore, RaterStore, new_event_uid};
 
 #[test]
 fn a_newer_project_file_is_refused_and_left_untouched() {
