@@ -13,9 +13,9 @@
 //!
 //! [`write_demo_repository`] turns the snapshots into a bare git repository. Author,
 //! committer, e-mail and timestamps are pinned, so the commit ids are the same on every
-//! machine and equal the `base_commit` values of the tasks. DESIGN.md keeps git2 to the
-//! `evidence` module for *reading* repositories; this module is the one place that *writes*
-//! one, because the demo must exist before any evidence can be computed.
+//! machine and equal the `base_commit` values of the tasks. The evidence crate only *reads*
+//! repositories (and its `clone` module fetches them); this module is the core's one place that
+//! *writes* one, because the demo must exist before any evidence can be computed.
 //!
 //! ```no_run
 //! let dir = std::path::Path::new("/tmp/verity-demo");

@@ -130,26 +130,16 @@ fn open_or_create(
     if path.exists() {
         return open_project(&path);
     }
-    // Build the project under a temporary name and rename it into place, so an interrupted
-    // first start never leaves a half-made demo behind.
-    let partial = data_dir.join(format!("{file}.partial"));
-    for stale in [
-        partial.clone(),
-        partial.with_extension("partial-wal"),
-        partial.with_extension("partial-shm"),
-    ] {
-        if stale.exists() {
-            std::fs::remove_file(&stale).map_err(write)?;
-        }
-    }
     let tasks = data_dir.join("demo-tasks.jsonl");
     super::write_file(&tasks, super::Overwrite::Replace, |out| {
         out.write_all(crate::demo::DEMO_TASKS_JSONL.as_bytes())
             .map_err(write)
     })?;
-    {
+    // Built under a partial name and renamed into place, so an interrupted first start never
+    // leaves a half-made demo behind.
+    super::write_project_file(&path, super::Overwrite::Refuse, |partial| {
         let mut project = init_project(
-            &partial,
+            partial,
             &QuestionnaireChoice::Builtin("swe-bench-verified".into()),
             created,
         )?;
@@ -158,9 +148,8 @@ fn open_or_create(
             &repository.display().to_string(),
             &stamp(created),
         )?;
-        build(&mut project, tasks)?;
-    }
-    std::fs::rename(&partial, &path).map_err(write)?;
+        build(&mut project, tasks)
+    })?;
     open_project(&path)
 }
 

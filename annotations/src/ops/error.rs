@@ -10,6 +10,9 @@ use crate::import::ImportError;
 use verity_store::StoreError;
 use verity_task::questionnaire::{QuestionnaireError, Violation};
 
+/// Shorthand for a use case's result.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
 /// A stable, machine-readable name for each kind of failure, as it crosses IPC (`{code,
 /// message}`). The desktop shell's own refusals (who may do what, one job at a time) are here
 /// too, so that the app sees one list.

@@ -1,9 +1,13 @@
 //! The one way every output file is written, by the command line and the desktop app alike:
 //! into a partial file beside the target, flushed to disk, then renamed over it. A reader never
-//! sees half a file, and a failed or interrupted write leaves the old file as it was.
+//! sees half a file, and a failed or interrupted write leaves the old file as it was. A stream
+//! of bytes goes through [`write_file`]; a whole project file (a rater's package, the demo
+//! project) is built at the partial path by [`write_project_file`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use verity_store::Store;
 
 use super::{Error, ErrorCode, Result};
 
@@ -34,13 +38,7 @@ pub fn write_file<T>(
 ) -> Result<Written<T>> {
     let existed = path.exists();
     if existed && overwrite == Overwrite::Refuse {
-        return Err(Error::refused(
-            ErrorCode::AlreadyExists,
-            format!(
-                "{} already exists; Verity will not overwrite it (pass --force to replace it)",
-                path.display()
-            ),
-        ));
+        return Err(already_exists(path));
     }
     let partial = partial_path(path);
     let write_err = |source| Error::Write {
@@ -71,6 +69,58 @@ pub fn write_file<T>(
             Err(err)
         }
     }
+}
+
+/// Writes the project file `path` atomically: `build` makes it at the partial path it is given
+/// (and closes it), then the file is flushed to disk and renamed over `path`. A partial file an
+/// interrupted run left behind, with its SQLite side files, is removed first, and so is the
+/// partial file when `build` fails. With [`Overwrite::Refuse`], an existing file is an error
+/// that names it and says how to replace it.
+pub fn write_project_file<T>(
+    path: &Path,
+    overwrite: Overwrite,
+    build: impl FnOnce(&Path) -> Result<T>,
+) -> Result<Written<T>> {
+    let existed = path.exists();
+    if existed && overwrite == Overwrite::Refuse {
+        return Err(already_exists(path));
+    }
+    let partial = partial_path(path);
+    let write_err = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let remove_partial = || Store::remove_files(&partial).map_err(write_err);
+    remove_partial()?;
+    let result = (|| {
+        let value = build(&partial)?;
+        std::fs::File::open(&partial)
+            .and_then(|file| file.sync_all())
+            .map_err(write_err)?;
+        std::fs::rename(&partial, path).map_err(write_err)?;
+        Ok(value)
+    })();
+    match result {
+        Ok(value) => Ok(Written {
+            value,
+            replaced: existed,
+        }),
+        Err(err) => {
+            remove_partial()?;
+            Err(err)
+        }
+    }
+}
+
+/// The refusal to overwrite an existing file.
+fn already_exists(path: &Path) -> Error {
+    Error::refused(
+        ErrorCode::AlreadyExists,
+        format!(
+            "{} already exists; Verity will not overwrite it (pass --force to replace it)",
+            path.display()
+        ),
+    )
 }
 
 /// `dir/.name.partial`: in the target's folder, so the rename stays on one file system.

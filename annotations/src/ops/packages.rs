@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::lookup::{find_rater, refuse_model_rater};
-use super::{Error, ErrorCode, Overwrite, Project, Result, stamp};
+use super::{Error, ErrorCode, Overwrite, Project, Result, stamp, write_project_file};
 use verity_store::prelude::*;
 use verity_store::transfer::{Cell, Table, copy_rows, table};
 use verity_store::{EventKind, NewAnswerEvent, Store, StoreError};
@@ -62,16 +62,6 @@ pub fn package_for_rater(
     project.require_coordinator("writes a rater's package")?;
     let rater = find_rater(project, rater)?;
     refuse_model_rater(project, &rater, "a package")?;
-    let existed = out.exists();
-    if existed && overwrite == Overwrite::Refuse {
-        return Err(Error::refused(
-            ErrorCode::AlreadyExists,
-            format!(
-                "{} already exists; Verity will not overwrite it (pass --force to replace it)",
-                out.display()
-            ),
-        ));
-    }
     let cases: HashSet<i64> = project
         .store
         .list_assignments()?
@@ -79,27 +69,14 @@ pub fn package_for_rater(
         .filter(|a| a.rater_id == rater.id)
         .map(|a| a.case_id)
         .collect();
-    let partial = partial_path(out);
-    remove_if_present(&partial)?;
-    let result = (|| {
-        let mut package = Store::create(&partial)?;
+    let written = write_project_file(out, overwrite, |partial| {
+        let mut package = Store::create(partial)?;
         let counts = cut(project.store.as_ref(), &mut package, rater.id, &cases)?;
         package.set_meta(PACKAGE_RATER, &rater.name)?;
         package.set_meta("packaged_at", &stamp(now))?;
-        drop(package);
-        std::fs::rename(&partial, out).map_err(|source| Error::Write {
-            path: out.to_path_buf(),
-            source,
-        })?;
         Ok(counts)
-    })();
-    let counts = match result {
-        Ok(counts) => counts,
-        Err(err) => {
-            remove_if_present(&partial)?;
-            return Err(err);
-        }
-    };
+    })?;
+    let counts = written.value;
     let count = |name: &str| {
         counts
             .iter()
@@ -112,7 +89,7 @@ pub fn package_for_rater(
         tasks: count("cases"),
         events: count("answer_events"),
         evidence: count("evidence_cache"),
-        replaced: existed,
+        replaced: written.replaced,
     })
 }
 
@@ -191,22 +168,6 @@ fn without_verdict(table: &Table, row: &mut [Cell]) -> std::result::Result<bool,
     AuditNote::strip_verdict(&mut record);
     *content = record.to_string();
     Ok(true)
-}
-
-fn partial_path(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "package".into());
-    out.with_file_name(format!(".{name}.partial"))
-}
-
-/// Removes a partial package left by an earlier failure.
-fn remove_if_present(partial: &Path) -> Result<()> {
-    Store::remove_files(partial).map_err(|source| Error::Write {
-        path: partial.to_path_buf(),
-        source,
-    })
 }
 
 /// One answer event as a merge compares it: what it says, in terms both projects share.
