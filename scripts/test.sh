@@ -6,35 +6,62 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each phase's wall time, printed as a table at the end (the README's test section carries a
+# fresh clone's figures).
+timings=()
+phase_start=$SECONDS
+phase_name=""
+phase() {
+  if [[ -n "$phase_name" ]]; then
+    timings+=("$(printf '%5d s  %s' $((SECONDS - phase_start)) "$phase_name")")
+  fi
+  phase_name=$1
+  phase_start=$SECONDS
+  [[ -n "$phase_name" ]] && echo "== $phase_name"
+}
+report_timings() {
+  phase ""
+  echo "== time per phase (${SECONDS} s in all)"
+  printf '%s\n' "${timings[@]}"
+}
+
+phase "setup: system packages, npm packages, tauri-driver"
 bash scripts/setup-core.sh
 bash scripts/setup-desktop.sh
 
-echo "== front end: types, unit tests, build"
+phase "front end: types, unit tests, build"
 (cd ui && npm run --silent check && npm test --silent && npm run --silent build)
 
-echo "== format and lints"
+phase "format"
 cargo fmt --all -- --check
+
+phase "lints (clippy, every crate and target)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== a throwaway PostgreSQL server for the server backend's tests (stopped at exit)"
+phase "a throwaway PostgreSQL server for the server backend's tests (stopped at exit)"
 pg_dir=$(mktemp -d)
 trap 'bash scripts/postgres.sh stop "$pg_dir"' EXIT
 bash scripts/postgres.sh start "$pg_dir"
 # shellcheck source=/dev/null
 source "$pg_dir/env"
 
-echo "== Rust tests"
+phase "Rust tests: build"
+cargo test --workspace --locked --no-run
+
+phase "Rust tests: run"
 cargo test --workspace --locked
 
-echo "== the tests' model endpoint checked with OpenAI's own Python package"
+phase "the tests' model endpoint checked with OpenAI's own Python package"
 bash bench/chat_check.sh
 
-echo "== generated TypeScript bindings are committed"
+phase "generated TypeScript bindings are committed"
 if ! git diff --exit-code --stat -- ui/src/lib/api/bindings ||
   [ -n "$(git ls-files --others --exclude-standard -- ui/src/lib/api/bindings)" ]; then
   echo "test: the TypeScript bindings changed when regenerated; commit ui/src/lib/api/bindings" >&2
   exit 1
 fi
 
-echo "== end-to-end tests against the real app"
+phase "end-to-end tests against the real app"
 bash scripts/e2e.sh
+
+report_timings
