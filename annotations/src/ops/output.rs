@@ -36,24 +36,69 @@ pub fn write_file<T>(
     overwrite: Overwrite,
     write: impl FnOnce(&mut dyn Write) -> Result<T>,
 ) -> Result<Written<T>> {
+    let write_err = write_error(path);
+    replace_atomically(
+        path,
+        overwrite,
+        |partial| {
+            let file = std::fs::File::create(partial).map_err(write_err)?;
+            let mut out = std::io::BufWriter::new(file);
+            let value = write(&mut out)?;
+            let file = out.into_inner().map_err(|e| write_err(e.into_error()))?;
+            file.sync_all().map_err(write_err)?;
+            Ok(value)
+        },
+        |partial| match std::fs::remove_file(partial) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        },
+    )
+}
+
+/// Writes the project file `path` atomically: `build` makes it at the partial path it is given
+/// (and closes it), then the file is flushed to disk and renamed over `path`. A partial file an
+/// interrupted run left behind is removed first, with its SQLite side files. With
+/// [`Overwrite::Refuse`], an existing file is an error that names it and says how to replace
+/// it.
+pub fn write_project_file<T>(
+    path: &Path,
+    overwrite: Overwrite,
+    build: impl FnOnce(&Path) -> Result<T>,
+) -> Result<Written<T>> {
+    let write_err = write_error(path);
+    replace_atomically(
+        path,
+        overwrite,
+        |partial| {
+            let value = build(partial)?;
+            std::fs::File::open(partial)
+                .and_then(|file| file.sync_all())
+                .map_err(write_err)?;
+            Ok(value)
+        },
+        Store::remove_files,
+    )
+}
+
+/// Makes the file at a partial path beside `path` with `make` (which leaves it on disk), then
+/// renames it over `path`. `discard` removes a partial file: a stale one first, and the new
+/// one when making it failed (whose error is the one returned; a failed clean-up is logged).
+fn replace_atomically<T>(
+    path: &Path,
+    overwrite: Overwrite,
+    make: impl FnOnce(&Path) -> Result<T>,
+    discard: impl Fn(&Path) -> std::io::Result<()>,
+) -> Result<Written<T>> {
     let existed = path.exists();
     if existed && overwrite == Overwrite::Refuse {
         return Err(already_exists(path));
     }
     let partial = partial_path(path);
-    let write_err = |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let result = (|| {
-        let file = std::fs::File::create(&partial).map_err(write_err)?;
-        let mut out = std::io::BufWriter::new(file);
-        let value = write(&mut out)?;
-        let file = out.into_inner().map_err(|e| write_err(e.into_error()))?;
-        file.sync_all().map_err(write_err)?;
-        std::fs::rename(&partial, path).map_err(write_err)?;
-        Ok(value)
-    })();
+    discard(&partial).map_err(write_error(path))?;
+    let result = make(&partial).and_then(|value| match std::fs::rename(&partial, path) {
+        Ok(()) => Ok(value),
+        Err(source) => Err(write_error(path)(source)),
+    });
     match result {
         Ok(value) => Ok(Written {
             value,
@@ -61,9 +106,7 @@ pub fn write_file<T>(
         }),
         Err(err) => {
             // The partial file is ours and incomplete; the error says what went wrong.
-            if let Err(cleanup) = std::fs::remove_file(&partial)
-                && cleanup.kind() != std::io::ErrorKind::NotFound
-            {
+            if let Err(cleanup) = discard(&partial) {
                 tracing::warn!(path = %partial.display(), %cleanup, "cannot remove a partial output file");
             }
             Err(err)
@@ -71,44 +114,11 @@ pub fn write_file<T>(
     }
 }
 
-/// Writes the project file `path` atomically: `build` makes it at the partial path it is given
-/// (and closes it), then the file is flushed to disk and renamed over `path`. A partial file an
-/// interrupted run left behind, with its SQLite side files, is removed first, and so is the
-/// partial file when `build` fails. With [`Overwrite::Refuse`], an existing file is an error
-/// that names it and says how to replace it.
-pub fn write_project_file<T>(
-    path: &Path,
-    overwrite: Overwrite,
-    build: impl FnOnce(&Path) -> Result<T>,
-) -> Result<Written<T>> {
-    let existed = path.exists();
-    if existed && overwrite == Overwrite::Refuse {
-        return Err(already_exists(path));
-    }
-    let partial = partial_path(path);
-    let write_err = |source| Error::Write {
+/// The error of a failed write of `path`.
+fn write_error(path: &Path) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
+    move |source| Error::Write {
         path: path.to_path_buf(),
         source,
-    };
-    let remove_partial = || Store::remove_files(&partial).map_err(write_err);
-    remove_partial()?;
-    let result = (|| {
-        let value = build(&partial)?;
-        std::fs::File::open(&partial)
-            .and_then(|file| file.sync_all())
-            .map_err(write_err)?;
-        std::fs::rename(&partial, path).map_err(write_err)?;
-        Ok(value)
-    })();
-    match result {
-        Ok(value) => Ok(Written {
-            value,
-            replaced: existed,
-        }),
-        Err(err) => {
-            remove_partial()?;
-            Err(err)
-        }
     }
 }
 
