@@ -59,6 +59,8 @@ mod error;
 pub use error::{Error, ErrorCode};
 mod export;
 pub use export::*;
+mod export_formats;
+pub use export_formats::*;
 mod history;
 pub use history::{AnswerEventView, RaterAnswerHistory, answer_history};
 mod hub;
