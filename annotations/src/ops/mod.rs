@@ -25,7 +25,9 @@ pub use verity_stats::agreement::{
 };
 pub use verity_stats::natural::natural_cmp;
 use verity_store::ProjectStore;
-pub use verity_store::{AnswersChanged, EventKind, ModelConfig, postgres::is_server_url};
+pub use verity_store::{
+    AnswersChanged, EventKind, ModelConfig, ModelSettings, postgres::is_server_url,
+};
 pub use verity_task::patch::parse_patch;
 pub use verity_task::questionnaire::Questionnaire;
 use verity_task::questionnaire::QuestionnaireError;
