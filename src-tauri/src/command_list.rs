@@ -30,6 +30,7 @@ macro_rules! verity_commands {
             import_paths,
             fetch_dataset,
             cancel_job,
+            export_formats,
             export_project,
             project_agreement,
             rater_quality,

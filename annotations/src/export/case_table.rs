@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use verity_task::questionnaire::{Question, QuestionKind};
+use verity_task::questionnaire::Question;
 
 /// An ensemble label as exported.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +56,7 @@ fn share(value: Option<f64>) -> String {
 }
 
 fn rated<'q>(questions: &'q [&'q Question]) -> impl Iterator<Item = &'q &'q Question> {
-    questions.iter().filter(|q| q.kind != QuestionKind::Text)
+    questions.iter().filter(|q| q.kind.is_rated())
 }
 
 /// Writes the CSV a row at a time: the header first, then the rows in the order given.

@@ -12,7 +12,7 @@ use super::submitted::{Panel, find_question, option_index, rated_questions, valu
 use super::{Error, ErrorCode, Project, Result, stamp};
 use verity_stats::ensemble::Procedure;
 use verity_store::NewAdjudication;
-use verity_task::questionnaire::{MeasurementLevel, QuestionKind};
+use verity_task::questionnaire::MeasurementLevel;
 
 /// A rater's answer to one question.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -138,7 +138,7 @@ pub fn list_disagreements(project: &Project) -> Result<Vec<Disagreement>> {
 pub fn disagreements_on(project: &Project, question: &str) -> Result<Vec<Disagreement>> {
     project.require_coordinator("reads every rater's answers")?;
     let question = find_question(&project.questionnaire, question)?;
-    if question.kind == QuestionKind::Text {
+    if !question.kind.is_rated() {
         return Err(Error::refused(
             ErrorCode::FreeTextQuestion,
             format!(
@@ -183,7 +183,7 @@ pub fn adjudicate(
     project.require_coordinator("adjudicates")?;
     let stored = find_case(project, &req.case)?;
     let question = find_question(&project.questionnaire, &req.question)?;
-    if question.kind == QuestionKind::Text {
+    if !question.kind.is_rated() {
         return Err(Error::refused(
             ErrorCode::FreeTextQuestion,
             format!(

@@ -18,7 +18,7 @@ use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use verity_stats::agreement::{
     self, AgreementReport, BootstrapOptions, Level, RatingTable, ReportOptions, Weights,
 };
-use verity_task::questionnaire::{MeasurementLevel, Question, QuestionKind};
+use verity_task::questionnaire::{MeasurementLevel, Question};
 
 /// Agreement on a long-format ratings file (`unit,rater,value`): every coefficient, with
 /// bootstrap intervals when `bootstrap` is given.
@@ -376,7 +376,7 @@ fn selected_questions<'a>(
                             .join(", ")
                     ))
                 })?;
-            if q.kind == QuestionKind::Text {
+            if !q.kind.is_rated() {
                 return Err(Error::refused(
                     ErrorCode::FreeTextQuestion,
                     format!(
@@ -495,7 +495,7 @@ fn agreement_on_panel(
         questions: out,
         skipped: questionnaire
             .questions()
-            .filter(|q| q.kind == QuestionKind::Text)
+            .filter(|q| !q.kind.is_rated())
             .map(|q| q.id.clone())
             .collect(),
     })

@@ -10,31 +10,13 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use super::ensemble::build_ensemble;
+use super::export_formats::ExportFormat;
 use super::submitted::{Panel, option_index, rated_questions};
 use super::{Error, ErrorCode, Project, Result, natural_cmp};
 use crate::export;
 use crate::import::openai_csv::{self, ReferenceLabels};
 use verity_stats::ensemble::Procedure;
 use verity_store::{EventKind, SubmissionFilter};
-
-/// What `export` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "kebab-case")]
-#[ts(export)]
-pub enum ExportFormat {
-    /// OpenAI's per-annotator file: one row per case and rater.
-    OpenaiAnnotations,
-    /// OpenAI's ensembled file: one row per case, 14 columns.
-    OpenaiEnsembled,
-    /// One CSV row per case: the ensemble, each rater's answers, the agreement per question.
-    Csv,
-    /// One JSON line per case, with the same content as `csv`.
-    Jsonl,
-    /// One JSON line per case and rater with their latest submitted answer.
-    AnswersJsonl,
-    /// The tasks a determinate-only score leaves out, and why: one CSV row each.
-    Underdetermined,
-}
 
 /// Options of an export.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]

@@ -19,7 +19,9 @@ pub use verity_stats::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
 };
 pub use verity_stats::natural::natural_cmp;
-pub use verity_store::{AnswersChanged, EventKind, ModelConfig, postgres::is_server_url};
+pub use verity_store::{
+    AnswersChanged, EventKind, ModelConfig, ModelSettings, postgres::is_server_url,
+};
 pub use verity_task::patch::parse_patch;
 pub use verity_task::questionnaire::Questionnaire;
 
@@ -75,9 +77,10 @@ mod error;
 pub use error::{Error, ErrorCode, Result};
 mod export;
 pub use export::{
-    ExportFormat, ExportOptions, ExportSummary, ExportedAnswer, export_jsonl, export_project,
-    export_to_file,
+    ExportOptions, ExportSummary, ExportedAnswer, export_jsonl, export_project, export_to_file,
 };
+mod export_formats;
+pub use export_formats::{ExportFormat, ExportFormatInfo, export_formats};
 mod history;
 pub use history::{AnswerEventView, RaterAnswerHistory, answer_history};
 mod hub;

@@ -356,7 +356,7 @@ fn describe_question(out: &mut String, question: &Question, fill: &dyn Fn(&str) 
         QuestionKind::YesNo if question.options.is_empty() => {
             out.push_str("Answer 1 for yes or 0 for no.\n");
         }
-        _ => {
+        QuestionKind::Scale | QuestionKind::Choice | QuestionKind::YesNo => {
             out.push_str("Answer with one of these values:\n");
             for option in &question.options {
                 out.push_str(&format!("- {}: {}", option.value, option.label));

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Project, Result, natural_cmp};
 use verity_stats::agreement::{Category, Level, RatingTable};
 use verity_store::{AnswerEvent, SubmissionFilter};
-use verity_task::questionnaire::{MeasurementLevel, Question, QuestionKind, Questionnaire};
+use verity_task::questionnaire::{MeasurementLevel, Question, Questionnaire};
 
 /// A position on a question's declared scale, shown as the option's value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -64,7 +64,7 @@ pub(super) fn find_question<'a>(
 pub(super) fn rated_questions(questionnaire: &Questionnaire) -> Vec<&Question> {
     questionnaire
         .questions()
-        .filter(|q| q.kind != QuestionKind::Text)
+        .filter(|q| q.kind.is_rated())
         .collect()
 }
 

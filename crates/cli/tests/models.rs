@@ -655,11 +655,13 @@ fn server_project_with_model(
         &mut p,
         &annotations::ops::ModelAddRequest {
             name: "gpt".into(),
-            endpoint: server.endpoint(),
-            model: "test-model".into(),
-            price_in: prices.map(|(i, _)| i),
-            price_out: prices.map(|(_, o)| o),
-            ..Default::default()
+            settings: annotations::ops::ModelSettings {
+                endpoint: server.endpoint(),
+                model: "test-model".into(),
+                price_in: prices.map(|(i, _)| i),
+                price_out: prices.map(|(_, o)| o),
+                ..Default::default()
+            },
         },
         t0,
     )

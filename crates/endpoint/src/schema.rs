@@ -26,14 +26,22 @@ pub fn questionnaire_schema(questionnaire: &Questionnaire) -> Value {
 fn question_schema(question: &Question) -> Value {
     let values: Vec<Value> = match question.kind {
         QuestionKind::YesNo => vec![json!(0), json!(1)],
-        _ => question.options.iter().map(|o| o.value.clone()).collect(),
+        QuestionKind::Scale | QuestionKind::Choice | QuestionKind::Text => {
+            question.options.iter().map(|o| o.value.clone()).collect()
+        }
     };
     let base = match question.kind {
         QuestionKind::Text => "string",
-        _ if values.iter().all(Value::is_i64) => "integer",
-        _ if values.iter().all(Value::is_string) => "string",
-        // A choice mixing numbers and strings: the enum alone says what is allowed.
-        _ => "",
+        QuestionKind::Scale | QuestionKind::Choice | QuestionKind::YesNo => {
+            if values.iter().all(Value::is_i64) {
+                "integer"
+            } else if values.iter().all(Value::is_string) {
+                "string"
+            } else {
+                // A choice mixing numbers and strings: the enum alone says what is allowed.
+                ""
+            }
+        }
     };
     // A question that is not always required may be left blank: `null`, as strict mode has no
     // optional properties. One required only under a condition is checked by the questionnaire.
@@ -48,7 +56,7 @@ fn question_schema(question: &Question) -> Value {
             schema.insert("type".into(), json!([t, "null"]));
         }
     }
-    if question.kind != QuestionKind::Text {
+    if question.kind.is_rated() {
         let mut allowed = values;
         if nullable {
             allowed.push(Value::Null);
@@ -94,7 +102,7 @@ mod tests {
                 "{}: nullable exactly when a submission may leave it blank",
                 question.id
             );
-            if question.kind != QuestionKind::Text {
+            if question.kind.is_rated() {
                 let listed = property["enum"].as_array().expect("an enum");
                 for option in &question.options {
                     assert!(listed.contains(&option.value), "{}", question.id);

@@ -49,7 +49,9 @@ pub use labels::{
     AdjudicationRow, EventSpans, ImportLabels, LabelStore, NewAdjudication, ReferenceRow,
     Submission,
 };
-pub use models::{AttemptPurpose, ModelAttempt, ModelConfig, ModelRater, ModelStore};
+pub use models::{
+    AttemptPurpose, ModelAttempt, ModelConfig, ModelRater, ModelSettings, ModelStore,
+};
 pub use raters::{Assignment, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoredSweep};
 pub use results::{AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow};

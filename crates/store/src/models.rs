@@ -47,16 +47,18 @@ CREATE TABLE answer_provenance (
 );
 "#;
 
-/// How a model rater is asked: what `verity models add` was given. The API key is not here,
-/// only the name of the environment variable it is read from at run time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+/// A model rater's settings, as a user gives them (`verity models add`, the app's form): where
+/// and how it is asked, and what it costs. The API key is not here, only the name of the
+/// environment variable it is read from at run time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
-pub struct ModelConfig {
+pub struct ModelSettings {
     /// The API's base URL (`/chat/completions` is appended).
     pub endpoint: String,
     /// The model id sent in each request.
     pub model: String,
-    /// The environment variable holding the API key, when the endpoint needs one.
+    /// The environment variable holding the API key, when the endpoint needs one (never the
+    /// key).
     pub api_key_env: Option<String>,
     /// Sampling temperature; the endpoint's default when absent.
     pub temperature: Option<f64>,
@@ -69,6 +71,17 @@ pub struct ModelConfig {
     pub price_in: Option<f64>,
     /// USD per million output tokens; unknown when absent.
     pub price_out: Option<f64>,
+}
+
+/// How a model rater is asked, as stored: its settings and the prompt template it was added
+/// with. Stored as one JSON object (the settings' keys beside the prompt's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ModelConfig {
+    /// What `verity models add` was given.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub settings: ModelSettings,
     /// The prompt template's id.
     pub prompt_id: String,
     /// The prompt template's version.
@@ -386,5 +399,39 @@ impl ModelStore for Store {
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
             .map_err(|e| self.sql(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_configuration_is_stored_as_one_flat_object_of_its_settings_and_prompt() {
+        let config = ModelConfig {
+            settings: ModelSettings {
+                endpoint: "http://127.0.0.1:9/v1".into(),
+                model: "m".into(),
+                api_key_env: Some("KEY".into()),
+                temperature: Some(0.2),
+                seed: Some(7),
+                max_output_tokens: Some(400),
+                price_in: None,
+                price_out: Some(0.6),
+            },
+            prompt_id: "verity-rater".into(),
+            prompt_version: "1".into(),
+        };
+        let text = config_text(&config).expect("written");
+        assert_eq!(
+            text,
+            r#"{"endpoint":"http://127.0.0.1:9/v1","model":"m","api_key_env":"KEY","temperature":0.2,"seed":7,"max_output_tokens":400,"price_in":null,"price_out":0.6,"prompt_id":"verity-rater","prompt_version":"1"}"#
+        );
+        let read: ModelConfig = serde_json::from_str(&text).expect("read back");
+        assert_eq!(read, config);
+        // A temperature written as a whole number reads back as one.
+        let whole = text.replace("0.2", "0");
+        let read: ModelConfig = serde_json::from_str(&whole).expect("read back");
+        assert_eq!(read.settings.temperature, Some(0.0));
     }
 }

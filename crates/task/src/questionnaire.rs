@@ -90,6 +90,19 @@ pub enum QuestionKind {
     YesNo,
 }
 
+impl QuestionKind {
+    /// Whether its answer is one of the question's options, so that raters' answers can be
+    /// compared: agreement, disagreements, adjudication, ensembles and the case tables count
+    /// it, a model answers it from an enum, and a server checks the value against the options.
+    /// Free text is not rated. A new kind must decide here.
+    pub fn is_rated(self) -> bool {
+        match self {
+            QuestionKind::Scale | QuestionKind::Choice | QuestionKind::YesNo => true,
+            QuestionKind::Text => false,
+        }
+    }
+}
+
 /// One allowed answer of a scale, choice or yes/no question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
@@ -362,28 +375,28 @@ impl Questionnaire {
                     format!("question id {:?} is used twice", question.id),
                 ));
             }
-            match question.kind {
-                QuestionKind::Text if !question.options.is_empty() => {
+            match (question.kind.is_rated(), question.options.is_empty()) {
+                (false, false) => {
                     return Err(malformed(
                         &needle,
                         format!("text question {:?} must not have options", question.id),
                     ));
                 }
-                QuestionKind::Scale | QuestionKind::Choice | QuestionKind::YesNo
-                    if question.options.is_empty() =>
-                {
+                (true, true) => {
                     return Err(malformed(
                         &needle,
                         format!("question {:?} needs at least one option", question.id),
                     ));
                 }
-                _ => {}
+                (true, false) | (false, true) => {}
             }
             let mut seen = BTreeSet::new();
             for option in &question.options {
                 let ok = match question.kind {
                     QuestionKind::Scale | QuestionKind::YesNo => option.value.is_i64(),
-                    _ => option.value.is_i64() || option.value.is_string(),
+                    QuestionKind::Choice | QuestionKind::Text => {
+                        option.value.is_i64() || option.value.is_string()
+                    }
                 };
                 if !ok {
                     return Err(malformed(

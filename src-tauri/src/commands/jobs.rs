@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use annotations::ops::{
-    self, ExportFormat, ExportOptions, FetchProgress, FetchReport, FetchRequest, HubSettings,
-    ImportProgress, ImportReport,
+    self, ExportFormat, ExportFormatInfo, ExportOptions, FetchProgress, FetchReport, FetchRequest,
+    HubSettings, ImportProgress, ImportReport,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
@@ -56,6 +56,13 @@ pub fn cancel_job(app: AppHandle) {
     app.state::<AppState>()
         .cancel
         .store(true, Ordering::Relaxed);
+}
+
+/// Every export format with its title, hint, save dialog's file name and type, and whether the
+/// ensemble rule changes it: the list `verity export --format` offers too.
+#[tauri::command(rename_all = "snake_case")]
+pub fn export_formats() -> Vec<ExportFormatInfo> {
+    ops::export_formats()
 }
 
 /// Writes the project in one format to `out_path`; returns the rows written. The file appears

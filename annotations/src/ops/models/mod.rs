@@ -24,31 +24,18 @@ use super::lookup::find_rater;
 use super::model_prompt::{DEFAULT_PROMPT, PromptTemplate};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use verity_evidence::shell_quote;
-use verity_store::{AttemptPurpose, ModelConfig, ModelRater, PairScope, PairState};
+use verity_store::{AttemptPurpose, ModelConfig, ModelRater, ModelSettings, PairScope, PairState};
 
-/// What `verity models add` is given.
+/// What `verity models add` is given: a name and the model's settings, side by side in JSON.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
 #[ts(export)]
 pub struct ModelAddRequest {
     /// The rater's name.
     pub name: String,
-    /// The API's base URL.
-    pub endpoint: String,
-    /// The model id.
-    pub model: String,
-    /// The environment variable holding the API key (never the key).
-    pub api_key_env: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f64>,
-    /// Sampling seed.
-    #[ts(type = "number | null")]
-    pub seed: Option<i64>,
-    /// The most tokens a reply may have.
-    pub max_output_tokens: Option<u32>,
-    /// USD per million input tokens, when known.
-    pub price_in: Option<f64>,
-    /// USD per million output tokens, when known.
-    pub price_out: Option<f64>,
+    /// Where and how the model is asked.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub settings: ModelSettings,
 }
 
 /// A model rater as listed: its configuration (prices `null` when unknown), its answers and
@@ -89,49 +76,50 @@ pub fn add_model(
     if req.name.trim().is_empty() {
         return bad("a model rater needs a name".into());
     }
-    let endpoint = req.endpoint.trim().trim_end_matches('/');
+    let given = &req.settings;
+    let endpoint = given.endpoint.trim().trim_end_matches('/');
     if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
         return bad(format!(
             "--endpoint {:?} is not an http:// or https:// URL (e.g. https://api.openai.com/v1)",
-            req.endpoint
+            given.endpoint
         ));
     }
-    if req.model.trim().is_empty() {
+    if given.model.trim().is_empty() {
         return bad("--model names no model".into());
     }
-    if let Some(var) = &req.api_key_env
+    if let Some(var) = &given.api_key_env
         && (var.is_empty() || !var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
     {
         return bad(format!(
             "--api-key-env {var:?} is not an environment variable's name (letters, digits and _): give the variable's name, never the key"
         ));
     }
-    for (flag, price) in [("--price-in", req.price_in), ("--price-out", req.price_out)] {
+    for (flag, price) in [
+        ("--price-in", given.price_in),
+        ("--price-out", given.price_out),
+    ] {
         if price.is_some_and(|p| !p.is_finite() || p < 0.0) {
             return bad(format!(
                 "{flag} must be a number of USD per million tokens, 0 or more"
             ));
         }
     }
-    if req
+    if given
         .temperature
         .is_some_and(|t| !t.is_finite() || !(0.0..=2.0).contains(&t))
     {
         return bad("--temperature must be between 0 and 2".into());
     }
-    if req.max_output_tokens == Some(0) {
+    if given.max_output_tokens == Some(0) {
         return bad("--max-output-tokens must be at least 1".into());
     }
     let template = PromptTemplate::builtin(DEFAULT_PROMPT)?;
     let config = ModelConfig {
-        endpoint: endpoint.to_string(),
-        model: req.model.trim().to_string(),
-        api_key_env: req.api_key_env.clone(),
-        temperature: req.temperature,
-        seed: req.seed,
-        max_output_tokens: req.max_output_tokens,
-        price_in: req.price_in,
-        price_out: req.price_out,
+        settings: ModelSettings {
+            endpoint: endpoint.to_string(),
+            model: given.model.trim().to_string(),
+            ..given.clone()
+        },
         prompt_id: template.id,
         prompt_version: template.version,
     };
@@ -173,7 +161,7 @@ pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
                 .iter()
                 .map(|a| a.cost_usd)
                 .sum::<Option<f64>>()
-                .filter(|_| known_prices(&m.config));
+                .filter(|_| known_prices(&m.config.settings));
             Ok(ModelSummary {
                 name: m.rater.name,
                 active: m.rater.active,
@@ -227,14 +215,14 @@ pub(super) fn find_model(project: &Project, name: &str) -> Result<ModelRater> {
         })
 }
 
-fn known_prices(config: &ModelConfig) -> bool {
-    config.price_in.is_some() && config.price_out.is_some()
+fn known_prices(settings: &ModelSettings) -> bool {
+    settings.price_in.is_some() && settings.price_out.is_some()
 }
 
 /// What a request cost in USD, `None` when a price is unknown.
-fn cost(config: &ModelConfig, input_tokens: u64, output_tokens: u64) -> Option<f64> {
+fn cost(settings: &ModelSettings, input_tokens: u64, output_tokens: u64) -> Option<f64> {
     Some(
-        (input_tokens as f64 * config.price_in? + output_tokens as f64 * config.price_out?)
+        (input_tokens as f64 * settings.price_in? + output_tokens as f64 * settings.price_out?)
             / 1_000_000.0,
     )
 }

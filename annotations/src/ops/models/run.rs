@@ -181,7 +181,7 @@ struct Done {
 /// The model's endpoint client for a run, refused before anything is sent when a budget is
 /// given that unknown prices make impossible to keep or the key's variable is unset.
 fn open_client(model: &ModelRater, plan: &RunPlan<'_>) -> Result<Client> {
-    let config = &model.config;
+    let settings = &model.config.settings;
     if let Some(budget) = plan.budget_usd {
         if !budget.is_finite() || budget < 0.0 {
             return Err(Error::refused(
@@ -190,9 +190,9 @@ fn open_client(model: &ModelRater, plan: &RunPlan<'_>) -> Result<Client> {
             ));
         }
         let unknown: Vec<&str> = [
-            config.price_in.is_none().then_some("--price-in"),
-            config.price_out.is_none().then_some("--price-out"),
-            config
+            settings.price_in.is_none().then_some("--price-in"),
+            settings.price_out.is_none().then_some("--price-out"),
+            settings
                 .max_output_tokens
                 .is_none()
                 .then_some("--max-output-tokens"),
@@ -211,7 +211,7 @@ fn open_client(model: &ModelRater, plan: &RunPlan<'_>) -> Result<Client> {
             ));
         }
     }
-    let api_key = match &config.api_key_env {
+    let api_key = match &settings.api_key_env {
         Some(var) => Some(ApiKey::from_env(var).ok_or_else(|| {
             Error::refused(
                 ErrorCode::ModelEndpoint,
@@ -223,12 +223,12 @@ fn open_client(model: &ModelRater, plan: &RunPlan<'_>) -> Result<Client> {
         })?),
         None => None,
     };
-    let mut endpoint = EndpointConfig::new(config.endpoint.clone(), config.model.clone());
+    let mut endpoint = EndpointConfig::new(settings.endpoint.clone(), settings.model.clone());
     endpoint.api_key = api_key;
-    endpoint.api_key_source = config.api_key_env.clone();
-    endpoint.temperature = config.temperature;
-    endpoint.seed = config.seed;
-    endpoint.max_output_tokens = config.max_output_tokens;
+    endpoint.api_key_source = settings.api_key_env.clone();
+    endpoint.temperature = settings.temperature;
+    endpoint.seed = settings.seed;
+    endpoint.max_output_tokens = settings.max_output_tokens;
     endpoint.timeout = plan.timeout;
     endpoint.cache_scope = match plan.purpose {
         AttemptPurpose::Rate => format!("rater {}", model.rater.id),
@@ -271,7 +271,7 @@ pub(in crate::ops) fn run_model(
         dialect: stored_dialect(plan.model),
         progress: RateProgress {
             tasks: cases.len(),
-            cost_usd: known_prices(&plan.model.config).then_some(0.0),
+            cost_usd: known_prices(&plan.model.config.settings).then_some(0.0),
             ..RateProgress::default()
         },
         spent: 0.0,
@@ -463,8 +463,12 @@ impl Run<'_> {
                 cached = true;
             }
         }
-        let config = &self.plan.model.config;
-        let reserved = match (config.price_in, config.price_out, config.max_output_tokens) {
+        let settings = &self.plan.model.config.settings;
+        let reserved = match (
+            settings.price_in,
+            settings.price_out,
+            settings.max_output_tokens,
+        ) {
             (Some(pin), Some(pout), Some(max)) if !cached => {
                 (estimate_tokens(&request) as f64 * pin + f64::from(max) * pout) / 1_000_000.0
             }
@@ -589,19 +593,19 @@ impl Run<'_> {
         } else {
             i64::try_from(completion.latency_ms).ok()
         };
-        let config = &self.plan.model.config;
+        let settings = &self.plan.model.config.settings;
         let provenance = Provenance {
-            model: config.model.clone(),
-            endpoint: config.endpoint.clone(),
+            model: settings.model.clone(),
+            endpoint: settings.endpoint.clone(),
             prompt_id: self.plan.template.id.clone(),
             prompt_version: self.plan.template.version.clone(),
             prompt_sha256: prompt_sha256(&job.request),
-            temperature: config.temperature,
-            seed: config.seed,
+            temperature: settings.temperature,
+            seed: settings.seed,
             input_tokens: completion.input_tokens,
             output_tokens: completion.output_tokens,
             latency_ms,
-            cost_usd: cost(config, completion.input_tokens, completion.output_tokens),
+            cost_usd: cost(settings, completion.input_tokens, completion.output_tokens),
             response_id: completion.response_id,
             dialect: completion.dialect.as_str().to_string(),
             request_hash: hash,
@@ -649,7 +653,7 @@ impl Run<'_> {
                 reason: reason.clone(),
             });
         }
-        let config = &self.plan.model.config;
+        let settings = &self.plan.model.config.settings;
         if !job.cached {
             let attempt = ModelAttempt {
                 rater_id: self.plan.model.rater.id,
@@ -661,7 +665,7 @@ impl Run<'_> {
                 input_tokens: i64::try_from(input).unwrap_or(i64::MAX),
                 output_tokens: i64::try_from(output).unwrap_or(i64::MAX),
                 latency_ms: i64::try_from(latency_ms).unwrap_or(i64::MAX),
-                cost_usd: cost(config, input, output),
+                cost_usd: cost(settings, input, output),
                 at: at.to_string(),
             };
             project.store.record_model_exchange(
@@ -672,7 +676,7 @@ impl Run<'_> {
             )?;
             self.progress.input_tokens += input;
             self.progress.output_tokens += output;
-            if let Some(c) = cost(config, input, output) {
+            if let Some(c) = cost(settings, input, output) {
                 self.spent += c;
                 self.progress.cost_usd = Some(self.progress.cost_usd.unwrap_or(0.0) + c);
             }

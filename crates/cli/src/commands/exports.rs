@@ -6,7 +6,7 @@ use annotations::ops;
 use anyhow::Result;
 
 use crate::output::{overwrite, print_json};
-use crate::schema::exports::{ExportArgs, ExportFormat, MergeArgs, MigrateArgs, PackageArgs};
+use crate::schema::exports::{ExportArgs, MergeArgs, MigrateArgs, PackageArgs};
 use crate::session::Session;
 
 pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> {
@@ -19,14 +19,6 @@ pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> 
         reference,
     } = args;
     let p = s.open()?;
-    let format = match format {
-        ExportFormat::Jsonl => ops::ExportFormat::Jsonl,
-        ExportFormat::AnswersJsonl => ops::ExportFormat::AnswersJsonl,
-        ExportFormat::Csv => ops::ExportFormat::Csv,
-        ExportFormat::OpenaiAnnotations => ops::ExportFormat::OpenaiAnnotations,
-        ExportFormat::OpenaiEnsembled => ops::ExportFormat::OpenaiEnsembled,
-        ExportFormat::Underdetermined => ops::ExportFormat::Underdetermined,
-    };
     let options = ops::ExportOptions {
         rule,
         reference,

@@ -28,11 +28,11 @@ fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
         "{}{}\t{} at {}\tkey from {}\tprice in {} / out {} per Mtok\t{} requests, {} spent\tprompt {} {}{}",
         m.name,
         if m.active { "" } else { " (deactivated)" },
-        m.config.model,
-        m.config.endpoint,
-        m.config.api_key_env.as_deref().unwrap_or("(none)"),
-        usd(m.config.price_in),
-        usd(m.config.price_out),
+        m.config.settings.model,
+        m.config.settings.endpoint,
+        m.config.settings.api_key_env.as_deref().unwrap_or("(none)"),
+        usd(m.config.settings.price_in),
+        usd(m.config.settings.price_out),
         m.requests,
         usd(m.cost_usd),
         m.config.prompt_id,
@@ -57,7 +57,7 @@ pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<
     match action {
         ModelsAction::Add(add) => {
             let json = add.json;
-            let added = ops::add_model(p, &add.request(), now)?;
+            let added = ops::add_model(p, &add.request()?, now)?;
             if json {
                 print_json(out, &added)?;
                 return Ok(ExitCode::SUCCESS);

@@ -1,12 +1,14 @@
 //! The schema of exports: files written, packages out and in, migration.
 
-use clap::{Args, ValueEnum};
+use annotations::ops::ExportFormat;
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ExportArgs {
     /// The output format.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = formats())]
     pub format: ExportFormat,
     /// The output file.
     #[arg(long)]
@@ -64,18 +66,10 @@ pub struct MigrateArgs {
     pub json: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-pub enum ExportFormat {
-    /// One JSON line per case: the ensemble, each rater's answers, the agreement per question.
-    Jsonl,
-    /// One JSON line per case and rater with every answer.
-    AnswersJsonl,
-    /// One CSV row per case: the ensemble, each rater's answers, the agreement per question.
-    Csv,
-    /// OpenAI's per-annotator file: one row per case and rater.
-    OpenaiAnnotations,
-    /// OpenAI's ensembled file: one row per case, its 14 columns.
-    OpenaiEnsembled,
-    /// The tasks a determinate-only score leaves out, and why (CSV).
-    Underdetermined,
+/// `--format`'s values and their help: the core's list of formats.
+fn formats() -> impl TypedValueParser<Value = ExportFormat> {
+    PossibleValuesParser::new(
+        ExportFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.info().description)),
+    )
+    .try_map(|name| name.parse::<ExportFormat>())
 }

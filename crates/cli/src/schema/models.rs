@@ -1,8 +1,9 @@
 //! `verity models`: model raters (an LLM behind an OpenAI-compatible endpoint) added, listed,
 //! removed and run over tasks.
 
-use annotations::ops::ModelAddRequest;
+use annotations::ops::{ModelAddRequest, ModelSettings};
 use clap::{Args, Subcommand};
+use serde::Serialize;
 
 #[derive(Subcommand)]
 pub enum ModelsAction {
@@ -75,6 +76,18 @@ pub enum ModelsAction {
 pub struct AddArgs {
     /// The rater's name.
     name: String,
+    #[command(flatten)]
+    settings: SettingsArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The model's settings as flags: each flag is a key of the core's `ModelSettings` (the flag
+/// `--api-key-env` the key `api_key_env`), so the settings are read from them through serde,
+/// without a list that maps one to the other (a test checks that both have the same keys).
+#[derive(Args, Serialize)]
+struct SettingsArgs {
     /// The API's base URL, to which /chat/completions is appended
     /// (https://api.openai.com/v1, http://127.0.0.1:8080/v1).
     #[arg(long)]
@@ -100,24 +113,72 @@ pub struct AddArgs {
     /// USD per million output tokens.
     #[arg(long, value_name = "USD_PER_MTOK")]
     price_out: Option<f64>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+}
+
+impl SettingsArgs {
+    fn settings(&self) -> serde_json::Result<ModelSettings> {
+        serde_json::to_value(self).and_then(serde_json::from_value)
+    }
 }
 
 impl AddArgs {
     /// The request to the core (all but `--json`).
-    pub fn request(self) -> ModelAddRequest {
-        ModelAddRequest {
+    pub fn request(self) -> serde_json::Result<ModelAddRequest> {
+        Ok(ModelAddRequest {
+            settings: self.settings.settings()?,
             name: self.name,
-            endpoint: self.endpoint,
-            model: self.model,
-            api_key_env: self.api_key_env,
-            temperature: self.temperature,
-            seed: self.seed,
-            max_output_tokens: self.max_output_tokens,
-            price_in: self.price_in,
-            price_out: self.price_out,
-        }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Add {
+        #[command(flatten)]
+        add: AddArgs,
+    }
+
+    #[test]
+    fn every_setting_has_its_flag_and_every_flag_is_a_setting() {
+        let add = Add::try_parse_from([
+            "add",
+            "gpt",
+            "--endpoint",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--api-key-env",
+            "KEY",
+            "--temperature",
+            "0.5",
+            "--seed",
+            "7",
+            "--max-output-tokens",
+            "400",
+            "--price-in",
+            "0.15",
+            "--price-out",
+            "0.6",
+        ])
+        .expect("every flag parses")
+        .add;
+        let flags = serde_json::to_value(&add.settings).expect("flags as JSON");
+        let request = add.request().expect("the settings read from the flags");
+        // Every key is given, so a setting without its flag would be null here, and a flag
+        // without its setting would be missing.
+        assert_eq!(
+            serde_json::to_value(&request.settings).expect("settings as JSON"),
+            flags
+        );
+        assert!(
+            flags
+                .as_object()
+                .is_some_and(|o| o.values().all(|v| !v.is_null()))
+        );
+        assert_eq!(request.name, "gpt");
     }
 }

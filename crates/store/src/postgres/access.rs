@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Client, Failure, PgStore};
 use crate::{Login, PanelLogins, StoreError};
-use verity_task::questionnaire::{QuestionKind, Questionnaire};
+use verity_task::questionnaire::Questionnaire;
 
 /// Longest role name PostgreSQL keeps.
 const NAME_MAX: usize = 63;
@@ -116,7 +116,7 @@ fn questionnaire_rules(questionnaire: &Questionnaire) -> Value {
             .map(|q| {
                 json!({
                     "id": q.id,
-                    "kind": if q.kind == QuestionKind::Text { "text" } else { "option" },
+                    "kind": if q.kind.is_rated() { "option" } else { "text" },
                     "values": q.options.iter().map(|o| o.value.clone()).collect::<Vec<_>>(),
                     "required": q.required,
                     "min_chars": q.min_chars,

@@ -25,6 +25,7 @@ import type {
   EvidenceProgress,
   EvidenceView,
   ExportFormat,
+  ExportFormatInfo,
   ExportOptions,
   FetchProgress,
   FetchReport,
@@ -143,6 +144,8 @@ export const api = {
     return call<FetchReport>('fetch_dataset', { request, on_progress: channel });
   },
   cancelJob: () => call<void>('cancel_job'),
+  /** Every export format, with its title, hint and save dialog's file name and type. */
+  exportFormats: () => call<ExportFormatInfo[]>('export_formats'),
   exportProject: (format: ExportFormat, options: ExportOptions, outPath: string) =>
     call<number>('export_project', { format, options, out_path: outPath }),
   projectAgreement: (req: AgreementRequest) => call<AgreementView>('project_agreement', { req }),

@@ -87,6 +87,7 @@ export type { RaterValue } from './bindings/RaterValue';
 export type { AdjudicationRequest } from './bindings/AdjudicationRequest';
 export type { AdjudicationView } from './bindings/AdjudicationView';
 export type { ExportFormat } from './bindings/ExportFormat';
+export type { ExportFormatInfo } from './bindings/ExportFormatInfo';
 export type { ExportOptions } from './bindings/ExportOptions';
 export type { EvidenceView } from './bindings/EvidenceView';
 export type { ProposedSweep } from './bindings/ProposedSweep';

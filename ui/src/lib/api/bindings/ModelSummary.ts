@@ -38,6 +38,14 @@ cost_usd: number | null,
  */
 added_at: string, 
 /**
+ * The prompt template's id.
+ */
+prompt_id: string, 
+/**
+ * The prompt template's version.
+ */
+prompt_version: string, 
+/**
  * The API's base URL (`/chat/completions` is appended).
  */
 endpoint: string, 
@@ -46,7 +54,8 @@ endpoint: string,
  */
 model: string, 
 /**
- * The environment variable holding the API key, when the endpoint needs one.
+ * The environment variable holding the API key, when the endpoint needs one (never the
+ * key).
  */
 api_key_env: string | null, 
 /**
@@ -68,12 +77,4 @@ price_in: number | null,
 /**
  * USD per million output tokens; unknown when absent.
  */
-price_out: number | null, 
-/**
- * The prompt template's id.
- */
-prompt_id: string, 
-/**
- * The prompt template's version.
- */
-prompt_version: string, };
+price_out: number | null, };

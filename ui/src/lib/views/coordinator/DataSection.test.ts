@@ -2,21 +2,38 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render } from '@testing-library/svelte';
 import { clearMocks } from '@tauri-apps/api/mocks';
 import DataSection from './DataSection.svelte';
-import { mockBackend } from './mockBackend';
+import { mockBackend, type Handlers } from './mockBackend';
+import type { ExportFormatInfo } from '../../api';
+
+// The formats as the Rust side lists them (`export_formats`), a few of them.
+const formats: ExportFormatInfo[] = [
+  { format: 'jsonl', title: 'Tasks (JSON lines)', description: 'One line per task.', file_name: 'verity-tasks.jsonl', file_type: 'JSON lines', extension: 'jsonl', uses_rule: true },
+  { format: 'csv', title: 'Tasks (CSV)', description: 'One row per task.', file_name: 'verity-tasks.csv', file_type: 'CSV', extension: 'csv', uses_rule: true },
+  { format: 'answers-jsonl', title: 'Answers (JSON lines)', description: 'One line per task and rater.', file_name: 'verity-answers.jsonl', file_type: 'JSON lines', extension: 'jsonl', uses_rule: false },
+];
+
+const backend = (handlers: Handlers) => mockBackend({ export_formats: () => formats, ...handlers });
 
 describe('DataSection', () => {
   afterEach(() => clearMocks());
 
+  it('lists the formats the Rust side gives, each with its title and what it writes', async () => {
+    backend({});
+    const { findByTestId, getAllByRole } = render(DataSection);
+    expect((await findByTestId('format-answers-jsonl')).closest('label')!.textContent).toContain('Answers (JSON lines) One line per task and rater.');
+    expect(getAllByRole('radio').map((r) => (r as HTMLInputElement).value)).toEqual(['jsonl', 'csv', 'answers-jsonl']);
+  });
+
   it('exports the chosen format with its rule to the path picked in the save dialog', async () => {
-    const calls = mockBackend({ 'plugin:dialog|save': () => '/tmp/out/labels.csv', export_project: () => 12 });
+    const calls = backend({ 'plugin:dialog|save': () => '/tmp/out/labels.csv', export_project: () => 12 });
     const { getByTestId, findByTestId } = render(DataSection);
-    await fireEvent.click(getByTestId('format-csv'));
+    await fireEvent.click(await findByTestId('format-csv'));
     await fireEvent.change(getByTestId('export-rule'), { target: { value: 'majority' } });
     await fireEvent.click(getByTestId('export'));
     expect((await findByTestId('export-result')).textContent).toBe('Wrote 12 rows to /tmp/out/labels.csv.');
-    const dialog = calls.find((c) => c.cmd === 'plugin:dialog|save')!.args.options as { defaultPath: string; filters: { extensions: string[] }[] };
+    const dialog = calls.find((c) => c.cmd === 'plugin:dialog|save')!.args.options as { defaultPath: string; filters: { name: string; extensions: string[] }[] };
     expect(dialog.defaultPath).toBe('verity-tasks.csv');
-    expect(dialog.filters[0].extensions).toEqual(['csv']);
+    expect(dialog.filters).toEqual([{ name: 'CSV', extensions: ['csv'] }]);
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'csv',
       options: { rule: 'majority', reference: null, history: false },
@@ -26,9 +43,9 @@ describe('DataSection', () => {
 
   it('sends no rule for a format without ensemble labels, and nothing when the dialog is dismissed', async () => {
     let path: string | null = null;
-    const calls = mockBackend({ 'plugin:dialog|save': () => path, export_project: () => 1 });
+    const calls = backend({ 'plugin:dialog|save': () => path, export_project: () => 1 });
     const { getByTestId, findByTestId } = render(DataSection);
-    await fireEvent.click(getByTestId('format-answers-jsonl'));
+    await fireEvent.click(await findByTestId('format-answers-jsonl'));
     expect((getByTestId('export-rule') as HTMLSelectElement).disabled).toBe(true);
     await fireEvent.click(getByTestId('export'));
     await Promise.resolve();
@@ -44,11 +61,12 @@ describe('DataSection', () => {
   });
 
   it('shows an export error as its sentence', async () => {
-    mockBackend({
+    backend({
       'plugin:dialog|save': () => '/read-only/x.jsonl',
       export_project: () => { throw { code: 'write', message: 'Could not write /read-only/x.jsonl: permission denied.' }; },
     });
-    const { getByTestId, findByRole } = render(DataSection);
+    const { getByTestId, findByTestId, findByRole } = render(DataSection);
+    await findByTestId('format-jsonl');
     await fireEvent.click(getByTestId('export'));
     expect((await findByRole('alert')).textContent).toBe('Could not write /read-only/x.jsonl: permission denied.');
   });
@@ -56,7 +74,7 @@ describe('DataSection', () => {
   it('imports with a progress bar and says when an import was stopped', async () => {
     let channel: { onmessage: (p: unknown) => void } | undefined;
     let reject: (e: unknown) => void = () => {};
-    const calls = mockBackend({
+    const calls = backend({
       'plugin:dialog|open': () => ['/data/a.jsonl', '/data/b.jsonl'],
       import_paths: (args) => {
         channel = args.on_progress as typeof channel;
@@ -80,7 +98,7 @@ describe('DataSection', () => {
     let channel: { onmessage: (p: unknown) => void } | undefined;
     let resolve: (r: unknown) => void = () => {};
     let reject: (e: unknown) => void = () => {};
-    const calls = mockBackend({
+    const calls = backend({
       fetch_dataset: (args) => {
         channel = args.on_progress as typeof channel;
         return new Promise((yes, no) => ((resolve = yes), (reject = no)));

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { render } from '@testing-library/svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render } from '@testing-library/svelte';
 import { clearMocks } from '@tauri-apps/api/mocks';
 import ScoresSection from './ScoresSection.svelte';
 import { mockBackend } from './mockBackend';
 import { chartDomain, chartTicks, percent, percentInterval } from './scores';
-import type { ScoresReport, SystemScore } from '../../api';
+import type { ExportFormatInfo, ScoresReport, SystemScore } from '../../api';
 
 function system(name: string, rate: number, det: number, rankRaw: number, rankDet: number): SystemScore {
   return {
@@ -42,6 +42,22 @@ describe('ScoresSection', () => {
     expect(getByTestId('scores-chart').getAttribute('aria-label')).toContain('alpha: raw 40.0% [35.0, 45.0], rank 1; determinate-only 40.0% [34.0, 46.0], rank 2');
     expect(getByTestId('scores-pairs').textContent).toContain('alpha − beta');
     expect(calls).toEqual([{ cmd: 'project_scores', args: { options: { bootstrap: 1000, seed: 0 } } }]);
+  });
+
+  it('downloads the tasks left out to the file the export format proposes', async () => {
+    const underdetermined: ExportFormatInfo = { format: 'underdetermined', title: 'Tasks left out of scores (CSV)', description: 'Left out, and why.', file_name: 'underdetermined.csv', file_type: 'CSV', extension: 'csv', uses_rule: false };
+    const calls = mockBackend({
+      project_scores: () => report,
+      export_formats: () => [underdetermined],
+      'plugin:dialog|save': () => '/tmp/left-out.csv',
+      export_project: () => 30,
+    });
+    const { findByTestId, getByTestId } = render(ScoresSection, { active: true });
+    await findByTestId('scores-table');
+    await fireEvent.click(getByTestId('scores-download'));
+    await vi.waitFor(() => expect(calls.some((c) => c.cmd === 'export_project')).toBe(true));
+    expect(calls.find((c) => c.cmd === 'plugin:dialog|save')!.args.options).toEqual({ defaultPath: 'underdetermined.csv', filters: [{ name: 'CSV', extensions: ['csv'] }] });
+    expect(calls.find((c) => c.cmd === 'export_project')!.args.format).toBe('underdetermined');
   });
 
   it('says how to begin when no system has results', async () => {

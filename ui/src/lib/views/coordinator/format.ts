@@ -1,6 +1,8 @@
 // Small helpers the coordinator's sections share: the main coefficient of a question, question
-// titles and option labels, natural order of task ids, errors as their sentence.
-import { toApiError, type CoefficientRow, type FetchProgress, type FetchReport, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
+// titles and option labels, natural order of task ids, errors as their sentence, what an
+// export's save dialog proposes.
+import type { SaveDialogOptions } from '@tauri-apps/plugin-dialog';
+import { toApiError, type CoefficientRow, type ExportFormatInfo, type FetchProgress, type FetchReport, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
 import { blocks } from '../../text/prose';
 import { sameValue } from '../../form/rules';
 
@@ -82,4 +84,9 @@ export function fetchSummary(r: FetchReport): string {
   const files = `${f.files.length} file${f.files.length === 1 ? '' : 's'}, ${bytesText(bytes)}`;
   const how = r.from_cache ? 'served from the cache, nothing downloaded' : 'downloaded';
   return `Fetched ${f.dataset} (${f.split}, ${f.revision} at ${f.commit.slice(0, 7)}): ${files}, ${how}. Imported ${r.import.added} new tasks, ${r.import.updated} changed (new revisions), ${r.import.unchanged} unchanged.`;
+}
+
+/** What a save dialog proposes for an export format: its file name and its type's filter. */
+export function exportDialog(info: ExportFormatInfo): SaveDialogOptions {
+  return { defaultPath: info.file_name, filters: [{ name: info.file_type, extensions: [info.extension] }] };
 }
