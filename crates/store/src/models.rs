@@ -49,9 +49,10 @@ CREATE TABLE answer_provenance (
 
 /// A model rater's settings, as a user gives them (`verity models add`, the app's form): where
 /// and how it is asked, and what it costs. The API key is not here, only the name of the
-/// environment variable it is read from at run time.
+/// environment variable it is read from at run time. Not a TypeScript type of its own: ts-rs
+/// writes its fields into the types that flatten it and the app reads (`ModelAddRequest`,
+/// `ModelSummary`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
 pub struct ModelSettings {
     /// The API's base URL (`/chat/completions` is appended).
     pub endpoint: String,
@@ -76,7 +77,6 @@ pub struct ModelSettings {
 /// How a model rater is asked, as stored: its settings and the prompt template it was added
 /// with. Stored as one JSON object (the settings' keys beside the prompt's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
 pub struct ModelConfig {
     /// What `verity models add` was given.
     #[serde(flatten)]

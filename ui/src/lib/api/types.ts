@@ -136,7 +136,6 @@ export type { SkipKind } from './bindings/SkipKind';
 export type { ErrorCode } from './bindings/ErrorCode';
 export type { RaterKind } from './bindings/RaterKind';
 export type { ModelAddRequest } from './bindings/ModelAddRequest';
-export type { ModelConfig } from './bindings/ModelConfig';
 export type { ModelSummary } from './bindings/ModelSummary';
 export type { ModelComparison } from './bindings/ModelComparison';
 export type { HumanResult } from './bindings/HumanResult';
