@@ -9,6 +9,7 @@
 
 mod answers;
 mod cases;
+mod count;
 mod interface;
 mod labels;
 mod migrations;
@@ -32,6 +33,7 @@ pub use answers::{
     new_event_uid,
 };
 pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
+pub use count::StatementCount;
 pub use interface::ProjectStore;
 pub use packed::pack_ahead;
 pub use progress::{ChangeStamp, PairProgress, PairScope, PairState, ProgressStore};
@@ -257,6 +259,10 @@ pub trait MetaStore {
     fn logins(&mut self) -> Option<&mut dyn PanelLogins> {
         None
     }
+
+    /// Begins counting the statements this store runs, from zero (a diagnostic: the tests that
+    /// hold an autosave to its number of statements, the benchmarks that report it).
+    fn count_statements(&mut self) -> Result<StatementCount, StoreError>;
 }
 
 /// A login made for a rater: the role and its one-time password.
@@ -349,6 +355,10 @@ impl MetaStore for Store {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .map_err(|e| self.sql(e))
+    }
+
+    fn count_statements(&mut self) -> Result<StatementCount, StoreError> {
+        count::count_sqlite(&mut self.conn).map_err(|e| self.sql(e))
     }
 }
 
