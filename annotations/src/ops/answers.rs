@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::lookup::{find_active_rater, find_case, find_rater, not_assigned};
+use super::lookup::{find_active_rater, find_case_ref, find_rater, not_assigned};
 use super::status::{AnswerStatus, status_of};
 use super::{Error, ErrorCode, Project, Result, stamp};
 use verity_store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};
@@ -67,9 +67,9 @@ pub struct AnswerRequest {
 pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<AnswerView> {
     project.require_rater(rater)?;
     let r = find_rater(project, rater)?;
-    let stored = find_case(project, case)?;
-    let events = project.store.answer_events(stored.case_id, r.id)?;
-    answer_view(project, &r.name, &stored.case.instance_id, &events, false)
+    let case = find_case_ref(project, case)?;
+    let events = project.store.answer_events(case.case_id, r.id)?;
+    answer_view(project, &r.name, &case.instance_id, &events, false)
 }
 
 fn answer_view(
@@ -123,8 +123,8 @@ fn write_answer(
 ) -> Result<AnswerView> {
     check_text_sizes(req)?;
     let rater = find_active_rater(project, &req.rater)?;
-    let stored = find_case(project, &req.case)?;
-    let case = stored.case.instance_id.clone();
+    let stored = find_case_ref(project, &req.case)?;
+    let case = stored.instance_id.clone();
     if !project.store.is_assigned(stored.case_id, rater.id)? {
         return Err(not_assigned(&rater.name, &case));
     }

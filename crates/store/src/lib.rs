@@ -32,7 +32,9 @@ pub use answers::{
     AnswerConflict, AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, SubmissionFilter,
     new_event_uid,
 };
-pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
+pub use cases::{
+    CaseRef, CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase,
+};
 pub use count::StatementCount;
 pub use interface::ProjectStore;
 pub use packed::pack_ahead;
