@@ -9,8 +9,11 @@ use ts_rs::TS;
 use super::lookup::{find_active_rater, find_case_ref, find_rater, not_assigned};
 use super::status::{AnswerStatus, status_of};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use verity_store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};
-use verity_task::questionnaire::Stage;
+use verity_store::{
+    AnswerEvent, AnswerSave, AnswerState, CaseRef, EventKind, NewAnswerEvent, StoreError,
+    new_event_uid,
+};
+use verity_task::questionnaire::{Questionnaire, Stage};
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -69,34 +72,44 @@ pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<Answ
     let r = find_rater(project, rater)?;
     let case = find_case_ref(project, case)?;
     let events = project.store.answer_events(case.case_id, r.id)?;
-    answer_view(project, &r.name, &case.instance_id, &events, false)
+    answer_view(
+        project,
+        &r.name,
+        &case,
+        status_of(&events),
+        events.last(),
+        false,
+    )
 }
 
+/// A rater's answer on `case` as its `latest` event left it. The task revision and the
+/// questionnaire it was given on are the current ones unless the event says otherwise, and
+/// only then are they read.
 fn answer_view(
     project: &Project,
     rater: &str,
-    case: &str,
-    events: &[AnswerEvent],
+    case: &CaseRef,
+    status: AnswerStatus,
+    latest: Option<&AnswerEvent>,
     unchanged: bool,
 ) -> Result<AnswerView> {
-    let status = status_of(events);
-    let latest = events.last();
     let case_revision = match latest {
+        Some(e) if e.case_revision_id == case.revision_id => Some(case.revision),
         Some(e) => Some(project.store.case_revision(e.case_revision_id)?.revision),
         None => None,
     };
     let questionnaire = match latest {
-        Some(e) => {
+        Some(e) if e.questionnaire_id != project.questionnaire_row => {
             let (id, version, _) = project.store.questionnaire_source(e.questionnaire_id)?;
             format!("{id} {version}")
         }
-        None => format!(
+        _ => format!(
             "{} {}",
             project.questionnaire.id, project.questionnaire.version
         ),
     };
     Ok(AnswerView {
-        case: case.to_string(),
+        case: case.instance_id.clone(),
         rater: rater.to_string(),
         status,
         values: latest
@@ -111,9 +124,24 @@ fn answer_view(
     })
 }
 
-/// How many times a save reads the history again when another writer moved it meanwhile.
+/// How many times a save is tried again when another writer moved the history meanwhile: a
+/// rater's own login on a server, whose checked function takes the lock after the history is
+/// read, or an event that another writer's, made later, came before.
 const SAVE_TRIES: usize = 5;
 
+/// Why a save stored nothing.
+enum NotSaved {
+    /// It was refused.
+    Refused(Error),
+    /// It repeats the submitted answer.
+    Unchanged,
+}
+
+/// Stores a rater's draft, submission or revision (`kind`), checked against the questionnaire
+/// first. The store reads where the answer stands and appends the event in one transaction,
+/// under the lock every writer of that answer takes, and [`decide`] settles the event from
+/// what it read: the assignment, the submitted answer and the revision are checked there,
+/// and what is stored is known without reading it back.
 fn write_answer(
     project: &mut Project,
     req: &AnswerRequest,
@@ -122,23 +150,6 @@ fn write_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     check_text_sizes(req)?;
-    let rater = find_active_rater(project, &req.rater)?;
-    let stored = find_case_ref(project, &req.case)?;
-    let case = stored.instance_id.clone();
-    if !project.store.is_assigned(stored.case_id, rater.id)? {
-        return Err(not_assigned(&rater.name, &case));
-    }
-    let revision_id = match req.case_revision {
-        None => stored.revision_id,
-        Some(n) if n == stored.revision => stored.revision_id,
-        Some(n) => project
-            .store
-            .case_revisions(stored.case_id)?
-            .into_iter()
-            .find(|(_, rev)| *rev == n)
-            .map(|(id, _)| id)
-            .ok_or_else(|| Error::NotFound(format!("case {case:?} has no revision {n}")))?,
-    };
     let stage = if kind == EventKind::Draft {
         Stage::Draft
     } else {
@@ -148,48 +159,116 @@ fn write_answer(
         .questionnaire
         .check_answer(&req.values, stage)
         .map_err(|violations| Error::Invalid { violations })?;
-    // The history is read, the event placed after it, and the store appends it only if the
-    // history is still as read: another process (a second `answer --submit`, the app beside the
-    // command line) that saved first makes this one read it again and decide anew, so a second
-    // submission becomes a refusal (or a revision, with its reason) and never a second revision 1.
+    let rater = find_active_rater(project, &req.rater)?;
+    let mut case = find_case_ref(project, &req.case)?;
+    if let Some(n) = req.case_revision
+        && n != case.revision
+    {
+        case.revision_id = project
+            .store
+            .case_revisions(case.case_id)?
+            .into_iter()
+            .find(|(_, rev)| *rev == n)
+            .map(|(id, _)| id)
+            .ok_or_else(|| {
+                Error::NotFound(format!("case {:?} has no revision {n}", case.instance_id))
+            })?;
+        case.revision = n;
+    }
+    let at = stamp(now);
+    let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
     let mut tries = 0;
     loop {
         tries += 1;
-        let events = project.store.answer_events(stored.case_id, rater.id)?;
-        let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
-        // Submitting again what is already submitted changes nothing, so a retried submission
-        // or a revision that revises nothing makes no new revision.
-        if kind != EventKind::Draft
-            && let Some(last) = submitted
-            && project.questionnaire.decode_answer(&last.answer) == values
-        {
-            return answer_view(project, &rater.name, &case, &events, true);
-        }
-        let answer_revision = next_revision(kind, submitted, req, &rater.name, &case)?;
-        let at = stamp(now);
-        let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
         let uid = uid.map_or_else(new_event_uid, str::to_string);
-        let new = NewAnswerEvent {
-            uid: &uid,
-            case_id: stored.case_id,
-            rater_id: rater.id,
-            case_revision_id: revision_id,
-            questionnaire_id: project.questionnaire_row,
-            kind,
-            answer_revision,
-            answer: &values,
-            reason,
-            at: &at,
+        let save = AnswerSave {
+            event: NewAnswerEvent {
+                uid: &uid,
+                case_id: case.case_id,
+                rater_id: rater.id,
+                case_revision_id: case.revision_id,
+                questionnaire_id: project.questionnaire_row,
+                kind,
+                answer_revision: 0,
+                answer: &values,
+                reason,
+                at: &at,
+            },
+            assign_at: None,
+            provenance: None,
         };
-        match project.store.append_answer_event(&new) {
-            Ok(_) => {}
+        let questionnaire = &project.questionnaire;
+        let mut not_saved = None;
+        let mut decided = |before: &AnswerState| {
+            let decided = decide(
+                questionnaire,
+                kind,
+                before,
+                &values,
+                req,
+                &rater.name,
+                &case,
+            );
+            decided.map_err(|why| not_saved = Some(why)).ok()
+        };
+        let saved = project.store.save_answer(&save, &mut decided);
+        let saved = match saved {
             Err(StoreError::HistoryMoved(_)) if tries < SAVE_TRIES => continue,
-            Err(e) => return Err(e.into()),
-        }
-        // Read back as stored: on a server, a rater's login has the server set the time.
-        let events = project.store.answer_events(stored.case_id, rater.id)?;
-        return answer_view(project, &rater.name, &case, &events, false);
+            saved => saved?,
+        };
+        return match (&saved.stored, not_saved) {
+            (Some(event), _) => {
+                let status = if event.kind == EventKind::Draft {
+                    AnswerStatus::InProgress
+                } else {
+                    AnswerStatus::Submitted
+                };
+                answer_view(project, &rater.name, &case, status, Some(event), false)
+            }
+            (None, Some(NotSaved::Refused(e))) => Err(e),
+            (None, Some(NotSaved::Unchanged)) => {
+                let last = saved.before.submitted.as_ref();
+                answer_view(
+                    project,
+                    &rater.name,
+                    &case,
+                    AnswerStatus::Submitted,
+                    last,
+                    true,
+                )
+            }
+            (None, None) => Err(Error::refused(
+                ErrorCode::Internal,
+                "the store saved no answer and gave no reason",
+            )),
+        };
     }
+}
+
+/// The answer revision a save of `kind` takes after the answer as it stood (`before`), or why
+/// it stores nothing: the task is not the rater's, the submitted answer is repeated, or the
+/// answer is not where `kind` can follow it ([`next_revision`]).
+fn decide(
+    questionnaire: &Questionnaire,
+    kind: EventKind,
+    before: &AnswerState,
+    values: &Map<String, Value>,
+    req: &AnswerRequest,
+    rater: &str,
+    case: &CaseRef,
+) -> std::result::Result<i64, NotSaved> {
+    if !before.assigned {
+        return Err(NotSaved::Refused(not_assigned(rater, &case.instance_id)));
+    }
+    let submitted = before.submitted.as_ref();
+    // Submitting again what is already submitted changes nothing, so a retried submission or
+    // a revision that revises nothing makes no new revision.
+    if kind != EventKind::Draft
+        && submitted.is_some_and(|last| questionnaire.decode_answer(&last.answer) == *values)
+    {
+        return Err(NotSaved::Unchanged);
+    }
+    next_revision(kind, submitted, req, rater, &case.instance_id).map_err(NotSaved::Refused)
 }
 
 /// The answer revision a new event of `kind` takes after the rater's last submitted event, or

@@ -29,8 +29,8 @@ use std::sync::mpsc::Receiver;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use answers::{
-    AnswerConflict, AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, SubmissionFilter,
-    new_event_uid,
+    AnswerConflict, AnswerEvent, AnswerSave, AnswerState, AnswerStore, EventKind, NewAnswerEvent,
+    SavedAnswer, SubmissionFilter, new_event_uid,
 };
 pub use cases::{
     CaseRef, CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase,
