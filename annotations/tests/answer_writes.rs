@@ -1,13 +1,20 @@
 //! How an answer is written: the statements an autosave runs, counted by the store on a real
 //! project file and on a server, held to their number so that a query added to the hot path
-//! fails here.
+//! fails here; and a model rater's answer, stored with its provenance and assignment or not at
+//! all, on both.
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use annotations::ops::{self, Project};
-use verity_testkit::fixture_path;
+use annotations::ops::{self, ErrorCode, Project};
+use serde_json::Value;
+use verity_store::{EventKind, NewAnswerEvent, new_event_uid};
+use verity_testkit::chat_server::ChatServer;
 use verity_testkit::project::{self, T0, at};
+use verity_testkit::store::all_rows;
+use verity_testkit::{fixture_path, full_answer};
 
 const ONE: &str = "acme__calc-101";
 const TWO: &str = "acme__calc-102";
@@ -65,4 +72,128 @@ fn an_autosave_on_a_server_runs_its_statements_and_no_more() {
             .unwrap();
     let (own_draft, own_submit) = autosave_and_submit(&mut own, TWO);
     assert_eq!((draft, submit, own_draft, own_submit), (7, 7, 7, 7));
+}
+
+/// A project at `location` with the fixture's tasks and a model rater `gpt` asking `server`.
+fn project_with_model(location: &Path, server: &ChatServer) -> Project {
+    let mut p = project::init(location, "swe-bench-verified");
+    project::import(&mut p, &[fixture_path("swebench.jsonl")]);
+    let model = ops::ModelAddRequest {
+        name: "gpt".into(),
+        endpoint: server.endpoint(),
+        model: "test-model".into(),
+        ..Default::default()
+    };
+    ops::add_model(&mut p, &model, T0).unwrap();
+    p
+}
+
+/// `gpt` rates the task `ONE`.
+fn rate_one(p: &mut Project) -> ops::Result<ops::RateReport> {
+    let request = ops::RateRequest {
+        name: "gpt".into(),
+        cases: ops::CaseSelection::Ids(vec![ONE.into()]),
+        concurrency: 1,
+        budget_usd: None,
+        timeout: Duration::from_secs(10),
+    };
+    let clock = time::OffsetDateTime::now_utc;
+    ops::rate_model(p, &request, &clock, &mut |_| {}, &AtomicBool::new(false))
+}
+
+/// How many rows the project at `location` holds in each of `tables`, read through a
+/// connection of its own.
+fn counts(location: &Path, tables: &[&str]) -> Vec<usize> {
+    let store = verity_store::open(location, None).unwrap();
+    let rows = all_rows(&*store);
+    tables
+        .iter()
+        .map(|table| rows.iter().find(|(name, _)| name == table).unwrap().1.len())
+        .collect()
+}
+
+/// While the model is asked, another writer submits a different answer as `gpt` on `ONE`: the
+/// model's reply then finds the task submitted, and its submission is refused after the
+/// assignment and the provenance would have been written. Nothing of it stays.
+fn a_refused_model_answer_leaves_nothing(location: &Path) {
+    let server = ChatServer::start();
+    let mut p = project_with_model(location, &server);
+    let written = AtomicBool::new(false);
+    let place = location.to_path_buf();
+    server.answer_with(move |_| {
+        if !written.swap(true, Ordering::SeqCst) {
+            let mut other = verity_store::open(&place, None).unwrap();
+            let case = other.case_by_instance(ONE).unwrap().unwrap();
+            let gpt = other.rater_by_name("gpt").unwrap().unwrap();
+            let questionnaire = other.meta("questionnaire").unwrap().unwrap();
+            other
+                .append_answer_event(&NewAnswerEvent {
+                    uid: &new_event_uid(),
+                    case_id: case.case_id,
+                    rater_id: gpt.id,
+                    case_revision_id: case.revision_id,
+                    questionnaire_id: questionnaire.parse().unwrap(),
+                    kind: EventKind::Submit,
+                    answer_revision: 1,
+                    answer: &project::answer_values(3, 0),
+                    reason: None,
+                    at: "2026-01-01T00:00:00Z",
+                })
+                .unwrap();
+        }
+        full_answer()
+    });
+    let err = rate_one(&mut p).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NeedsReason, "{err}");
+    let tables = ["answer_provenance", "assignments", "answer_events"];
+    assert_eq!(counts(location, &tables), [0, 0, 1], "{tables:?}");
+}
+
+#[test]
+fn a_refused_model_answer_leaves_nothing_in_a_project_file() {
+    let dir = tempfile::tempdir().unwrap();
+    a_refused_model_answer_leaves_nothing(&dir.path().join("p.verity"));
+}
+
+#[test]
+fn a_refused_model_answer_leaves_nothing_on_a_server() {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
+        return;
+    };
+    a_refused_model_answer_leaves_nothing(Path::new(&db.url()));
+}
+
+/// A reply whose note is longer than a note may be is checked as the answer is, once: refused
+/// and asked again, never half-stored.
+fn an_overlong_model_note_is_refused_before_anything_is_stored(location: &Path) {
+    let server = ChatServer::start();
+    server.answer_with(|_| {
+        let mut reply = full_answer();
+        reply["underspecified_notes"] = Value::String("x".repeat(ops::NOTE_MAX_CHARS + 1));
+        reply
+    });
+    let mut p = project_with_model(location, &server);
+    let report = rate_one(&mut p).unwrap();
+    assert_eq!((report.rated, report.failed), (0, 1));
+    assert!(
+        report.failures[0].reason.contains("at most 20000"),
+        "{}",
+        report.failures[0].reason
+    );
+    let tables = ["answer_provenance", "assignments", "answer_events"];
+    assert_eq!(counts(location, &tables), [0, 0, 0], "{tables:?}");
+}
+
+#[test]
+fn an_overlong_model_note_is_refused_before_anything_is_stored_in_a_project_file() {
+    let dir = tempfile::tempdir().unwrap();
+    an_overlong_model_note_is_refused_before_anything_is_stored(&dir.path().join("p.verity"));
+}
+
+#[test]
+fn an_overlong_model_note_is_refused_before_anything_is_stored_on_a_server() {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
+        return;
+    };
+    an_overlong_model_note_is_refused_before_anything_is_stored(Path::new(&db.url()));
 }

@@ -129,6 +129,55 @@ fn answer_view(
 /// read, or an event that another writer's, made later, came before.
 const SAVE_TRIES: usize = 5;
 
+/// An answer's values as the one check of a save left them ([`check_answer_values`]): within
+/// the questionnaire's rules for their stage and the size a note may have, in their canonical
+/// types. A save takes nothing else, so what it stores was checked, and once.
+pub(super) struct CheckedAnswer(Map<String, Value>);
+
+/// Checks an answer's values at `stage` (and a revision's `reason`): each note and the reason
+/// within [`NOTE_MAX_CHARS`], each value within the questionnaire's rules.
+pub(super) fn check_answer_values(
+    project: &Project,
+    values: &Map<String, Value>,
+    reason: Option<&str>,
+    stage: Stage,
+) -> Result<CheckedAnswer> {
+    check_text_sizes(values, reason)?;
+    project
+        .questionnaire
+        .check_answer(values, stage)
+        .map(CheckedAnswer)
+        .map_err(|violations| Error::Invalid { violations })
+}
+
+/// Whose answer a save stores, on which task, and what goes with it.
+struct Target<'a> {
+    /// The rater's name.
+    rater: &'a str,
+    /// The task's id or a unique prefix.
+    case: &'a str,
+    /// The task revision the rater saw; the current one when absent.
+    case_revision: Option<i64>,
+    /// Why a submitted answer is revised (revisions only).
+    reason: Option<&'a str>,
+    /// A model rater's answer's provenance. A model's tasks are assigned as its answers are
+    /// stored, so with it the save assigns the task too, in the same transaction.
+    provenance: Option<&'a str>,
+}
+
+impl<'a> Target<'a> {
+    /// What a rater's request names.
+    fn of(req: &'a AnswerRequest) -> Target<'a> {
+        Target {
+            rater: &req.rater,
+            case: &req.case,
+            case_revision: req.case_revision,
+            reason: req.reason.as_deref(),
+            provenance: None,
+        }
+    }
+}
+
 /// Why a save stored nothing.
 enum NotSaved {
     /// It was refused.
@@ -137,31 +186,37 @@ enum NotSaved {
     Unchanged,
 }
 
-/// Stores a rater's draft, submission or revision (`kind`), checked against the questionnaire
-/// first. The store reads where the answer stands and appends the event in one transaction,
-/// under the lock every writer of that answer takes, and [`decide`] settles the event from
-/// what it read: the assignment, the submitted answer and the revision are checked there,
-/// and what is stored is known without reading it back.
-fn write_answer(
+/// Checks a rater's request once and stores it as an event of `kind` ([`write_answer`]).
+fn write_request(
     project: &mut Project,
     req: &AnswerRequest,
     kind: EventKind,
-    uid: Option<&str>,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
-    check_text_sizes(req)?;
     let stage = if kind == EventKind::Draft {
         Stage::Draft
     } else {
         Stage::Submit
     };
-    let values = project
-        .questionnaire
-        .check_answer(&req.values, stage)
-        .map_err(|violations| Error::Invalid { violations })?;
-    let rater = find_active_rater(project, &req.rater)?;
-    let mut case = find_case_ref(project, &req.case)?;
-    if let Some(n) = req.case_revision
+    let values = check_answer_values(project, &req.values, req.reason.as_deref(), stage)?;
+    write_answer(project, &Target::of(req), &values, kind, now)
+}
+
+/// Stores checked `values` as the target rater's draft, submission or revision (`kind`). The
+/// store reads where the answer stands and writes the event, with the assignment and the
+/// provenance a model's answer brings, in one transaction, under the lock every writer of that
+/// answer takes; [`decide`] settles the event from what it read (the assignment, the submitted
+/// answer, the revision), and what is stored is known without reading it back.
+fn write_answer(
+    project: &mut Project,
+    target: &Target<'_>,
+    values: &CheckedAnswer,
+    kind: EventKind,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    let rater = find_active_rater(project, target.rater)?;
+    let mut case = find_case_ref(project, target.case)?;
+    if let Some(n) = target.case_revision
         && n != case.revision
     {
         case.revision_id = project
@@ -176,11 +231,11 @@ fn write_answer(
         case.revision = n;
     }
     let at = stamp(now);
-    let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
+    let reason = target.reason.filter(|_| kind == EventKind::Revise);
     let mut tries = 0;
     loop {
         tries += 1;
-        let uid = uid.map_or_else(new_event_uid, str::to_string);
+        let uid = new_event_uid();
         let save = AnswerSave {
             event: NewAnswerEvent {
                 uid: &uid,
@@ -190,25 +245,17 @@ fn write_answer(
                 questionnaire_id: project.questionnaire_row,
                 kind,
                 answer_revision: 0,
-                answer: &values,
+                answer: &values.0,
                 reason,
                 at: &at,
             },
-            assign_at: None,
-            provenance: None,
+            assign_at: target.provenance.map(|_| at.as_str()),
+            provenance: target.provenance,
         };
         let questionnaire = &project.questionnaire;
         let mut not_saved = None;
         let mut decided = |before: &AnswerState| {
-            let decided = decide(
-                questionnaire,
-                kind,
-                before,
-                &values,
-                req,
-                &rater.name,
-                &case,
-            );
+            let decided = decide(questionnaire, kind, before, values, target, &case);
             decided.map_err(|why| not_saved = Some(why)).ok()
         };
         let saved = project.store.save_answer(&save, &mut decided);
@@ -246,29 +293,32 @@ fn write_answer(
 }
 
 /// The answer revision a save of `kind` takes after the answer as it stood (`before`), or why
-/// it stores nothing: the task is not the rater's, the submitted answer is repeated, or the
-/// answer is not where `kind` can follow it ([`next_revision`]).
+/// it stores nothing: the task is not the rater's (and the save does not assign it), the
+/// submitted answer is repeated, or the answer is not where `kind` can follow it
+/// ([`next_revision`]).
 fn decide(
     questionnaire: &Questionnaire,
     kind: EventKind,
     before: &AnswerState,
-    values: &Map<String, Value>,
-    req: &AnswerRequest,
-    rater: &str,
+    values: &CheckedAnswer,
+    target: &Target<'_>,
     case: &CaseRef,
 ) -> std::result::Result<i64, NotSaved> {
-    if !before.assigned {
-        return Err(NotSaved::Refused(not_assigned(rater, &case.instance_id)));
+    if !before.assigned && target.provenance.is_none() {
+        return Err(NotSaved::Refused(not_assigned(
+            target.rater,
+            &case.instance_id,
+        )));
     }
     let submitted = before.submitted.as_ref();
     // Submitting again what is already submitted changes nothing, so a retried submission or
     // a revision that revises nothing makes no new revision.
     if kind != EventKind::Draft
-        && submitted.is_some_and(|last| questionnaire.decode_answer(&last.answer) == *values)
+        && submitted.is_some_and(|last| questionnaire.decode_answer(&last.answer) == values.0)
     {
         return Err(NotSaved::Unchanged);
     }
-    next_revision(kind, submitted, req, rater, &case.instance_id).map_err(NotSaved::Refused)
+    next_revision(kind, submitted, target, &case.instance_id).map_err(NotSaved::Refused)
 }
 
 /// The answer revision a new event of `kind` takes after the rater's last submitted event, or
@@ -276,10 +326,10 @@ fn decide(
 fn next_revision(
     kind: EventKind,
     submitted: Option<&AnswerEvent>,
-    req: &AnswerRequest,
-    rater: &str,
+    target: &Target<'_>,
     case: &str,
 ) -> Result<i64> {
+    let rater = target.rater;
     match (kind, submitted) {
         (EventKind::Draft, Some(_)) => Err(Error::refused(
             ErrorCode::AlreadySubmitted,
@@ -300,7 +350,7 @@ fn next_revision(
             format!("{rater} has not submitted case {case} yet: there is nothing to revise"),
         )),
         (EventKind::Revise, Some(last)) => {
-            if req.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+            if target.reason.is_none_or(|r| r.trim().is_empty()) {
                 return Err(Error::refused(
                     ErrorCode::NeedsReason,
                     "a revision of a submitted answer needs its reason",
@@ -318,7 +368,7 @@ pub fn save_draft(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Draft, None, now)
+    write_request(project, req, EventKind::Draft, now)
 }
 
 /// Submits an answer, checked against every rule of the questionnaire. Refused when the rater
@@ -329,19 +379,29 @@ pub fn submit_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Submit, None, now)
+    write_request(project, req, EventKind::Submit, now)
 }
 
-/// Submits a model rater's answer under the event id its provenance was stored with
-/// (`models.rs`), through the path a human's submission takes.
+/// Submits a model rater's answer on `case`, checked once as its reply came in, through the
+/// path a human's submission takes: with its provenance and the task's assignment, in one
+/// transaction, so a refused answer leaves neither.
 pub(super) fn submit_model_answer(
     project: &mut Project,
-    req: &AnswerRequest,
-    uid: &str,
+    rater: &str,
+    case: &str,
+    values: &CheckedAnswer,
+    provenance: &str,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
-    project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Submit, Some(uid), now)
+    project.require_rater(rater)?;
+    let target = Target {
+        rater,
+        case,
+        case_revision: None,
+        reason: None,
+        provenance: Some(provenance),
+    };
+    write_answer(project, &target, values, EventKind::Submit, now)
 }
 
 /// Records a new revision of a submitted answer, with its reason; the earlier submission stays.
@@ -351,7 +411,7 @@ pub fn revise_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Revise, None, now)
+    write_request(project, req, EventKind::Revise, now)
 }
 
 /// The most characters a note (a text answer) or a revision's reason may hold. OpenAI's
@@ -360,12 +420,11 @@ pub fn revise_answer(
 pub const NOTE_MAX_CHARS: usize = 20_000;
 
 /// Refuses a text answer or reason longer than [`NOTE_MAX_CHARS`], naming the question.
-fn check_text_sizes(req: &AnswerRequest) -> Result<()> {
-    let texts = req
-        .values
+fn check_text_sizes(values: &Map<String, Value>, reason: Option<&str>) -> Result<()> {
+    let texts = values
         .iter()
         .filter_map(|(question, value)| value.as_str().map(|text| (question.as_str(), text)))
-        .chain(req.reason.as_deref().map(|reason| ("the reason", reason)));
+        .chain(reason.map(|reason| ("the reason", reason)));
     for (what, text) in texts {
         let chars = text.chars().count();
         if chars > NOTE_MAX_CHARS {
