@@ -84,18 +84,20 @@ pub struct SavedAnswer {
 /// submitted event whole (its columns first, `NULL` when there is none), then the global ids
 /// of the first submitted and of the latest event, whether the task is assigned, and the row
 /// id of an event stored under the new event's global id (`?1` is the case, `?2` the rater,
-/// `?3` that id); read by [`answer_state`]. The server asks the same.
+/// `?3` that id); read by [`answer_state`]. Each part is one index search, through the
+/// submitted events alone where it can be, so however many drafts an answer has autosaved,
+/// none is walked. The server asks the same.
 const ANSWER_STATE: &str = "SELECT e.id, e.uid, e.case_id, e.rater_id, e.case_revision_id,
        e.questionnaire_id, e.kind, e.answer_revision, e.reason, e.at, e.answer,
-       h.first_uid, h.newest_uid,
+       (SELECT MIN(uid) FROM answer_events INDEXED BY answer_events_one_revision
+        WHERE case_id = ?1 AND rater_id = ?2 AND kind <> 'draft'),
+       (SELECT MAX(uid) FROM answer_events WHERE case_id = ?1 AND rater_id = ?2),
        EXISTS (SELECT 1 FROM assignments WHERE case_id = ?1 AND rater_id = ?2),
        (SELECT id FROM answer_events WHERE uid = ?3)
-     FROM (SELECT MAX(CASE WHEN kind <> 'draft' THEN answer_revision END) AS last_revision,
-                  MIN(CASE WHEN kind <> 'draft' THEN uid END) AS first_uid,
-                  MAX(uid) AS newest_uid
-           FROM answer_events WHERE case_id = ?1 AND rater_id = ?2) h
-     LEFT JOIN answer_events e ON e.case_id = ?1 AND e.rater_id = ?2
-          AND e.kind <> 'draft' AND e.answer_revision = h.last_revision";
+     FROM (SELECT 1) AS one
+     LEFT JOIN answer_events e ON e.id = (SELECT id FROM answer_events
+       WHERE case_id = ?1 AND rater_id = ?2 AND kind <> 'draft'
+       ORDER BY answer_revision DESC LIMIT 1)";
 
 /// Where the answer stands, and the row id of an event stored under the save's global id,
 /// from a row of [`ANSWER_STATE`] or of the server's twin.

@@ -26,15 +26,15 @@ const HISTORY: &str = "SELECT
 /// it; ids compare byte by byte there, so here too.
 const ANSWER_STATE: &str = "SELECT e.id, e.uid, e.case_id, e.rater_id, e.case_revision_id,
        e.questionnaire_id, e.kind, e.answer_revision, e.reason, e.at, e.answer,
-       h.first_uid, h.newest_uid,
+       (SELECT MIN(uid COLLATE \"C\") FROM answer_events
+        WHERE case_id = $1 AND rater_id = $2 AND kind <> 'draft'),
+       (SELECT MAX(uid COLLATE \"C\") FROM answer_events WHERE case_id = $1 AND rater_id = $2),
        EXISTS (SELECT 1 FROM assignments WHERE case_id = $1 AND rater_id = $2),
        (SELECT id FROM answer_events WHERE uid = $3)
-     FROM (SELECT MAX(CASE WHEN kind <> 'draft' THEN answer_revision END) AS last_revision,
-                  MIN(CASE WHEN kind <> 'draft' THEN uid COLLATE \"C\" END) AS first_uid,
-                  MAX(uid COLLATE \"C\") AS newest_uid
-           FROM answer_events WHERE case_id = $1 AND rater_id = $2) h
-     LEFT JOIN answer_events e ON e.case_id = $1 AND e.rater_id = $2
-          AND e.kind <> 'draft' AND e.answer_revision = h.last_revision";
+     FROM (SELECT 1) AS one
+     LEFT JOIN answer_events e ON e.id = (SELECT id FROM answer_events
+       WHERE case_id = $1 AND rater_id = $2 AND kind <> 'draft'
+       ORDER BY answer_revision DESC LIMIT 1)";
 
 /// Each rater's first submission on each case: the kinds, and the order whose first row
 /// `DISTINCT ON (case_id, rater_id)` keeps.
