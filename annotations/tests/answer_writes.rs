@@ -34,8 +34,8 @@ fn statements(p: &mut Project, write: impl FnOnce(&mut Project)) -> u64 {
 }
 
 /// The statements of ana's autosave on `case` after her first (which finds what a session
-/// asks once), and of her submission after it.
-fn autosave_and_submit(p: &mut Project, case: &str) -> (u64, u64) {
+/// asks once), of her submission after it, and of its revision.
+fn autosave_submit_revise(p: &mut Project, case: &str) -> [u64; 3] {
     p.act_as(project::rater("ana")).unwrap();
     ops::save_draft(p, &project::answer("ana", case, 0), at(1)).unwrap();
     let draft = statements(p, |p| {
@@ -44,7 +44,13 @@ fn autosave_and_submit(p: &mut Project, case: &str) -> (u64, u64) {
     let submit = statements(p, |p| {
         ops::submit_answer(p, &project::answer("ana", case, 2), at(3)).unwrap();
     });
-    (draft, submit)
+    let revise = statements(p, |p| {
+        let mut revision = project::answer("ana", case, 3);
+        revision.reason = Some("read the test again".into());
+        let view = ops::revise_answer(p, &revision, at(4)).unwrap();
+        assert_eq!(view.answer_revision, 2);
+    });
+    [draft, submit, revise]
 }
 
 #[test]
@@ -52,8 +58,7 @@ fn an_autosave_on_a_project_file_runs_its_statements_and_no_more() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = project::init(&dir.path().join("p.verity"), "swe-bench-verified");
     ana_on_two_tasks(&mut p);
-    let (draft, submit) = autosave_and_submit(&mut p, ONE);
-    assert_eq!((draft, submit), (6, 6));
+    assert_eq!(autosave_submit_revise(&mut p, ONE), [6, 6, 6]);
 }
 
 #[test]
@@ -65,13 +70,13 @@ fn an_autosave_on_a_server_runs_its_statements_and_no_more() {
     let (_, mut p) = db.coordinator_project("coordinator-pw", "swe-bench-verified");
     ana_on_two_tasks(&mut p);
     let login = ops::panel_grant(&mut p, "ana", T0).unwrap();
-    let (draft, submit) = autosave_and_submit(&mut p, ONE);
+    let coordinators = autosave_submit_revise(&mut p, ONE);
     // ana's own login, which writes through the server's checked function.
-    let mut own =
+    let mut ana =
         ops::open_project_with_password(Path::new(&db.url_as(&login.role)), Some(&login.password))
             .unwrap();
-    let (own_draft, own_submit) = autosave_and_submit(&mut own, TWO);
-    assert_eq!((draft, submit, own_draft, own_submit), (7, 7, 7, 7));
+    let own = autosave_submit_revise(&mut ana, TWO);
+    assert_eq!((coordinators, own), ([7, 7, 7], [7, 7, 7]));
 }
 
 /// A project at `location` with the fixture's tasks and a model rater `gpt` asking `server`.
