@@ -138,7 +138,8 @@ pub(crate) fn landed(
 }
 
 /// The error of a read that a save makes under its lock and that gave no row, which SQL
-/// rules out (an aggregate always gives one; an event found by its id a statement before).
+/// rules out: where the answer stands is one row (a left join to one constant row), and an
+/// event found by its id a statement before is there still.
 pub(crate) fn vanished(uid: &str) -> StoreError {
     StoreError::Rule(format!(
         "the history of answer event {uid} could not be read back under its lock"
