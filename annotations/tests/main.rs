@@ -4,6 +4,7 @@
 
 mod access;
 mod agreement;
+mod answer_writes;
 mod circles;
 mod demo;
 mod desktop_ops;

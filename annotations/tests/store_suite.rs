@@ -9,8 +9,9 @@ use verity_store::postgres::PgStore;
 use verity_store::prelude::*;
 use verity_store::transfer::copy_rows;
 use verity_store::{
-    EncodedOutcomes, EventKind, EvidenceKey, NewAdjudication, NewAnswerEvent, PairScope, PairState,
-    ProjectStore, Store, StoreError, SubmissionFilter, SystemRow, new_event_uid,
+    AnswerSave, AnswerState, EncodedOutcomes, EventKind, EvidenceKey, NewAdjudication,
+    NewAnswerEvent, PairScope, PairState, ProjectStore, Store, StoreError, SubmissionFilter,
+    SystemRow, new_event_uid,
 };
 use verity_task::case::{CaseRecord, Encoded, SourceKind};
 
@@ -36,6 +37,15 @@ fn answer(value: i64) -> Map<String, Value> {
         .as_object()
         .unwrap()
         .clone()
+}
+
+/// Whether the task `case` is assigned to `rater`.
+fn assigned(store: &dyn ProjectStore, case: i64, rater: i64) -> bool {
+    store
+        .list_assignments()
+        .unwrap()
+        .iter()
+        .any(|a| (a.case_id, a.rater_id) == (case, rater))
 }
 
 /// Every behaviour `ops` relies on, through the interface.
@@ -138,8 +148,8 @@ fn suite(store: &mut dyn ProjectStore) {
         0,
         "existing pairs stay"
     );
-    assert!(store.is_assigned(ten.case_id, ana.id).unwrap());
-    assert!(!store.is_assigned(ten.case_id, bo.id).unwrap());
+    assert!(assigned(store, ten.case_id, ana.id));
+    assert!(!assigned(store, ten.case_id, bo.id));
     assert!(store.add_active_time(two.case_id, ana.id, 1500).unwrap());
     assert!(!store.add_active_time(ten.case_id, bo.id, 1500).unwrap());
     assert_eq!(store.list_assignments().unwrap().len(), 3);
@@ -261,7 +271,7 @@ fn suite(store: &mut dyn ProjectStore) {
     );
     assert!(!store.rater_by_name("ana").unwrap().unwrap().active);
     assert!(
-        store.is_assigned(two.case_id, ana.id).unwrap(),
+        assigned(store, two.case_id, ana.id),
         "the submitted one stays"
     );
     store.set_rater_active(ana.id, true, T1).unwrap();
@@ -629,6 +639,148 @@ fn submission_filters(store: &mut dyn ProjectStore) {
         .map(|(_, id)| id)
         .collect();
     assert_eq!(ids, ["calc-10", "calc-2", "calc-3"], "in byte order");
+}
+
+/// How many rows `table` holds, read through the transfer interface.
+fn rows(store: &dyn ProjectStore, table: &str) -> usize {
+    all_rows(store)
+        .into_iter()
+        .find(|(name, _)| *name == table)
+        .map_or(0, |(_, rows)| rows.len())
+}
+
+/// A save through `save_answer`: where the answer stands read and the event, its assignment and
+/// its provenance written in one transaction, all or nothing.
+fn answer_saves(store: &mut dyn ProjectStore) {
+    let q = store.put_questionnaire("q", "1", "source").unwrap();
+    let mut batch = store.begin_import(T0).unwrap();
+    batch
+        .put_record(SourceKind::Dataset, "f:line 1", &record("calc-2", "Two"))
+        .unwrap();
+    batch.finish().unwrap();
+    let two = store.case_by_instance("calc-2").unwrap().unwrap();
+    let gpt = store.add_rater("gpt", T0).unwrap();
+    let (uid, values) = (new_event_uid(), answer(2));
+    let save = AnswerSave {
+        event: NewAnswerEvent {
+            uid: &uid,
+            case_id: two.case_id,
+            rater_id: gpt.id,
+            case_revision_id: two.revision_id,
+            questionnaire_id: q,
+            kind: EventKind::Submit,
+            answer_revision: 0,
+            answer: &values,
+            reason: None,
+            at: T0,
+        },
+        assign_at: Some(T0),
+        provenance: Some(r#"{"model": "test-model"}"#),
+    };
+    let nothing_stored = |store: &dyn ProjectStore| {
+        for table in ["answer_events", "assignments", "answer_provenance"] {
+            assert_eq!(rows(store, table), 0, "{table}");
+        }
+    };
+    // Nothing decided, nothing stored.
+    let saved = store
+        .save_answer(&save, &mut |before| {
+            assert!(!before.assigned && before.submitted.is_none());
+            None
+        })
+        .unwrap();
+    assert_eq!(saved.stored, None);
+    nothing_stored(store);
+    // A revision the history does not allow is refused before anything is written.
+    let err = store.save_answer(&save, &mut |_| Some(2)).unwrap_err();
+    assert!(matches!(err, StoreError::HistoryMoved(_)), "{err}");
+    nothing_stored(store);
+    // An event the schema refuses (no such questionnaire) after the assignment and the
+    // provenance were written takes them back with it.
+    let orphan = AnswerSave {
+        event: NewAnswerEvent {
+            questionnaire_id: q + 1000,
+            ..save.event.clone()
+        },
+        ..save.clone()
+    };
+    store.save_answer(&orphan, &mut |_| Some(1)).unwrap_err();
+    nothing_stored(store);
+    // Decided: the three together.
+    let stored = store
+        .save_answer(&save, &mut |_| Some(1))
+        .unwrap()
+        .stored
+        .unwrap();
+    assert_eq!(
+        (stored.uid.as_str(), stored.answer_revision),
+        (uid.as_str(), 1)
+    );
+    assert_eq!(
+        store.answer_events(two.case_id, gpt.id).unwrap(),
+        std::slice::from_ref(&stored)
+    );
+    assert_eq!(store.list_assignments().unwrap().len(), 1);
+    assert_eq!(store.provenance().unwrap()[0].0, uid);
+    // The same save again (a try whose answer was lost) is the stored event: nothing to decide.
+    let mut landed = |_: &AnswerState| -> Option<i64> { panic!("a landed save decides nothing") };
+    let again = store.save_answer(&save, &mut landed).unwrap();
+    assert_eq!(again.stored.as_ref(), Some(&stored));
+    // Another event under its global id is refused.
+    let other = answer(3);
+    let err = store
+        .save_answer(
+            &AnswerSave {
+                event: NewAnswerEvent {
+                    answer: &other,
+                    ..save.event.clone()
+                },
+                ..save.clone()
+            },
+            &mut |_| Some(1),
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("stored already with different content")
+    );
+    // The next save reads where the answer stands: assigned, its submission whole.
+    let next = new_event_uid();
+    let revise = AnswerSave {
+        event: NewAnswerEvent {
+            uid: &next,
+            kind: EventKind::Revise,
+            reason: Some("read the test again"),
+            ..save.event.clone()
+        },
+        assign_at: None,
+        provenance: None,
+    };
+    let revised = store
+        .save_answer(&revise, &mut |before| {
+            assert!(before.assigned);
+            assert_eq!(before.submitted.as_ref(), Some(&stored));
+            Some(2)
+        })
+        .unwrap();
+    assert_eq!(revised.stored.unwrap().answer_revision, 2);
+    assert_eq!(rows(store, "answer_events"), 2);
+}
+
+#[test]
+fn a_sqlite_project_saves_an_answer_with_what_goes_with_it_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::create(&dir.path().join("p.verity")).unwrap();
+    answer_saves(&mut store);
+}
+
+#[test]
+fn a_postgres_project_saves_an_answer_with_what_goes_with_it_or_nothing() {
+    let Some(db) = verity_testkit::server::Database::fresh() else {
+        return;
+    };
+    let mut store = PgStore::create(&db.url(), None).unwrap();
+    answer_saves(&mut store);
 }
 
 #[test]

@@ -177,7 +177,10 @@ mod tests {
         thread.join().expect("the forwarder ends with its feed");
         let times = wait_for(&emitted, 4);
         assert_eq!(times.len(), 4, "each of the two is told");
-        assert!(times[3] - times[2] >= TEST_GAP, "the second waits for the gap");
+        assert!(
+            times[3] - times[2] >= TEST_GAP,
+            "the second waits for the gap"
+        );
     }
 
     #[test]

@@ -6,11 +6,14 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::lookup::{find_active_rater, find_case, find_rater, not_assigned};
+use super::lookup::{find_active_rater, find_case_ref, find_rater, not_assigned};
 use super::status::{AnswerStatus, status_of};
 use super::{Error, ErrorCode, Project, Result, stamp};
-use verity_store::{AnswerEvent, EventKind, NewAnswerEvent, StoreError, new_event_uid};
-use verity_task::questionnaire::Stage;
+use verity_store::{
+    AnswerEvent, AnswerSave, AnswerState, CaseRef, EventKind, NewAnswerEvent, StoreError,
+    new_event_uid,
+};
+use verity_task::questionnaire::{Questionnaire, Stage};
 
 /// A rater's current answer on a case.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -67,36 +70,46 @@ pub struct AnswerRequest {
 pub fn current_answer(project: &Project, rater: &str, case: &str) -> Result<AnswerView> {
     project.require_rater(rater)?;
     let r = find_rater(project, rater)?;
-    let stored = find_case(project, case)?;
-    let events = project.store.answer_events(stored.case_id, r.id)?;
-    answer_view(project, &r.name, &stored.case.instance_id, &events, false)
+    let case = find_case_ref(project, case)?;
+    let events = project.store.answer_events(case.case_id, r.id)?;
+    answer_view(
+        project,
+        &r.name,
+        &case,
+        status_of(&events),
+        events.last(),
+        false,
+    )
 }
 
+/// A rater's answer on `case` as its `latest` event left it. The task revision and the
+/// questionnaire it was given on are the current ones unless the event says otherwise, and
+/// only then are they read.
 fn answer_view(
     project: &Project,
     rater: &str,
-    case: &str,
-    events: &[AnswerEvent],
+    case: &CaseRef,
+    status: AnswerStatus,
+    latest: Option<&AnswerEvent>,
     unchanged: bool,
 ) -> Result<AnswerView> {
-    let status = status_of(events);
-    let latest = events.last();
     let case_revision = match latest {
+        Some(e) if e.case_revision_id == case.revision_id => Some(case.revision),
         Some(e) => Some(project.store.case_revision(e.case_revision_id)?.revision),
         None => None,
     };
     let questionnaire = match latest {
-        Some(e) => {
+        Some(e) if e.questionnaire_id != project.questionnaire_row => {
             let (id, version, _) = project.store.questionnaire_source(e.questionnaire_id)?;
             format!("{id} {version}")
         }
-        None => format!(
+        _ => format!(
             "{} {}",
             project.questionnaire.id, project.questionnaire.version
         ),
     };
     Ok(AnswerView {
-        case: case.to_string(),
+        case: case.instance_id.clone(),
         rater: rater.to_string(),
         status,
         values: latest
@@ -111,85 +124,201 @@ fn answer_view(
     })
 }
 
-/// How many times a save reads the history again when another writer moved it meanwhile.
+/// How many times a save is tried again when another writer moved the history meanwhile: a
+/// rater's own login on a server, whose checked function takes the lock after the history is
+/// read, or an event that another writer's, made later, came before.
 const SAVE_TRIES: usize = 5;
 
-fn write_answer(
+/// An answer's values as the one check of a save left them ([`check_answer_values`]): within
+/// the questionnaire's rules for their stage and the size a note may have, in their canonical
+/// types. A save takes nothing else, so what it stores was checked, and once.
+pub(super) struct CheckedAnswer(Map<String, Value>);
+
+/// Checks an answer's values at `stage` (and a revision's `reason`): each note and the reason
+/// within [`NOTE_MAX_CHARS`], each value within the questionnaire's rules.
+pub(super) fn check_answer_values(
+    project: &Project,
+    values: &Map<String, Value>,
+    reason: Option<&str>,
+    stage: Stage,
+) -> Result<CheckedAnswer> {
+    check_text_sizes(values, reason)?;
+    project
+        .questionnaire
+        .check_answer(values, stage)
+        .map(CheckedAnswer)
+        .map_err(|violations| Error::Invalid { violations })
+}
+
+/// Whose answer a save stores, on which task, and what goes with it.
+struct Target<'a> {
+    /// The rater's name.
+    rater: &'a str,
+    /// The task's id or a unique prefix.
+    case: &'a str,
+    /// The task revision the rater saw; the current one when absent.
+    case_revision: Option<i64>,
+    /// Why a submitted answer is revised (revisions only).
+    reason: Option<&'a str>,
+    /// A model rater's answer's provenance. A model's tasks are assigned as its answers are
+    /// stored, so with it the save assigns the task too, in the same transaction.
+    provenance: Option<&'a str>,
+}
+
+impl<'a> Target<'a> {
+    /// What a rater's request names.
+    fn of(req: &'a AnswerRequest) -> Target<'a> {
+        Target {
+            rater: &req.rater,
+            case: &req.case,
+            case_revision: req.case_revision,
+            reason: req.reason.as_deref(),
+            provenance: None,
+        }
+    }
+}
+
+/// Why a save stored nothing.
+enum NotSaved {
+    /// It was refused.
+    Refused(Error),
+    /// It repeats the submitted answer.
+    Unchanged,
+}
+
+/// Checks a rater's request once and stores it as an event of `kind` ([`write_answer`]).
+fn write_request(
     project: &mut Project,
     req: &AnswerRequest,
     kind: EventKind,
-    uid: Option<&str>,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
-    check_text_sizes(req)?;
-    let rater = find_active_rater(project, &req.rater)?;
-    let stored = find_case(project, &req.case)?;
-    let case = stored.case.instance_id.clone();
-    if !project.store.is_assigned(stored.case_id, rater.id)? {
-        return Err(not_assigned(&rater.name, &case));
-    }
-    let revision_id = match req.case_revision {
-        None => stored.revision_id,
-        Some(n) if n == stored.revision => stored.revision_id,
-        Some(n) => project
-            .store
-            .case_revisions(stored.case_id)?
-            .into_iter()
-            .find(|(_, rev)| *rev == n)
-            .map(|(id, _)| id)
-            .ok_or_else(|| Error::NotFound(format!("case {case:?} has no revision {n}")))?,
-    };
     let stage = if kind == EventKind::Draft {
         Stage::Draft
     } else {
         Stage::Submit
     };
-    let values = project
-        .questionnaire
-        .check_answer(&req.values, stage)
-        .map_err(|violations| Error::Invalid { violations })?;
-    // The history is read, the event placed after it, and the store appends it only if the
-    // history is still as read: another process (a second `answer --submit`, the app beside the
-    // command line) that saved first makes this one read it again and decide anew, so a second
-    // submission becomes a refusal (or a revision, with its reason) and never a second revision 1.
+    let values = check_answer_values(project, &req.values, req.reason.as_deref(), stage)?;
+    write_answer(project, &Target::of(req), &values, kind, now)
+}
+
+/// Stores checked `values` as the target rater's draft, submission or revision (`kind`). The
+/// store reads where the answer stands and writes the event, with the assignment and the
+/// provenance a model's answer brings, in one transaction, under the lock every writer of that
+/// answer takes; [`decide`] settles the event from what it read (the assignment, the submitted
+/// answer, the revision), and what is stored is known without reading it back.
+fn write_answer(
+    project: &mut Project,
+    target: &Target<'_>,
+    values: &CheckedAnswer,
+    kind: EventKind,
+    now: OffsetDateTime,
+) -> Result<AnswerView> {
+    let rater = find_active_rater(project, target.rater)?;
+    let mut case = find_case_ref(project, target.case)?;
+    if let Some(n) = target.case_revision
+        && n != case.revision
+    {
+        case.revision_id = project
+            .store
+            .case_revisions(case.case_id)?
+            .into_iter()
+            .find(|(_, rev)| *rev == n)
+            .map(|(id, _)| id)
+            .ok_or_else(|| {
+                Error::NotFound(format!("case {:?} has no revision {n}", case.instance_id))
+            })?;
+        case.revision = n;
+    }
+    let at = stamp(now);
+    let reason = target.reason.filter(|_| kind == EventKind::Revise);
     let mut tries = 0;
     loop {
         tries += 1;
-        let events = project.store.answer_events(stored.case_id, rater.id)?;
-        let submitted = events.iter().rfind(|e| e.kind != EventKind::Draft);
-        // Submitting again what is already submitted changes nothing, so a retried submission
-        // or a revision that revises nothing makes no new revision.
-        if kind != EventKind::Draft
-            && let Some(last) = submitted
-            && project.questionnaire.decode_answer(&last.answer) == values
-        {
-            return answer_view(project, &rater.name, &case, &events, true);
-        }
-        let answer_revision = next_revision(kind, submitted, req, &rater.name, &case)?;
-        let at = stamp(now);
-        let reason = req.reason.as_deref().filter(|_| kind == EventKind::Revise);
-        let uid = uid.map_or_else(new_event_uid, str::to_string);
-        let new = NewAnswerEvent {
-            uid: &uid,
-            case_id: stored.case_id,
-            rater_id: rater.id,
-            case_revision_id: revision_id,
-            questionnaire_id: project.questionnaire_row,
-            kind,
-            answer_revision,
-            answer: &values,
-            reason,
-            at: &at,
+        let uid = new_event_uid();
+        let save = AnswerSave {
+            event: NewAnswerEvent {
+                uid: &uid,
+                case_id: case.case_id,
+                rater_id: rater.id,
+                case_revision_id: case.revision_id,
+                questionnaire_id: project.questionnaire_row,
+                kind,
+                answer_revision: 0,
+                answer: &values.0,
+                reason,
+                at: &at,
+            },
+            assign_at: target.provenance.map(|_| at.as_str()),
+            provenance: target.provenance,
         };
-        match project.store.append_answer_event(&new) {
-            Ok(_) => {}
+        let questionnaire = &project.questionnaire;
+        let mut not_saved = None;
+        let mut decided = |before: &AnswerState| {
+            let decided = decide(questionnaire, kind, before, values, target, &case);
+            decided.map_err(|why| not_saved = Some(why)).ok()
+        };
+        let saved = project.store.save_answer(&save, &mut decided);
+        let saved = match saved {
             Err(StoreError::HistoryMoved(_)) if tries < SAVE_TRIES => continue,
-            Err(e) => return Err(e.into()),
-        }
-        // Read back as stored: on a server, a rater's login has the server set the time.
-        let events = project.store.answer_events(stored.case_id, rater.id)?;
-        return answer_view(project, &rater.name, &case, &events, false);
+            saved => saved?,
+        };
+        return match (&saved.stored, not_saved) {
+            (Some(event), _) => {
+                let status = if event.kind == EventKind::Draft {
+                    AnswerStatus::InProgress
+                } else {
+                    AnswerStatus::Submitted
+                };
+                answer_view(project, &rater.name, &case, status, Some(event), false)
+            }
+            (None, Some(NotSaved::Refused(e))) => Err(e),
+            (None, Some(NotSaved::Unchanged)) => {
+                let last = saved.before.submitted.as_ref();
+                answer_view(
+                    project,
+                    &rater.name,
+                    &case,
+                    AnswerStatus::Submitted,
+                    last,
+                    true,
+                )
+            }
+            (None, None) => Err(Error::refused(
+                ErrorCode::Internal,
+                "the store saved no answer and gave no reason",
+            )),
+        };
     }
+}
+
+/// The answer revision a save of `kind` takes after the answer as it stood (`before`), or why
+/// it stores nothing: the task is not the rater's (and the save does not assign it), the
+/// submitted answer is repeated, or the answer is not where `kind` can follow it
+/// ([`next_revision`]).
+fn decide(
+    questionnaire: &Questionnaire,
+    kind: EventKind,
+    before: &AnswerState,
+    values: &CheckedAnswer,
+    target: &Target<'_>,
+    case: &CaseRef,
+) -> std::result::Result<i64, NotSaved> {
+    if !before.assigned && target.provenance.is_none() {
+        return Err(NotSaved::Refused(not_assigned(
+            target.rater,
+            &case.instance_id,
+        )));
+    }
+    let submitted = before.submitted.as_ref();
+    // Submitting again what is already submitted changes nothing, so a retried submission or
+    // a revision that revises nothing makes no new revision.
+    if kind != EventKind::Draft
+        && submitted.is_some_and(|last| questionnaire.decode_answer(&last.answer) == values.0)
+    {
+        return Err(NotSaved::Unchanged);
+    }
+    next_revision(kind, submitted, target, &case.instance_id).map_err(NotSaved::Refused)
 }
 
 /// The answer revision a new event of `kind` takes after the rater's last submitted event, or
@@ -197,10 +326,10 @@ fn write_answer(
 fn next_revision(
     kind: EventKind,
     submitted: Option<&AnswerEvent>,
-    req: &AnswerRequest,
-    rater: &str,
+    target: &Target<'_>,
     case: &str,
 ) -> Result<i64> {
+    let rater = target.rater;
     match (kind, submitted) {
         (EventKind::Draft, Some(_)) => Err(Error::refused(
             ErrorCode::AlreadySubmitted,
@@ -221,7 +350,7 @@ fn next_revision(
             format!("{rater} has not submitted case {case} yet: there is nothing to revise"),
         )),
         (EventKind::Revise, Some(last)) => {
-            if req.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+            if target.reason.is_none_or(|r| r.trim().is_empty()) {
                 return Err(Error::refused(
                     ErrorCode::NeedsReason,
                     "a revision of a submitted answer needs its reason",
@@ -239,7 +368,7 @@ pub fn save_draft(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Draft, None, now)
+    write_request(project, req, EventKind::Draft, now)
 }
 
 /// Submits an answer, checked against every rule of the questionnaire. Refused when the rater
@@ -250,19 +379,29 @@ pub fn submit_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Submit, None, now)
+    write_request(project, req, EventKind::Submit, now)
 }
 
-/// Submits a model rater's answer under the event id its provenance was stored with
-/// (`models.rs`), through the path a human's submission takes.
+/// Submits a model rater's answer on `case`, checked once as its reply came in, through the
+/// path a human's submission takes: with its provenance and the task's assignment, in one
+/// transaction, so a refused answer leaves neither.
 pub(super) fn submit_model_answer(
     project: &mut Project,
-    req: &AnswerRequest,
-    uid: &str,
+    rater: &str,
+    case: &str,
+    values: &CheckedAnswer,
+    provenance: &str,
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
-    project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Submit, Some(uid), now)
+    project.require_rater(rater)?;
+    let target = Target {
+        rater,
+        case,
+        case_revision: None,
+        reason: None,
+        provenance: Some(provenance),
+    };
+    write_answer(project, &target, values, EventKind::Submit, now)
 }
 
 /// Records a new revision of a submitted answer, with its reason; the earlier submission stays.
@@ -272,7 +411,7 @@ pub fn revise_answer(
     now: OffsetDateTime,
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
-    write_answer(project, req, EventKind::Revise, None, now)
+    write_request(project, req, EventKind::Revise, now)
 }
 
 /// The most characters a note (a text answer) or a revision's reason may hold. OpenAI's
@@ -281,12 +420,11 @@ pub fn revise_answer(
 pub const NOTE_MAX_CHARS: usize = 20_000;
 
 /// Refuses a text answer or reason longer than [`NOTE_MAX_CHARS`], naming the question.
-fn check_text_sizes(req: &AnswerRequest) -> Result<()> {
-    let texts = req
-        .values
+fn check_text_sizes(values: &Map<String, Value>, reason: Option<&str>) -> Result<()> {
+    let texts = values
         .iter()
         .filter_map(|(question, value)| value.as_str().map(|text| (question.as_str(), text)))
-        .chain(req.reason.as_deref().map(|reason| ("the reason", reason)));
+        .chain(reason.map(|reason| ("the reason", reason)));
     for (what, text) in texts {
         let chars = text.chars().count();
         if chars > NOTE_MAX_CHARS {

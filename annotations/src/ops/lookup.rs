@@ -4,36 +4,58 @@
 
 use super::{Error, ErrorCode, Project, Result};
 use verity_evidence::shell_quote;
+use verity_store::CaseRef;
+
+/// How many of the ids a prefix starts a refusal names.
+const SHOWN: usize = 5;
 
 /// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
 /// starts with. Answered from the id index alone: no case is read.
 pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
-    const SHOWN: usize = 5;
     // An id is a prefix of itself and sorts before every longer id that starts with it.
     let matches = if id.is_empty() {
         Vec::new()
     } else {
         project.store.instance_ids_with_prefix(id, SHOWN + 1)?
     };
-    match matches.as_slice() {
-        [first, ..] if first == id => Ok(id.to_string()),
-        [] => Err(Error::NotFound(format!(
+    named_by_prefix(id, matches, String::as_str)
+}
+
+/// The case named by `id` (its id, or a unique prefix) and its current revision, without its
+/// content: what an answer refers to, found by one query.
+pub(super) fn find_case_ref(project: &Project, id: &str) -> Result<CaseRef> {
+    let matches = if id.is_empty() {
+        Vec::new()
+    } else {
+        project.store.case_refs_with_prefix(id, SHOWN + 1)?
+    };
+    named_by_prefix(id, matches, |case| case.instance_id.as_str())
+}
+
+/// The one of `matches` (up to `SHOWN + 1` cases whose id starts with `id`, in order) that `id`
+/// names: the case whose id it is, or the only one it starts.
+fn named_by_prefix<T>(id: &str, mut matches: Vec<T>, name: impl Fn(&T) -> &str) -> Result<T> {
+    let Some(first) = matches.first() else {
+        return Err(Error::NotFound(format!(
             "the project has no case {id:?}, and no case id starts with it"
-        ))),
-        [only] => Ok(only.clone()),
-        many => Err(Error::refused(
-            ErrorCode::Ambiguous,
-            format!(
-                "{id:?} is the start of more than one case id ({}{}); give more of it",
-                many.iter()
-                    .take(SHOWN)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if many.len() > SHOWN { ", …" } else { "" }
-            ),
-        )),
+        )));
+    };
+    if name(first) == id || matches.len() == 1 {
+        return Ok(matches.swap_remove(0));
     }
+    Err(Error::refused(
+        ErrorCode::Ambiguous,
+        format!(
+            "{id:?} is the start of more than one case id ({}{}); give more of it",
+            matches
+                .iter()
+                .take(SHOWN)
+                .map(&name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            if matches.len() > SHOWN { ", …" } else { "" }
+        ),
+    ))
 }
 
 /// The case named by `id` (its id, or a unique prefix), as stored.

@@ -167,6 +167,12 @@ impl Project {
     pub fn answer_feed(&self) -> Result<Option<std::sync::mpsc::Receiver<AnswersChanged>>> {
         Ok(self.store.answer_feed()?)
     }
+
+    /// Begins counting the statements the project's store runs, from zero: a diagnostic for
+    /// the tests that hold an autosave to its number of statements and for the benchmarks.
+    pub fn count_statements(&mut self) -> Result<verity_store::StatementCount> {
+        Ok(self.store.count_statements()?)
+    }
 }
 
 #[cfg(test)]

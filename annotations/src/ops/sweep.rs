@@ -266,6 +266,8 @@ impl Sweeping<'_> {
 }
 
 impl Asking for Sweeping<'_> {
+    type Valid = Proposal;
+
     fn done_before(&self, project: &Project, case: &CaseRow) -> Result<bool> {
         Ok(self.stored(project, case)?.is_some())
     }
@@ -277,17 +279,19 @@ impl Asking for Sweeping<'_> {
         ))
     }
 
-    fn refuse(&self, _project: &Project, instance_id: &str, reply: &Fields) -> Option<String> {
-        proposal_from_reply(instance_id, reply)
-            .err()
-            .map(|why| format!("the reply is not a proposal: {why}"))
+    fn check(
+        &self,
+        _project: &Project,
+        instance_id: &str,
+        reply: Fields,
+    ) -> std::result::Result<Proposal, String> {
+        proposal_from_reply(instance_id, &reply)
+            .map_err(|why| format!("the reply is not a proposal: {why}"))
     }
 
-    fn accept(&mut self, project: &mut Project, reply: Reply) -> Result<()> {
-        let proposal = proposal_from_reply(&reply.asked.instance_id, &reply.fields)
-            .map_err(|why| Error::refused(ErrorCode::Internal, why))?;
+    fn accept(&mut self, project: &mut Project, reply: Reply<Proposal>) -> Result<()> {
         let t = self.target(reply.asked.case_id)?;
-        let result = sweep_one(self.engine, t, &proposal)?;
+        let result = sweep_one(self.engine, t, &reply.valid)?;
         let swept = [ProposedSweep {
             result,
             proposer: Some(Proposer {

@@ -11,6 +11,10 @@ use super::shared::{self, Cells, EVENT_COLUMNS, Param, SqliteRow, StoredFields};
 use super::{Store, StoreError};
 use crate::sqlite::sql_err;
 
+mod save;
+pub use save::{AnswerSave, AnswerState, SavedAnswer};
+pub(crate) use save::{answer_state, landed, vanished};
+
 /// What an answer event records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -95,6 +99,13 @@ pub struct AnswerEvent {
     pub reason: Option<String>,
     /// When.
     pub at: String,
+}
+
+/// The refusal of an event whose global id a different stored event holds.
+fn stored_otherwise(uid: &str) -> StoreError {
+    StoreError::Rule(format!(
+        "answer event {uid} is stored already with different content; it was not stored again"
+    ))
 }
 
 /// The columns of an event after its id and uid, but its answer, which comes last: whole, or
@@ -213,10 +224,7 @@ pub(super) fn same_event(
     if given == stored {
         Ok(())
     } else {
-        Err(StoreError::Rule(format!(
-            "answer event {} is stored already with different content; it was not stored again",
-            event.uid
-        )))
+        Err(stored_otherwise(event.uid))
     }
 }
 
@@ -254,6 +262,18 @@ pub trait AnswerStore {
     /// Appends one event, which must follow its rater's history on its case (see
     /// [`check_follows`]); [`StoreError::HistoryMoved`] when another writer moved it first.
     fn append_answer_event(&mut self, event: &NewAnswerEvent<'_>) -> Result<i64, StoreError>;
+
+    /// Saves a rater's answer event with what goes with it ([`AnswerSave`]) in one transaction,
+    /// under the lock every writer of that answer takes: reads where the answer stands, asks
+    /// `decide` for the event's answer revision (`None` stores nothing at all), then writes the
+    /// assignment and the provenance when the save holds them, and the event, which must
+    /// follow the history ([`check_follows`]). An event stored under the save's global id
+    /// already is [`landed`]: given back when it is this save's own, refused otherwise.
+    fn save_answer(
+        &mut self,
+        save: &AnswerSave<'_>,
+        decide: &mut dyn FnMut(&AnswerState) -> Option<i64>,
+    ) -> Result<SavedAnswer, StoreError>;
 
     /// Keeps an event that does not follow its history as an open conflict, with its origin;
     /// the conflict's number, or `None` when that event is kept already.
@@ -323,6 +343,14 @@ impl AnswerStore for Store {
         let id = insert_answer_event(&tx, path, event)?;
         tx.commit().map_err(|e| sql_err(path, e))?;
         Ok(id)
+    }
+
+    fn save_answer(
+        &mut self,
+        save: &AnswerSave<'_>,
+        decide: &mut dyn FnMut(&AnswerState) -> Option<i64>,
+    ) -> Result<SavedAnswer, StoreError> {
+        save::save_answer(&mut self.conn, &self.path, save, decide)
     }
 
     fn record_conflict(

@@ -34,6 +34,19 @@ pub struct StoredCase {
     pub case: Case,
 }
 
+/// A case's current revision, without its content: what an answer refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseRef {
+    /// The case's row id.
+    pub case_id: i64,
+    /// The task's id.
+    pub instance_id: String,
+    /// The current revision's row id (answers point at it).
+    pub revision_id: i64,
+    /// The current revision number, from 1.
+    pub revision: i64,
+}
+
 /// A line of the case list.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaseRow {
@@ -96,6 +109,12 @@ pub trait CaseStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError>;
 
+    /// The current revision of up to `limit` cases whose instance id starts with `prefix`, in
+    /// order, without their content: one query finds a case named by its id or a prefix and
+    /// what an answer on it refers to.
+    fn case_refs_with_prefix(&self, prefix: &str, limit: usize)
+    -> Result<Vec<CaseRef>, StoreError>;
+
     /// One revision of a case by its row id.
     fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError>;
 
@@ -116,6 +135,15 @@ pub(crate) const CASE_ORIGINS: &str = "SELECT c.instance_id, s.origin FROM cases
      JOIN case_sources s ON s.case_id = c.id
      WHERE s.kind <> 'stub'
      ORDER BY c.instance_id, CASE s.kind WHEN 'dataset' THEN 0 ELSE 1 END";
+
+/// The project file's query of [`CaseStore::case_refs_with_prefix`]: the instance ids from
+/// `?1` up to `?2` (the prefix followed by the largest code point), each with its latest
+/// revision, the first `?3` of them.
+const CASE_REFS: &str = "SELECT c.id, c.instance_id, r.id, r.revision FROM cases c
+     JOIN case_revisions r ON r.case_id = c.id
+     WHERE c.instance_id >= ?1 AND c.instance_id < ?2
+       AND r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+     ORDER BY c.instance_id LIMIT ?3";
 
 /// The project file's query of [`CaseStore::list_cases`]. The listing index holds every column
 /// it reads, so no row's content (stored before the title) is walked.
@@ -181,6 +209,17 @@ impl CaseStore for Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
+    fn case_refs_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<CaseRef>, StoreError> {
+        let upper = format!("{prefix}\u{10FFFF}");
+        self.decode(CASE_REFS, params![prefix, upper, limit as i64], |row| {
+            case_ref(row)
+        })
+    }
+
     fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {
         let (case_id, revision, content) = self
             .conn
@@ -226,6 +265,17 @@ impl CaseStore for Store {
     fn list_cases(&self) -> Result<Vec<CaseRow>, StoreError> {
         self.decode(LIST_CASES, [], |row| case_row(row))
     }
+}
+
+/// A case's current revision from a row of (case id, instance id, revision id, revision), on
+/// either backend.
+pub(crate) fn case_ref(row: &impl Cells) -> Result<CaseRef, StoreError> {
+    Ok(CaseRef {
+        case_id: row.cell(0)?,
+        instance_id: row.cell(1)?,
+        revision_id: row.cell(2)?,
+        revision: row.cell(3)?,
+    })
 }
 
 /// A listed case from a row of [`LIST_CASES`]' columns, on either backend.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::sqlite::{Store, changed_questionnaire, sql_err};
-use crate::{MetaStore, PACKAGE_RATER, StoreError, migrations, shared};
+use crate::{MetaStore, PACKAGE_RATER, StatementCount, StoreError, count, migrations, shared};
 
 /// Marks a SQLite file as a Verity project (`PRAGMA application_id`, "VERI").
 const APPLICATION_ID: i64 = 0x5645_5249;
@@ -82,6 +82,10 @@ impl MetaStore for Store {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .map_err(|e| self.sql(e))
+    }
+
+    fn count_statements(&mut self) -> Result<StatementCount, StoreError> {
+        count::count_sqlite(&mut self.conn).map_err(|e| self.sql(e))
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod answers;
 mod cases;
+mod count;
 mod error;
 mod file;
 mod interface;
@@ -26,10 +27,13 @@ mod sqlite;
 pub mod transfer;
 
 pub use answers::{
-    AnswerConflict, AnswerEvent, AnswerStore, EventKind, NewAnswerEvent, SubmissionFilter,
-    new_event_uid,
+    AnswerConflict, AnswerEvent, AnswerSave, AnswerState, AnswerStore, EventKind, NewAnswerEvent,
+    SavedAnswer, SubmissionFilter, new_event_uid,
 };
-pub use cases::{CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase};
+pub use cases::{
+    CaseRef, CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase,
+};
+pub use count::StatementCount;
 pub use error::StoreError;
 pub use interface::ProjectStore;
 pub use location::{create, open};

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::mpsc::Receiver;
 
-use crate::StoreError;
+use crate::{StatementCount, StoreError};
 
 /// The project setting naming the rater a package is for (`verity package`).
 pub const PACKAGE_RATER: &str = "package_rater";
@@ -49,6 +49,10 @@ pub trait MetaStore {
     fn logins(&mut self) -> Option<&mut dyn PanelLogins> {
         None
     }
+
+    /// Begins counting the statements this store runs, from zero (a diagnostic: the tests that
+    /// hold an autosave to its number of statements, the benchmarks that report it).
+    fn count_statements(&mut self) -> Result<StatementCount, StoreError>;
 }
 
 /// A login made for a rater: the role and its one-time password.

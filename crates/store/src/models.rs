@@ -201,11 +201,8 @@ pub trait ModelStore {
     /// Every recorded request of a model rater, oldest first.
     fn model_attempts(&self, rater_id: i64) -> Result<Vec<ModelAttempt>, StoreError>;
 
-    /// Stores an answer event's provenance (a JSON object), before the event: a provenance
-    /// without its event is never read.
-    fn put_provenance(&mut self, event_uid: &str, provenance: &str) -> Result<(), StoreError>;
-
-    /// Every answer event's provenance, by event uid.
+    /// Every answer event's provenance, by event uid (stored with its event:
+    /// [`AnswerSave::provenance`](crate::AnswerSave::provenance)).
     fn provenance(&self) -> Result<Vec<(String, String)>, StoreError>;
 }
 
@@ -377,14 +374,6 @@ impl ModelStore for Store {
 
     fn model_attempts(&self, rater_id: i64) -> Result<Vec<ModelAttempt>, StoreError> {
         self.decode(MODEL_ATTEMPTS, [rater_id], |row| attempt(row))
-    }
-
-    fn put_provenance(&mut self, event_uid: &str, provenance: &str) -> Result<(), StoreError> {
-        self.execute(
-            "INSERT OR REPLACE INTO answer_provenance(event_uid, provenance) VALUES (?1, ?2)",
-            params![event_uid, provenance],
-        )?;
-        Ok(())
     }
 
     fn provenance(&self) -> Result<Vec<(String, String)>, StoreError> {

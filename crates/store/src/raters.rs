@@ -1,6 +1,6 @@
 //! Raters and their assignments.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 use serde::Serialize;
 
 use super::shared::{self, RATER_COLUMNS};
@@ -79,9 +79,6 @@ pub trait RaterStore {
 
     /// Adds assignments in one transaction; existing pairs are kept as they are.
     fn add_assignments(&mut self, pairs: &[(i64, i64)], now: &str) -> Result<usize, StoreError>;
-
-    /// Whether the rater is assigned the case.
-    fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError>;
 
     /// Adds active time to an assignment; false when the rater is not assigned the case.
     fn add_active_time(&mut self, case_id: i64, rater_id: i64, ms: i64)
@@ -186,14 +183,6 @@ impl RaterStore for Store {
         }
         tx.commit().map_err(|e| sql_err(&self.path, e))?;
         Ok(added)
-    }
-
-    fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(shared::IS_ASSIGNED, params![case_id, rater_id], |_| Ok(()))
-            .optional()
-            .map(|row| row.is_some())
-            .map_err(|e| self.sql(e))
     }
 
     fn add_active_time(

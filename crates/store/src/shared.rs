@@ -120,9 +120,14 @@ pub(crate) const DELETE_RATER: &str = "DELETE FROM raters WHERE id = $1";
 pub(crate) const ASSIGNMENTS: &str =
     "SELECT case_id, rater_id, active_ms FROM assignments ORDER BY case_id, rater_id";
 
-/// Whether a task is given to a rater.
-pub(crate) const IS_ASSIGNED: &str =
-    "SELECT 1 FROM assignments WHERE case_id = $1 AND rater_id = $2";
+/// Gives a task to a rater at a time, unless it is given already: the case, the rater, the
+/// time.
+pub(crate) const ASSIGN: &str = "INSERT INTO assignments(case_id, rater_id, assigned_at) \
+     VALUES ($1, $2, $3) ON CONFLICT (case_id, rater_id) DO NOTHING";
+
+/// Stores an answer event's provenance under its global id.
+pub(crate) const PUT_PROVENANCE: &str = "INSERT INTO answer_provenance(event_uid, provenance) \
+     VALUES ($1, $2) ON CONFLICT (event_uid) DO UPDATE SET provenance = excluded.provenance";
 
 /// Adds active time (milliseconds) to an assignment: the time, the case, the rater.
 pub(crate) const ADD_ACTIVE_TIME: &str =
@@ -501,7 +506,8 @@ mod tests {
         DELETE_RATER_ASSIGNMENTS,
         DELETE_RATER,
         ASSIGNMENTS,
-        IS_ASSIGNED,
+        ASSIGN,
+        PUT_PROVENANCE,
         ADD_ACTIVE_TIME,
         ADD_ADJUDICATOR,
         REMOVE_ADJUDICATOR,

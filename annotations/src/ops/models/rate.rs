@@ -9,12 +9,12 @@ use time::OffsetDateTime;
 use super::find_model;
 use super::run::{Asking, Fields, RateProgress, RateReport, Reply, RunPlan, run_model};
 use crate::ops::access::Actor;
-use crate::ops::answers::{AnswerRequest, submit_model_answer};
+use crate::ops::answers::{CheckedAnswer, check_answer_values, submit_model_answer};
 use crate::ops::model_prompt::{PromptTemplate, build_prompt};
 use crate::ops::raters::{CaseSelection, selected_cases};
-use crate::ops::{Error, ErrorCode, Project, Result, show_case, stamp};
+use crate::ops::{Error, ErrorCode, Project, Result, show_case};
 use verity_endpoint::StructuredRequest;
-use verity_store::{AttemptPurpose, CaseRow, EventKind, ModelRater, new_event_uid};
+use verity_store::{AttemptPurpose, CaseRow, EventKind, ModelRater};
 use verity_task::questionnaire::Stage;
 
 /// What `verity models rate` is asked.
@@ -92,6 +92,8 @@ struct Rating<'a> {
 }
 
 impl Asking for Rating<'_> {
+    type Valid = CheckedAnswer;
+
     fn done_before(&self, project: &Project, case: &CaseRow) -> Result<bool> {
         let events = project
             .store
@@ -110,39 +112,39 @@ impl Asking for Rating<'_> {
         ))
     }
 
-    fn refuse(&self, project: &Project, _instance_id: &str, reply: &Fields) -> Option<String> {
-        let violations = project
-            .questionnaire()
-            .check_answer(reply, Stage::Submit)
-            .err()?;
-        let reason = violations
-            .iter()
-            .map(|v| format!("{}: {}", v.question, v.message))
-            .collect::<Vec<_>>()
-            .join("; ");
-        Some(format!("the questionnaire refused the reply ({reason})"))
+    fn check(
+        &self,
+        project: &Project,
+        _instance_id: &str,
+        reply: Fields,
+    ) -> std::result::Result<CheckedAnswer, String> {
+        check_answer_values(project, &reply, None, Stage::Submit).map_err(|e| match e {
+            Error::Invalid { violations } => {
+                let reason = violations
+                    .iter()
+                    .map(|v| format!("{}: {}", v.question, v.message))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                format!("the questionnaire refused the reply ({reason})")
+            }
+            other => format!("the reply was refused: {other}"),
+        })
     }
 
-    fn accept(&mut self, project: &mut Project, reply: Reply) -> Result<()> {
+    fn accept(&mut self, project: &mut Project, reply: Reply<CheckedAnswer>) -> Result<()> {
         let provenance =
             serde_json::to_string(&reply.provenance).map_err(|source| Error::Encode {
                 what: "a model answer's provenance",
                 source,
             })?;
-        let uid = new_event_uid();
-        project.store.put_provenance(&uid, &provenance)?;
-        let answer = AnswerRequest {
-            rater: self.model.rater.name.clone(),
-            case: reply.asked.instance_id,
-            values: reply.fields,
-            case_revision: None,
-            reason: None,
-        };
-        project.store.add_assignments(
-            &[(reply.asked.case_id, self.model.rater.id)],
-            &stamp(reply.now),
+        submit_model_answer(
+            project,
+            &self.model.rater.name,
+            &reply.asked.instance_id,
+            &reply.valid,
+            &provenance,
+            reply.now,
         )?;
-        submit_model_answer(project, &answer, &uid, reply.now)?;
         Ok(())
     }
 }

@@ -24,25 +24,33 @@ use verity_store::{AttemptPurpose, CaseRow, ModelAttempt, ModelRater};
 
 /// What a run asks the model for each task, and what it does with a valid reply.
 pub(in crate::ops) trait Asking {
+    /// A valid reply, as [`Asking::check`] makes it of the reply's object.
+    type Valid;
     /// Whether a task needs no request (answered, or swept, before the run): counted skipped.
     fn done_before(&self, project: &Project, case: &CaseRow) -> Result<bool>;
     /// The request for a task.
     fn request(&self, project: &Project, instance_id: &str) -> Result<StructuredRequest>;
-    /// Why a reply is refused (it is then asked for again), or `None` when it is valid.
-    fn refuse(&self, project: &Project, instance_id: &str, reply: &Fields) -> Option<String>;
+    /// The reply made valid, checked once and in the form it is stored in, or why it is
+    /// refused (it is then asked for again).
+    fn check(
+        &self,
+        project: &Project,
+        instance_id: &str,
+        reply: Fields,
+    ) -> std::result::Result<Self::Valid, String>;
     /// Stores a valid reply with its provenance.
-    fn accept(&mut self, project: &mut Project, reply: Reply) -> Result<()>;
+    fn accept(&mut self, project: &mut Project, reply: Reply<Self::Valid>) -> Result<()>;
 }
 
 /// A reply's JSON object.
 pub(in crate::ops) type Fields = Map<String, Value>;
 
 /// A valid reply, the task it answers, where it came from and when it was received.
-pub(in crate::ops) struct Reply {
+pub(in crate::ops) struct Reply<T> {
     /// The task.
     pub asked: Asked,
-    /// The reply's object.
-    pub fields: Fields,
+    /// The reply, as [`Asking::check`] made it.
+    pub valid: T,
     /// Where it came from.
     pub provenance: Provenance,
     /// When it was received.
@@ -257,7 +265,7 @@ pub(in crate::ops) fn run_model(
     project: &mut Project,
     plan: &RunPlan<'_>,
     cases: &[CaseRow],
-    asking: &mut dyn Asking,
+    asking: &mut impl Asking,
     clock: &dyn Fn() -> OffsetDateTime,
     progress: &mut dyn FnMut(&RateProgress),
     cancel: &AtomicBool,
@@ -332,7 +340,7 @@ pub(in crate::ops) fn run_model(
             let Some((asked, round)) = queue.pop_front() else {
                 break;
             };
-            let job = match run.prepare(project, &*asking, asked, round) {
+            let job = match run.prepare(project, asking, asked, round) {
                 Ok(job) => job,
                 Err(e) => {
                     fatal = Some(e);
@@ -444,7 +452,7 @@ impl Run<'_> {
     fn prepare(
         &self,
         project: &Project,
-        asking: &dyn Asking,
+        asking: &impl Asking,
         asked: Asked,
         round: u32,
     ) -> Result<Job> {
@@ -506,10 +514,10 @@ impl Run<'_> {
 
     /// Hands what a request gave to `asking` (its reply is stored already); the task's next
     /// round when its reply was refused.
-    fn finish(
+    fn finish<A: Asking>(
         &mut self,
         project: &mut Project,
-        asking: &mut dyn Asking,
+        asking: &mut A,
         done: Done,
         clock: &dyn Fn() -> OffsetDateTime,
     ) -> Result<Option<(Asked, u32)>> {
@@ -570,18 +578,21 @@ impl Run<'_> {
             completion.output_tokens,
             completion.latency_ms,
         );
-        if let Some(reason) = asking.refuse(project, &job.asked.instance_id, &completion.value) {
-            self.record(
-                project,
-                &job,
-                &hash,
-                if last_round { "failed" } else { "invalid" },
-                Some(reason),
-                tokens,
-                &at,
-            )?;
-            return Ok(self.next_round(job, last_round));
-        }
+        let valid = match asking.check(project, &job.asked.instance_id, completion.value) {
+            Ok(valid) => valid,
+            Err(reason) => {
+                self.record(
+                    project,
+                    &job,
+                    &hash,
+                    if last_round { "failed" } else { "invalid" },
+                    Some(reason),
+                    tokens,
+                    &at,
+                )?;
+                return Ok(self.next_round(job, last_round));
+            }
+        };
         self.record(project, &job, &hash, "ok", None, tokens, &at)?;
         let latency_ms = if job.cached {
             project
@@ -612,7 +623,7 @@ impl Run<'_> {
         };
         let reply = Reply {
             asked: job.asked,
-            fields: completion.value,
+            valid,
             provenance,
             now: clock(),
         };

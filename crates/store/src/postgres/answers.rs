@@ -2,10 +2,11 @@
 //! behaviour.
 
 use super::{Client, Failure, Params, PgStore};
-use crate::answers::{check_follows, same_event};
+use crate::answers::{answer_state, check_follows, landed, same_event, vanished};
 use crate::shared::{self, Cells, EVENT_COLUMNS, Param};
 use crate::{
-    AnswerConflict, AnswerEvent, AnswerStore, NewAnswerEvent, StoreError, SubmissionFilter,
+    AnswerConflict, AnswerEvent, AnswerSave, AnswerState, AnswerStore, NewAnswerEvent, SavedAnswer,
+    StoreError, SubmissionFilter,
 };
 
 /// The columns of an event but its answer, which comes last: whole, or a few of its values
@@ -20,6 +21,20 @@ const HISTORY: &str = "SELECT
        MIN(CASE WHEN kind <> 'draft' THEN uid COLLATE \"C\" END),
        MAX(uid COLLATE \"C\")
      FROM answer_events WHERE case_id = $1 AND rater_id = $2";
+
+/// Where a rater's answer on a task stands, as the project file's `ANSWER_STATE` query asks
+/// it; ids compare byte by byte there, so here too.
+const ANSWER_STATE: &str = "SELECT e.id, e.uid, e.case_id, e.rater_id, e.case_revision_id,
+       e.questionnaire_id, e.kind, e.answer_revision, e.reason, e.at, e.answer,
+       (SELECT MIN(uid COLLATE \"C\") FROM answer_events
+        WHERE case_id = $1 AND rater_id = $2 AND kind <> 'draft'),
+       (SELECT MAX(uid COLLATE \"C\") FROM answer_events WHERE case_id = $1 AND rater_id = $2),
+       EXISTS (SELECT 1 FROM assignments WHERE case_id = $1 AND rater_id = $2),
+       (SELECT id FROM answer_events WHERE uid = $3)
+     FROM (SELECT 1) AS one
+     LEFT JOIN answer_events e ON e.id = (SELECT id FROM answer_events
+       WHERE case_id = $1 AND rater_id = $2 AND kind <> 'draft'
+       ORDER BY answer_revision DESC LIMIT 1)";
 
 /// Each rater's first submission on each case: the kinds, and the order whose first row
 /// `DISTINCT ON (case_id, rater_id)` keeps.
@@ -86,6 +101,70 @@ async fn in_transaction<T>(
             Err(e)
         }
     }
+}
+
+/// A save's statements after where the answer stands was read ([`AnswerStore::save_answer`]),
+/// in the caller's transaction: the event landed already, or `decide`'s revision appended (by
+/// the server's checked function on a rater's login, which takes the rater, the time and the
+/// checks as its own), or nothing.
+async fn save_after(
+    store: &PgStore,
+    c: &Client,
+    save: &AnswerSave<'_>,
+    answer: &str,
+    (before, landed_id): (&AnswerState, Option<i64>),
+    decide: &mut dyn FnMut(&AnswerState) -> Option<i64>,
+) -> Result<Option<AnswerEvent>, Failure> {
+    let uid = save.event.uid;
+    let read_back = async || -> Result<AnswerEvent, Failure> {
+        let row = c.query_opt(shared::EVENT_BY_UID, &[&uid]).await?;
+        let row = row.ok_or_else(|| vanished(uid))?;
+        Ok(shared::event(&store.cells(&row), None)?)
+    };
+    if landed_id.is_some() {
+        return Ok(Some(landed(&save.event, read_back().await?)?));
+    }
+    let Some(revision) = decide(before) else {
+        return Ok(None);
+    };
+    let event = NewAnswerEvent {
+        answer_revision: revision,
+        ..save.event.clone()
+    };
+    if store.is_rater_session()? {
+        c.query_one(
+            "SELECT save_my_answer($1, $2, $3, $4, $5, $6, $7)",
+            &[
+                &event.uid,
+                &event.case_id,
+                &event.case_revision_id,
+                &event.questionnaire_id,
+                &event.kind.as_str(),
+                &answer,
+                &event.reason,
+            ],
+        )
+        .await?;
+        // As stored: the server set its time.
+        return Ok(Some(read_back().await?));
+    }
+    before.check(&event)?;
+    if let Some(at) = save.assign_at {
+        c.execute(shared::ASSIGN, &[&event.case_id, &event.rater_id, &at])
+            .await?;
+    }
+    if let Some(provenance) = save.provenance {
+        c.execute(shared::PUT_PROVENANCE, &[&event.uid, &provenance])
+            .await?;
+    }
+    let kind = event.kind.as_str();
+    let row = c
+        .query_one(
+            shared::INSERT_ANSWER_EVENT,
+            &pg_params(shared::event_params(&event, &kind, &answer)),
+        )
+        .await?;
+    Ok(Some(event.stored(row.try_get(0)?)))
 }
 
 impl PgStore {
@@ -157,6 +236,35 @@ impl AnswerStore for PgStore {
         self.run(async |c: &mut Client| {
             in_transaction(c, async |c| {
                 insert_answer_event(self, c, event, &answer).await
+            })
+            .await
+        })
+    }
+
+    fn save_answer(
+        &mut self,
+        save: &AnswerSave<'_>,
+        decide: &mut dyn FnMut(&AnswerState) -> Option<i64>,
+    ) -> Result<SavedAnswer, StoreError> {
+        let event = &save.event;
+        let answer = serde_json::to_string(event.answer).map_err(|e| self.corrupt("answer", e))?;
+        // A rater's login may not take the lock: its checked function takes it, and a history
+        // moved meanwhile is refused there (the caller tries again).
+        let lock = !self.is_rater_session()?;
+        self.run(async |c: &mut Client| {
+            in_transaction(c, async |c| {
+                let (case, rater) = (&event.case_id, &event.rater_id);
+                if lock {
+                    c.execute("SELECT lock_answer_history($1, $2)", &[case, rater])
+                        .await?;
+                }
+                let row = c
+                    .query_one(ANSWER_STATE, &[case, rater, &event.uid])
+                    .await?;
+                let (before, landed_id) = answer_state(&self.cells(&row))?;
+                let stored =
+                    save_after(self, c, save, &answer, (&before, landed_id), decide).await?;
+                Ok(SavedAnswer { before, stored })
             })
             .await
         })

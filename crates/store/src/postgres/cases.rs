@@ -4,9 +4,19 @@
 use std::collections::BTreeSet;
 
 use super::{Client, Failure, PgStore};
-use crate::cases::{CASE_ORIGINS, case_row, merge_sources};
+use crate::cases::{CASE_ORIGINS, case_ref, case_row, merge_sources};
 use crate::shared;
-use crate::{CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, StoreError, StoredCase};
+use crate::{
+    CaseRef, CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, StoreError, StoredCase,
+};
+
+/// The server's query of [`CaseStore::case_refs_with_prefix`], as the project file's, with ids
+/// compared byte by byte.
+const CASE_REFS: &str = "SELECT c.id, c.instance_id, r.id, r.revision FROM cases c
+     JOIN case_revisions r ON r.case_id = c.id
+     WHERE c.instance_id >= $1 COLLATE \"C\" AND c.instance_id < $2 COLLATE \"C\"
+       AND r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+     ORDER BY c.instance_id COLLATE \"C\" LIMIT $3";
 use verity_task::case::{CaseRecord, Encoded, SourceKind};
 
 impl PgStore {
@@ -99,6 +109,16 @@ impl CaseStore for PgStore {
                 .map(|r| r.try_get(0))
                 .collect::<Result<_, _>>()?)
         })
+    }
+
+    fn case_refs_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<CaseRef>, StoreError> {
+        let upper = format!("{prefix}\u{10FFFF}");
+        let limit = limit as i64;
+        self.decode(CASE_REFS, &[&prefix, &upper, &limit], |row| case_ref(row))
     }
 
     fn case_revision(&self, revision_id: i64) -> Result<StoredCase, StoreError> {

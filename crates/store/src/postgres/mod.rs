@@ -31,7 +31,7 @@ use tokio_postgres::error::SqlState;
 pub use config::{Environment, ServerConfig, SslMode, is_server_url};
 
 use super::shared::{self, Cell, Cells};
-use super::{AnswersChanged, MetaStore, StoreError};
+use super::{AnswersChanged, MetaStore, StatementCount, StoreError};
 
 /// How long a statement is tried again while the server cannot be reached.
 const RETRY_FOR: Duration = Duration::from_secs(5);
@@ -51,6 +51,8 @@ pub struct PgStore {
     closing: tokio::sync::watch::Sender<()>,
     /// Whether the session's login is a rater's, asked once.
     rater_session: std::sync::OnceLock<bool>,
+    /// The statements run through [`Client`] since [`MetaStore::count_statements`].
+    statements: StatementCount,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -80,8 +82,10 @@ impl From<StoreError> for Failure {
 }
 
 /// A pooled connection whose statements are prepared once per connection and kept: each
-/// query after the first is one round trip, and the server parses and plans it once.
-pub(super) struct Client(deadpool_postgres::Client);
+/// query after the first is one round trip, and the server parses and plans it once. Each
+/// statement run through its methods is counted (a batch as one); those run on a
+/// [`Client::transaction`]'s handle or on the connection itself (`c.0`) are not.
+pub(super) struct Client(deadpool_postgres::Client, StatementCount);
 
 type Params<'a> = &'a [&'a (dyn tokio_postgres::types::ToSql + Sync)];
 
@@ -98,6 +102,7 @@ impl Client {
         sql: &str,
         params: Params<'_>,
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        self.1.add();
         self.0.query(&self.prepared(sql).await?, params).await
     }
 
@@ -106,6 +111,7 @@ impl Client {
         sql: &str,
         params: Params<'_>,
     ) -> Result<tokio_postgres::Row, tokio_postgres::Error> {
+        self.1.add();
         self.0.query_one(&self.prepared(sql).await?, params).await
     }
 
@@ -114,6 +120,7 @@ impl Client {
         sql: &str,
         params: Params<'_>,
     ) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+        self.1.add();
         self.0.query_opt(&self.prepared(sql).await?, params).await
     }
 
@@ -122,10 +129,12 @@ impl Client {
         sql: &str,
         params: Params<'_>,
     ) -> Result<u64, tokio_postgres::Error> {
+        self.1.add();
         self.0.execute(&self.prepared(sql).await?, params).await
     }
 
     pub(super) async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        self.1.add();
         self.0.batch_execute(sql).await
     }
 
@@ -328,6 +337,7 @@ impl PgStore {
             password_given,
             closing: tokio::sync::watch::channel(()).0,
             rater_session: std::sync::OnceLock::new(),
+            statements: StatementCount::default(),
         })
     }
 
@@ -496,13 +506,16 @@ impl PgStore {
     }
 
     async fn client(&self) -> Result<Client, Failure> {
-        self.pool.get().await.map(Client).map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(e) => Failure::Pg(e),
-            other => Failure::Store(StoreError::Unavailable {
-                location: self.config.server(),
-                reason: other.to_string(),
-            }),
-        })
+        let client = self.pool.get().await;
+        client
+            .map(|c| Client(c, self.statements.clone()))
+            .map_err(|e| match e {
+                deadpool_postgres::PoolError::Backend(e) => Failure::Pg(e),
+                other => Failure::Store(StoreError::Unavailable {
+                    location: self.config.server(),
+                    reason: other.to_string(),
+                }),
+            })
     }
 
     fn corrupt(&self, what: &'static str, source: serde_json::Error) -> StoreError {
@@ -624,6 +637,11 @@ impl MetaStore for PgStore {
 
     fn logins(&mut self) -> Option<&mut dyn super::PanelLogins> {
         Some(self)
+    }
+
+    fn count_statements(&mut self) -> Result<StatementCount, StoreError> {
+        self.statements = StatementCount::default();
+        Ok(self.statements.clone())
     }
 
     fn answer_feed(&self) -> Result<Option<Receiver<AnswersChanged>>, StoreError> {

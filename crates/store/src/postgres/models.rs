@@ -178,15 +178,6 @@ impl ModelStore for PgStore {
         self.decode(MODEL_ATTEMPTS, &[&rater_id], |row| attempt(row))
     }
 
-    fn put_provenance(&mut self, event_uid: &str, provenance: &str) -> Result<(), StoreError> {
-        self.execute(
-            "INSERT INTO answer_provenance(event_uid, provenance) VALUES ($1, $2)
-             ON CONFLICT (event_uid) DO UPDATE SET provenance = EXCLUDED.provenance",
-            &[&event_uid, &provenance],
-        )?;
-        Ok(())
-    }
-
     fn provenance(&self) -> Result<Vec<(String, String)>, StoreError> {
         let rows = self.rows(
             "SELECT p.event_uid, p.provenance FROM answer_provenance p

@@ -93,12 +93,6 @@ impl RaterStore for PgStore {
         Ok(added as usize)
     }
 
-    fn is_assigned(&self, case_id: i64, rater_id: i64) -> Result<bool, StoreError> {
-        Ok(!self
-            .rows(shared::IS_ASSIGNED, &[&case_id, &rater_id])?
-            .is_empty())
-    }
-
     fn add_active_time(
         &mut self,
         case_id: i64,
