@@ -4,6 +4,7 @@
 //! after a kill never pays twice. `models compare` (the alternative annotator test) and the
 //! app's Models section build on this.
 
+mod client;
 mod compare;
 mod rate;
 mod run;

@@ -13,12 +13,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
+use super::client::{endpoint_error, open_client, stored_dialect};
 use super::{cost, known_prices};
 use crate::ops::model_prompt::{PromptTemplate, prompt_sha256};
 use crate::ops::{Error, ErrorCode, Project, Result, stamp};
 use verity_endpoint::{
-    ApiKey, Client, Completion, Dialect, EndpointConfig, EndpointError, Provenance, ReplyCache,
-    StructuredRequest,
+    Client, Completion, Dialect, EndpointError, Provenance, ReplyCache, StructuredRequest,
 };
 use verity_store::{AttemptPurpose, CaseRow, ModelAttempt, ModelRater};
 
@@ -186,77 +186,6 @@ struct Done {
     result: std::result::Result<Completion, EndpointError>,
 }
 
-/// The model's endpoint client for a run, refused before anything is sent when a budget is
-/// given that unknown prices make impossible to keep or the key's variable is unset.
-fn open_client(model: &ModelRater, plan: &RunPlan<'_>) -> Result<Client> {
-    let settings = &model.config.settings;
-    if let Some(budget) = plan.budget_usd {
-        if !budget.is_finite() || budget < 0.0 {
-            return Err(Error::refused(
-                ErrorCode::BadInput,
-                "--budget-usd must be a number of USD, 0 or more",
-            ));
-        }
-        let unknown: Vec<&str> = [
-            settings.price_in.is_none().then_some("--price-in"),
-            settings.price_out.is_none().then_some("--price-out"),
-            settings
-                .max_output_tokens
-                .is_none()
-                .then_some("--max-output-tokens"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !unknown.is_empty() {
-            return Err(Error::refused(
-                ErrorCode::BudgetUnknown,
-                format!(
-                    "a budget cannot be kept for {:?}: it was added without {}, so the worst case of a request is unknown; add it again with them, or run without --budget-usd",
-                    model.rater.name,
-                    unknown.join(" and ")
-                ),
-            ));
-        }
-    }
-    let api_key = match &settings.api_key_env {
-        Some(var) => Some(ApiKey::from_env(var).ok_or_else(|| {
-            Error::refused(
-                ErrorCode::ModelEndpoint,
-                format!(
-                    "the environment variable {var}, which holds the API key of {:?}, is not set: set it and run again (nothing was sent)",
-                    model.rater.name
-                ),
-            )
-        })?),
-        None => None,
-    };
-    let mut endpoint = EndpointConfig::new(settings.endpoint.clone(), settings.model.clone());
-    endpoint.api_key = api_key;
-    endpoint.api_key_source = settings.api_key_env.clone();
-    endpoint.temperature = settings.temperature;
-    endpoint.seed = settings.seed;
-    endpoint.max_output_tokens = settings.max_output_tokens;
-    endpoint.timeout = plan.timeout;
-    endpoint.cache_scope = match plan.purpose {
-        AttemptPurpose::Rate => format!("rater {}", model.rater.id),
-        AttemptPurpose::Sweep => format!("sweep by rater {}", model.rater.id),
-    };
-    let client = Client::new(endpoint).map_err(endpoint_error)?;
-    Ok(match stored_dialect(model) {
-        Some(dialect) => client.with_dialect(dialect),
-        None => client,
-    })
-}
-
-fn stored_dialect(model: &ModelRater) -> Option<Dialect> {
-    match model.dialect.as_deref() {
-        Some("json_schema") => Some(Dialect::JsonSchema),
-        Some("json_object") => Some(Dialect::JsonObject),
-        _ => None,
-    }
-}
-
 /// Runs the model over `cases`: asks for each task `asking` does not count done, at the plan's
 /// concurrency and within its budget, and hands each valid reply to `asking`. `progress` hears
 /// after each request; `cancel` stops the run cleanly (requests in flight are dropped, nothing
@@ -270,7 +199,7 @@ pub(in crate::ops) fn run_model(
     progress: &mut dyn FnMut(&RateProgress),
     cancel: &AtomicBool,
 ) -> Result<RateReport> {
-    let client = open_client(plan.model, plan)?;
+    let client = open_client(plan.model, plan.budget_usd, plan.timeout, plan.purpose)?;
     let mut run = Run {
         plan,
         client: Arc::new(client),
@@ -693,12 +622,5 @@ impl Run<'_> {
             }
         }
         Ok(())
-    }
-}
-
-pub(in crate::ops) fn endpoint_error(e: EndpointError) -> Error {
-    match e {
-        EndpointError::Cancelled => Error::Cancelled,
-        e => Error::refused(ErrorCode::ModelEndpoint, e.to_string()),
     }
 }
