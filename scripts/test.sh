@@ -17,7 +17,9 @@ phase() {
   fi
   phase_name=$1
   phase_start=$SECONDS
-  [[ -n "$phase_name" ]] && echo "== $phase_name"
+  if [[ -n "$phase_name" ]]; then
+    echo "== $phase_name"
+  fi
 }
 report_timings() {
   phase ""
