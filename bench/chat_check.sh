@@ -10,7 +10,9 @@ if ! python3 -c "import openai, sys; sys.exit(openai.__version__ != '$OPENAI_VER
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "openai==$OPENAI_VERSION"
 fi
 source bench/lib.sh
-cargo_build debug -p verity-testkit --example chat_serve
+# The workspace's one debug build, which scripts/test.sh has made already (scripts/build-app.sh
+# says why it is built whole).
+cargo_build debug --workspace --all-targets
 work=$(mktemp -d)
 mkdir -p "$work/strict" "$work/partial"
 "$out/examples/chat_serve" "$work/strict" --key sk-check >/dev/null 2>&1 &

@@ -9,7 +9,8 @@ set -euo pipefail
 # A Hugging Face Hub on 127.0.0.1 serving a 24-row split (crates/testkit/examples/hub_serve.rs),
 # started before the app's driver so the app inherits HF_ENDPOINT and an empty cache.
 here="$(cd "$(dirname "$0")/.." && pwd)"
-cargo build --manifest-path "$here/Cargo.toml" --locked -p verity-cli --bin verity -p verity-testkit --example hub_serve --example chat_serve
+# The app, the command line and the servers: the workspace's one debug build.
+bash "$here/scripts/build-app.sh"
 hub_dir="$(mktemp -d)"
 "$here/target/debug/examples/hub_serve" 24 "$hub_dir" &
 hub_pid=$!

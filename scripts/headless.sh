@@ -1,16 +1,14 @@
-# Sourced by e2e.sh and bench/desktop.sh: builds the app (debug, or release with
-# VERITY_RELEASE=1) with the front end embedded, starts Xvfb and tauri-driver on a free display
+# Sourced by e2e.sh and bench/desktop.sh: builds the app (scripts/build-app.sh: debug, or release
+# with VERITY_RELEASE=1) with the front end embedded, starts Xvfb and tauri-driver on a free display
 # and free ports, with a fresh temporary XDG_DATA_HOME so the app starts on a new demo project.
 # Stops what it started on exit.
 # Sets: app, work, driver_pid, port, XDG_DATA_HOME, DISPLAY.
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-(cd "$root/ui" && npm run --silent build)
+bash "$root/scripts/build-app.sh"
 if [ "${VERITY_RELEASE:-0}" = 1 ]; then
-  cargo build --manifest-path "$root/Cargo.toml" --locked --release -p verity-desktop
   app="$root/target/release/verity-desktop"
 else
-  cargo build --manifest-path "$root/Cargo.toml" --locked -p verity-desktop
   app="$root/target/debug/verity-desktop"
 fi
 
