@@ -138,7 +138,7 @@ fn coordinator_only() -> Vec<Case> {
                 r#"{"iid": "acme__calc-101", "choice": "c", "proposed": [{"path": "a", "snippet": "x", "way": "w"}]}"#,
                 "proposals.json",
             )?;
-            ops::sweep_proposals(p, &Engine::default(), &proposals, T0).map(drop)
+            ops::sweep_proposals(p, &Engine::default(), &proposals, "proposals.json", T0).map(drop)
         }),
         ("set_sweep_for_raters", |p, _| {
             ops::set_sweep_for_raters(p, true)

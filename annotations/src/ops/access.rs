@@ -67,6 +67,14 @@ impl Project {
         self.actor.as_ref()
     }
 
+    /// The rater the project acts for, when a rater acts.
+    pub(super) fn acting_rater(&self) -> Option<&str> {
+        match &self.actor {
+            Some(Actor::Rater { name }) => Some(name),
+            _ => None,
+        }
+    }
+
     /// The one rater the project acts for, when it is bound to one (a rater's package, or a
     /// rater's login on a server).
     pub fn bound_rater(&self) -> Option<&str> {

@@ -310,6 +310,6 @@ pub fn remove_adjudicator(project: &mut Project, name: &str) -> Result<()> {
 
 /// The named adjudicators (the coordinator adjudicates without being named).
 pub fn list_adjudicators(project: &Project) -> Result<Vec<String>> {
-    project.require_coordinator("names adjudicators")?;
+    project.require_coordinator("reads who may adjudicate")?;
     Ok(project.store.list_adjudicators()?)
 }

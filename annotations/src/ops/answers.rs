@@ -7,10 +7,12 @@ use time::OffsetDateTime;
 use ts_rs::TS;
 
 use super::lookup::{find_active_rater, find_case_ref, find_rater, not_assigned};
+use super::seal::{SealedEvent, Sealing};
 use super::status::{AnswerStatus, status_of};
 use super::{Error, ErrorCode, Project, Result, stamp};
+use verity_evidence::shell_quote;
 use verity_store::{
-    AnswerEvent, AnswerSave, AnswerState, CaseRef, EventKind, NewAnswerEvent, StoreError,
+    AnswerEvent, AnswerSave, AnswerState, CaseRef, EventKind, NewAnswerEvent, Sealer, StoreError,
     new_event_uid,
 };
 use verity_task::questionnaire::{Questionnaire, Stage};
@@ -130,22 +132,24 @@ fn answer_view(
 const SAVE_TRIES: usize = 5;
 
 /// An answer's values as the one check of a save left them ([`check_answer_values`]): within
-/// the questionnaire's rules for their stage and the size a note may have, in their canonical
+/// the questionnaire's rules for their stage, notes within their size, in their canonical
 /// types. A save takes nothing else, so what it stores was checked, and once.
-pub(super) struct CheckedAnswer(Map<String, Value>);
+pub(super) struct CheckedAnswer(pub(super) Map<String, Value>);
 
-/// Checks an answer's values at `stage` (and a revision's `reason`): each note and the reason
-/// within [`NOTE_MAX_CHARS`], each value within the questionnaire's rules.
+/// The one check of what a save stores, on every path (a rater's save on a file or a server, a
+/// package's event at merge, a model rater's reply): the values at `stage` and a revision's
+/// `reason` against the questionnaire's rules ([`Questionnaire::check_save`]), each note and the
+/// reason within [`verity_task::questionnaire::NOTE_MAX_CHARS`]. A server checks the same
+/// again in `save_my_answer` for a rater's login.
 pub(super) fn check_answer_values(
     project: &Project,
     values: &Map<String, Value>,
     reason: Option<&str>,
     stage: Stage,
 ) -> Result<CheckedAnswer> {
-    check_text_sizes(values, reason)?;
     project
         .questionnaire
-        .check_answer(values, stage)
+        .check_save(values, reason, stage)
         .map(CheckedAnswer)
         .map_err(|violations| Error::Invalid { violations })
 }
@@ -230,6 +234,38 @@ fn write_answer(
             })?;
         case.revision = n;
     }
+    let key = match &project.sealing {
+        Sealing::NotPackage => None,
+        Sealing::Package(key) => Some(key),
+        Sealing::Unsealed => {
+            return Err(Error::refused(
+                ErrorCode::BadPackage,
+                format!(
+                    "{} is a package made by a Verity that did not seal packages: what is saved in it could not be merged. Ask the coordinator for a new package (`verity package --rater {}`); nothing was saved",
+                    project.path().display(),
+                    shell_quote(&rater.name)
+                ),
+            ));
+        }
+    };
+    let questionnaire = &project.questionnaire;
+    // In a rater's package each event is sealed as it is stored, with its revision.
+    let seal = key.map(|key| {
+        |e: &NewAnswerEvent<'_>| {
+            key.seal(&SealedEvent {
+                uid: e.uid,
+                rater: &rater.name,
+                instance_id: &case.instance_id,
+                case_revision: case.revision,
+                questionnaire: (&questionnaire.id, &questionnaire.version),
+                kind: e.kind,
+                answer_revision: e.answer_revision,
+                answer: e.answer,
+                reason: e.reason,
+                at: e.at,
+            })
+        }
+    });
     let at = stamp(now);
     let reason = target.reason.filter(|_| kind == EventKind::Revise);
     let mut tries = 0;
@@ -251,8 +287,8 @@ fn write_answer(
             },
             assign_at: target.provenance.map(|_| at.as_str()),
             provenance: target.provenance,
+            seal: seal.as_ref().map(|seal| Sealer(seal)),
         };
-        let questionnaire = &project.questionnaire;
         let mut not_saved = None;
         let mut decided = |before: &AnswerState| {
             let decided = decide(questionnaire, kind, before, values, target, &case);
@@ -412,29 +448,4 @@ pub fn revise_answer(
 ) -> Result<AnswerView> {
     project.require_rater(&req.rater)?;
     write_request(project, req, EventKind::Revise, now)
-}
-
-/// The most characters a note (a text answer) or a revision's reason may hold. OpenAI's
-/// longest published note has 1,819; a pasted log or file belongs in the repository, not in
-/// every export and package of the panel.
-pub const NOTE_MAX_CHARS: usize = 20_000;
-
-/// Refuses a text answer or reason longer than [`NOTE_MAX_CHARS`], naming the question.
-fn check_text_sizes(values: &Map<String, Value>, reason: Option<&str>) -> Result<()> {
-    let texts = values
-        .iter()
-        .filter_map(|(question, value)| value.as_str().map(|text| (question.as_str(), text)))
-        .chain(reason.map(|reason| ("the reason", reason)));
-    for (what, text) in texts {
-        let chars = text.chars().count();
-        if chars > NOTE_MAX_CHARS {
-            return Err(Error::refused(
-                ErrorCode::BadInput,
-                format!(
-                    "{what} holds {chars} characters; a note may hold at most {NOTE_MAX_CHARS}: shorten it (nothing was saved)"
-                ),
-            ));
-        }
-    }
-    Ok(())
 }

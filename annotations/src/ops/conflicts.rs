@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
+use super::answers::check_answer_values;
 use super::{Error, ErrorCode, Project, Result, stamp};
 use verity_store::{AnswerConflict, EventKind, NewAnswerEvent, Rater, new_event_uid};
 use verity_task::questionnaire::Stage;
@@ -144,13 +145,20 @@ pub fn resolve_conflict(
     let mut resolution = match keep {
         Keep::Stored => "kept the answer the project holds".to_string(),
         Keep::Incoming => {
-            let values = project
-                .questionnaire
-                .check_answer(
-                    &project.questionnaire.decode_answer(&e.answer),
-                    Stage::Submit,
-                )
-                .map_err(|violations| Error::Invalid { violations })?;
+            let reason = format!(
+                "conflict {id} settled by the coordinator: the answer from {} (its revision {}) kept{}",
+                conflict.origin,
+                e.answer_revision,
+                note.map(|n| format!("; {n}")).unwrap_or_default()
+            );
+            // Checked as any revision is, its reason with it.
+            let values = check_answer_values(
+                project,
+                &project.questionnaire.decode_answer(&e.answer),
+                Some(&reason),
+                Stage::Submit,
+            )?
+            .0;
             let events = project.store.answer_events(e.case_id, e.rater_id)?;
             let last = events.iter().rfind(|s| s.kind != EventKind::Draft);
             match last {
@@ -163,12 +171,6 @@ pub fn resolve_conflict(
                         Some(s) => (EventKind::Revise, s.answer_revision + 1),
                         None => (EventKind::Submit, 1),
                     };
-                    let reason = format!(
-                        "conflict {id} settled by the coordinator: the answer from {} (its revision {}) kept{}",
-                        conflict.origin,
-                        e.answer_revision,
-                        note.map(|n| format!("; {n}")).unwrap_or_default()
-                    );
                     let uid = new_event_uid();
                     project.store.append_answer_event(&NewAnswerEvent {
                         uid: &uid,

@@ -263,7 +263,8 @@ pub(super) fn prose(c: &verity_task::case::Case) -> String {
     prose
 }
 
-/// The precedents an audit folder gave the case, as snippets to verify.
+/// The precedents an audit folder gave the case, as snippets to verify: the coordinator's, as
+/// everything of the audit is.
 fn audit_precedents(stored: &StoredCase) -> Result<Vec<Snippet>> {
     let Some(doc) = stored
         .case
@@ -277,8 +278,41 @@ fn audit_precedents(stored: &StoredCase) -> Result<Vec<Snippet>> {
     Ok(verity_evidence::parse_codebase_ambiguity(&doc.to_string(), &name)?.snippets())
 }
 
+/// Whether the actor is the coordinator, who alone sees what an imported audit says.
+fn coordinator(project: &Project) -> bool {
+    matches!(project.actor(), Some(super::access::Actor::Coordinator))
+}
+
+/// A report as the actor is shown it. The project caches a report without precedents: what the
+/// repository and the task's own texts say, the same for every task and every reader (a report
+/// cached by an older Verity loses the precedents it held here). The coordinator's view adds
+/// the audit folder's precedents, checked at the base commit; a rater's has none, so nothing a
+/// rater is shown tells an audited task from another.
+fn as_shown(
+    project: &Project,
+    engine: &Engine,
+    t: &Target,
+    mut report: EvidenceReport,
+) -> Result<EvidenceReport> {
+    report.take_precedents();
+    if coordinator(project) {
+        let snippets = audit_precedents(&t.stored)?;
+        if !snippets.is_empty() {
+            let check = engine.verify_precedents(
+                Path::new(&t.repo_path),
+                &t.context,
+                &t.base_commit,
+                &snippets,
+            )?;
+            report.set_precedents(check.findings);
+        }
+    }
+    Ok(report)
+}
+
 /// A case's evidence: from the cache when this revision, base commit and engine version were
-/// computed before (unless `refresh`), else computed and cached.
+/// computed before (unless `refresh`), else computed and cached. A rater reads only the tasks
+/// assigned to them, and is shown no precedent of the audit ([`as_shown`]).
 pub fn case_evidence(
     project: &mut Project,
     engine: &Engine,
@@ -298,7 +332,7 @@ pub fn case_evidence(
             .case_id
             .get_or_insert_with(|| t.stored.case.instance_id.clone());
         return Ok(EvidenceView {
-            report,
+            report: as_shown(project, engine, &t, report)?,
             cached: true,
             computed_at: hit.computed_at,
             sweep: visible_sweep(project, t.stored.case_id)?,
@@ -310,20 +344,26 @@ pub fn case_evidence(
         prose: prose(c),
         gold_patch: c.gold_patch.clone(),
         test_patch: c.test_patch.clone(),
-        precedents: audit_precedents(&t.stored)?,
+        precedents: if coordinator(project) {
+            audit_precedents(&t.stored)?
+        } else {
+            Vec::new()
+        },
     };
     let started = std::time::Instant::now();
-    let report = engine.compute_evidence(Path::new(&t.repo_path), &t.context, &request)?;
+    let mut report = engine.compute_evidence(Path::new(&t.repo_path), &t.context, &request)?;
     tracing::info!(
         case,
         elapsed_ms = started.elapsed().as_millis() as u64,
         terms = report.terms.len(),
         "computed evidence"
     );
+    let precedents = report.take_precedents();
     let json = serde_json::to_string(&report).map_err(|source| Error::Encode {
         what: "an evidence report",
         source,
     })?;
+    report.set_precedents(precedents);
     let at = stamp(now);
     project
         .store
@@ -337,15 +377,28 @@ pub fn case_evidence(
 }
 
 /// A case's cached evidence report as JSON, when one was computed for its current revision
-/// and base commit: what a rater opening the task would be shown without waiting.
+/// and base commit: what a rater opening the task would be shown without waiting (a model
+/// rater's prompt holds it), so without precedents.
 pub(super) fn cached_evidence_json(project: &Project, case: &str) -> Result<Option<String>> {
     let Ok(t) = target(project, case) else {
         return Ok(None);
     };
-    Ok(project
-        .store
-        .cached_evidence(&evidence_key(&t))?
-        .map(|hit| hit.report))
+    let Some(hit) = project.store.cached_evidence(&evidence_key(&t))? else {
+        return Ok(None);
+    };
+    // A report cached by an older Verity may hold an audit folder's precedents.
+    match serde_json::from_str::<EvidenceReport>(&hit.report) {
+        Ok(mut report) if !report.precedents.is_empty() => {
+            report.take_precedents();
+            Ok(Some(serde_json::to_string(&report).map_err(|source| {
+                Error::Encode {
+                    what: "an evidence report",
+                    source,
+                }
+            })?))
+        }
+        _ => Ok(Some(hit.report)),
+    }
 }
 
 /// How far `evidence --all` has got.

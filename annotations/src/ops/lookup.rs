@@ -2,6 +2,8 @@
 //! and the refusals that go with them (a name that would break the lines it is printed in, a
 //! task not assigned to the rater).
 
+use std::collections::HashSet;
+
 use super::{Error, ErrorCode, Project, Result};
 use verity_evidence::shell_quote;
 use verity_store::CaseRef;
@@ -9,9 +11,62 @@ use verity_store::CaseRef;
 /// How many of the ids a prefix starts a refusal names.
 const SHOWN: usize = 5;
 
+/// How many case ids a refusal names before the rest are left out; a rater's lookup reads
+/// every id that starts with what they gave, among which only their own count.
+const ALL: usize = i64::MAX as usize;
+
+/// The human rater the actor is, with the tasks assigned to them: a rater acting reads and names
+/// only those, on a file (`--as`), in their package and over their own login alike (where the
+/// server holds the login to them besides). `None` for the coordinator, and for a model rater,
+/// which reads the tasks of its run within the project (its answers assign them).
+fn bounded(project: &Project) -> Result<Option<(String, HashSet<i64>)>> {
+    let Some(name) = project.acting_rater() else {
+        return Ok(None);
+    };
+    let rater = find_rater(project, name)?;
+    if model_rater_ids(project)?.contains(&rater.id) {
+        return Ok(None);
+    }
+    let assigned = project
+        .store
+        .assigned_cases(rater.id)?
+        .into_iter()
+        .collect();
+    Ok(Some((rater.name, assigned)))
+}
+
+/// The case among a rater's own tasks that `id` names (its id, or a prefix only one of their
+/// tasks' ids starts with); any other is refused as not theirs, whether the project has it or
+/// not, so that a rater learns nothing of the tasks of others.
+fn bounded_case_ref(
+    project: &Project,
+    id: &str,
+    (rater, assigned): &(String, HashSet<i64>),
+) -> Result<CaseRef> {
+    let matches: Vec<CaseRef> = if id.is_empty() {
+        Vec::new()
+    } else {
+        project
+            .store
+            .case_refs_with_prefix(id, ALL)?
+            .into_iter()
+            .filter(|c| assigned.contains(&c.case_id))
+            .take(SHOWN + 1)
+            .collect()
+    };
+    if matches.is_empty() {
+        return Err(not_assigned(rater, id));
+    }
+    named_by_prefix(id, matches, |case| case.instance_id.as_str())
+}
+
 /// The full id of the case named by `id`: the id itself, or a prefix that only one case's id
-/// starts with. Answered from the id index alone: no case is read.
+/// starts with (one of the rater's own tasks, when a rater acts). Answered from the id index
+/// alone: no case is read.
 pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
+    if let Some(bound) = bounded(project)? {
+        return Ok(bounded_case_ref(project, id, &bound)?.instance_id);
+    }
     // An id is a prefix of itself and sorts before every longer id that starts with it.
     let matches = if id.is_empty() {
         Vec::new()
@@ -22,14 +77,22 @@ pub fn resolve_case_id(project: &Project, id: &str) -> Result<String> {
 }
 
 /// The case named by `id` (its id, or a unique prefix) and its current revision, without its
-/// content: what an answer refers to, found by one query.
+/// content: what an answer refers to, found by one query. A save's own check refuses a task not
+/// assigned to its rater; a rater's id that names none, or several, is resolved among their
+/// own tasks alone, so that no other task's id is named back.
 pub(super) fn find_case_ref(project: &Project, id: &str) -> Result<CaseRef> {
     let matches = if id.is_empty() {
         Vec::new()
     } else {
         project.store.case_refs_with_prefix(id, SHOWN + 1)?
     };
-    named_by_prefix(id, matches, |case| case.instance_id.as_str())
+    match named_by_prefix(id, matches, |case| case.instance_id.as_str()) {
+        Err(err) if project.acting_rater().is_some() => match bounded(project)? {
+            Some(bound) => bounded_case_ref(project, id, &bound),
+            None => Err(err),
+        },
+        found => found,
+    }
 }
 
 /// The one of `matches` (up to `SHOWN + 1` cases whose id starts with `id`, in order) that `id`
@@ -58,7 +121,8 @@ fn named_by_prefix<T>(id: &str, mut matches: Vec<T>, name: impl Fn(&T) -> &str) 
     ))
 }
 
-/// The case named by `id` (its id, or a unique prefix), as stored.
+/// The case named by `id` (its id, or a unique prefix), as stored; when a rater acts, one of
+/// the tasks assigned to them.
 pub(super) fn find_case(project: &Project, id: &str) -> Result<verity_store::StoredCase> {
     let full = resolve_case_id(project, id)?;
     project
@@ -110,12 +174,13 @@ pub(super) fn check_name(name: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// The refusal of an answer or active time on a case not assigned to the rater.
+/// The refusal of a task not assigned to the rater who names it: to read, answer or time. The
+/// same whether the project has the task or not, so that it tells a rater nothing of others'.
 pub(super) fn not_assigned(rater: &str, case: &str) -> Error {
     Error::refused(
         ErrorCode::NotAssigned,
         format!(
-            "case {case} is not assigned to {rater}; raters answer only their assigned cases (the coordinator can assign it: `verity assign --case {} --rater {}`)",
+            "task {case} is not assigned to {rater}: a rater reads and answers only the tasks assigned to them (the coordinator can assign it: `verity assign --case {} --rater {}`)",
             shell_quote(case),
             shell_quote(rater)
         ),

@@ -23,7 +23,7 @@ pub use verity_store::{
     AnswersChanged, EventKind, ModelConfig, ModelSettings, postgres::is_server_url,
 };
 pub use verity_task::patch::parse_patch;
-pub use verity_task::questionnaire::Questionnaire;
+pub use verity_task::questionnaire::{NOTE_MAX_CHARS, Questionnaire};
 
 // One module per use case; each re-exports its requests, responses and functions here.
 pub mod access;
@@ -41,8 +41,7 @@ pub use agreement::{
 };
 mod answers;
 pub use answers::{
-    AnswerRequest, AnswerView, NOTE_MAX_CHARS, current_answer, revise_answer, save_draft,
-    submit_answer,
+    AnswerRequest, AnswerView, current_answer, revise_answer, save_draft, submit_answer,
 };
 mod calibration;
 pub use calibration::{
@@ -108,7 +107,7 @@ pub use output::{Overwrite, Written, write_file, write_project_file};
 mod packages;
 pub use packages::{
     MergeConflict, MergeReport, MergedEvent, PACKAGE_RATER, PROJECT_ID, PackageMerge,
-    PackageReport, merge_packages, package_for_rater,
+    PackageReport, SettledBefore, merge_packages, package_for_rater,
 };
 mod process;
 pub use process::{ProcessSetup, load_trust_store, set_up_process};
@@ -145,13 +144,14 @@ pub use status::{AnswerStatus, AssignmentStatus};
 mod sweep;
 mod sweep_access;
 pub use sweep::{
-    ModelSweepReport, ModelSweepRequest, SweepSelection, read_proposals, sweep_proposals,
-    sweep_with_model,
+    ModelSweepReport, ModelSweepRequest, SweepChange, SweepRun, SweepSelection, SweepStanding,
+    read_proposals, sweep_proposals, sweep_with_model,
 };
 pub use sweep_access::{
     ProposedSweep, Proposer, SWEEP_FOR_RATERS, set_sweep_for_raters, sweep_for_raters,
 };
 mod project;
+mod seal;
 pub use project::{
     Project, QuestionnaireChoice, check_server_url, init_project, init_project_with_password,
     open_project, open_project_with_password, stamp,

@@ -11,6 +11,7 @@ use verity_task::questionnaire::{Questionnaire, QuestionnaireError};
 use super::access::Actor;
 use super::error::{Error, ErrorCode, Result};
 use super::listing;
+use super::seal::Sealing;
 
 /// Formats a time as stored in the project (RFC 3339, UTC).
 pub fn stamp(now: OffsetDateTime) -> String {
@@ -35,6 +36,8 @@ pub struct Project {
     /// Whether the coordinator's readings of the panel (agreement, ensembles, disagreements,
     /// the report, exports) take model raters' answers too; humans only by default.
     pub(super) include_models: bool,
+    /// Whether the answers saved here are sealed: in a rater's package, with its secret.
+    pub(super) sealing: Sealing,
 }
 
 /// Which questionnaire a new project uses.
@@ -95,6 +98,7 @@ pub fn init_project_with_password(
         bound: None,
         listing: listing::ListingCache::default(),
         include_models: false,
+        sealing: Sealing::NotPackage,
     })
 }
 
@@ -131,6 +135,7 @@ pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result
     let questionnaire =
         Questionnaire::parse(&source, Path::new(&format!("{}#{id}", path.display())))?;
     let bound = store.bound_rater()?;
+    let sealing = Sealing::of(|key| store.meta(key))?;
     Ok(Project {
         store,
         questionnaire,
@@ -142,6 +147,7 @@ pub fn open_project_with_password(path: &Path, password: Option<&str>) -> Result
         bound,
         listing: listing::ListingCache::default(),
         include_models: false,
+        sealing,
     })
 }
 

@@ -158,13 +158,16 @@ pub fn remove_rater(project: &mut Project, name: &str) -> Result<RaterChange> {
     })
 }
 
-/// Every rater with their load, active or not.
+/// Every rater with their load, active or not; a rater acting sees only themselves, as their
+/// own login on a server does (no other rater's load, no model rater's name).
 pub fn list_raters(project: &Project) -> Result<Vec<RaterSummary>> {
     let models = super::lookup::model_rater_ids(project)?;
+    let only = project.acting_rater();
     let mut summaries: BTreeMap<String, RaterSummary> = project
         .store
         .list_raters()?
         .into_iter()
+        .filter(|r| only.is_none_or(|name| r.name == name))
         .map(|r| {
             (
                 r.name.clone(),

@@ -17,8 +17,11 @@ use super::models::{
 };
 use super::sweep_access::{ProposedSweep, Proposer, stored_sweep};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
+use serde::Serialize;
 use verity_endpoint::StructuredRequest;
-use verity_evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
+use verity_evidence::{
+    ENGINE_VERSION, Engine, Proposal, SweepResult, SweepTask, Tier, parse_proposals, with_sweep,
+};
 use verity_store::{AttemptPurpose, CaseRow};
 
 /// Reads a proposals document (one proposal or a list, in the audit's format); `source_name`
@@ -27,16 +30,58 @@ pub fn read_proposals(json: &str, source_name: &str) -> Result<Vec<Proposal>> {
     Ok(parse_proposals(json, source_name)?)
 }
 
-/// Verifies each proposal at its task's base commit and classifies it; stores each case's
-/// results (all of its proposals here, in order), replacing its sweep before. Every proposal's
-/// task, base commit and clone are checked before anything is computed: one that cannot be
-/// swept refuses the whole run.
+/// What a sweep changed for one task: the proposals it keeps across its sweeps, and where its
+/// tier, risk and flag stood before and after (`None`: not swept).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepChange {
+    /// The task's id.
+    pub instance_id: String,
+    /// Proposals this sweep added to the task's (a sweep kept already adds none).
+    pub added: usize,
+    /// Proposals the task keeps now, across all its sweeps at its base commit.
+    pub kept: usize,
+    /// Proposals made at another base commit, no longer kept.
+    pub dropped: usize,
+    /// The task's standing before.
+    pub before: Option<SweepStanding>,
+    /// The task's standing after.
+    pub after: Option<SweepStanding>,
+}
+
+/// A task's standing after its sweeps (`docs/sweep.md`, "Into triage"): the tier that decides
+/// it across every proposal kept, its risk and whether it is flagged red.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SweepStanding {
+    /// The deciding tier.
+    pub tier: Tier,
+    /// The risk after the sweeps; `None` without an evidence report or a raising tier.
+    pub risk: Option<f64>,
+    /// Whether the sweeps flag the task red.
+    pub red: bool,
+}
+
+/// What `verity sweep --proposals` did: each proposal's result, in order, and what changed for
+/// each task.
+#[derive(Debug, Clone)]
+pub struct SweepRun {
+    /// Each proposal swept, its task's id resolved.
+    pub results: Vec<SweepResult>,
+    /// Task by task, in the order of their first proposal.
+    pub changes: Vec<SweepChange>,
+}
+
+/// Verifies each proposal at its task's base commit (a task named by a unique prefix of its id,
+/// as every command takes it) and classifies it; keeps each task's results beside its earlier
+/// sweeps at that base commit, with `source` (the proposals file) as their proposer. Every
+/// proposal's task, base commit and clone are checked before anything is computed: one that
+/// cannot be swept refuses the whole run.
 pub fn sweep_proposals(
     project: &mut Project,
     engine: &Engine,
     proposals: &[Proposal],
+    source: &str,
     now: OffsetDateTime,
-) -> Result<Vec<SweepResult>> {
+) -> Result<SweepRun> {
     project.require_coordinator("sweeps tasks' codebases")?;
     let targets: Vec<Target> = proposals
         .iter()
@@ -47,26 +92,92 @@ pub fn sweep_proposals(
             })
         })
         .collect::<Result<_>>()?;
+    let at = stamp(now);
     let mut results = Vec::with_capacity(proposals.len());
-    let mut by_case: BTreeMap<i64, (String, Vec<usize>)> = BTreeMap::new();
-    for (at, (proposal, t)) in proposals.iter().zip(&targets).enumerate() {
-        results.push(sweep_one(engine, t, proposal)?);
+    let mut by_case: BTreeMap<i64, Vec<ProposedSweep>> = BTreeMap::new();
+    let mut order: Vec<&Target> = Vec::new();
+    for (proposal, t) in proposals.iter().zip(&targets) {
+        let proposal = Proposal {
+            iid: t.stored.case.instance_id.clone(),
+            ..proposal.clone()
+        };
+        let result = sweep_one(engine, t, &proposal)?;
+        if !by_case.contains_key(&t.stored.case_id) {
+            order.push(t);
+        }
         by_case
             .entry(t.stored.case_id)
-            .or_insert_with(|| (t.base_commit.clone(), Vec::new()))
-            .1
-            .push(at);
+            .or_default()
+            .push(ProposedSweep {
+                result: result.clone(),
+                proposer: None,
+                proposals_file: Some(source.to_string()),
+                swept_at: Some(at.clone()),
+            });
+        results.push(result);
     }
-    let at = stamp(now);
-    for (case_id, (base_commit, indexes)) in by_case {
-        let of_case: Vec<&SweepResult> = indexes.iter().map(|&i| &results[i]).collect();
-        let json = serde_json::to_string(&of_case).map_err(|source| Error::Encode {
+    let mut changes = Vec::with_capacity(order.len());
+    for t in order {
+        let swept = by_case.remove(&t.stored.case_id).unwrap_or_default();
+        changes.push(keep_sweeps(project, t, swept, &at)?);
+    }
+    Ok(SweepRun { results, changes })
+}
+
+/// Keeps `swept` beside the task's earlier sweeps at its base commit (one the same proposer
+/// made with the same result is kept once; those made at another base commit no longer hold),
+/// and says what changed. A later proposal that verifies nothing erases nothing: the task's
+/// standing follows from every proposal kept (`with_sweep`).
+fn keep_sweeps(
+    project: &mut Project,
+    t: &Target,
+    swept: Vec<ProposedSweep>,
+    at: &str,
+) -> Result<SweepChange> {
+    let case_id = t.stored.case_id;
+    let (mut kept, dropped) = match stored_sweep(project, case_id)? {
+        Some((base, earlier)) if base == t.base_commit => (earlier, 0),
+        Some((_, earlier)) => (Vec::new(), earlier.len()),
+        None => (Vec::new(), 0),
+    };
+    let evidence_risk = project
+        .store
+        .case_risks(ENGINE_VERSION, Some(&[case_id]))?
+        .first()
+        .map(|(_, risk)| *risk);
+    let standing = |kept: &[ProposedSweep]| {
+        let tiers: Vec<Tier> = kept.iter().map(|s| s.result.tier).collect();
+        with_sweep(evidence_risk, &tiers).map(|e| SweepStanding {
+            tier: e.tier,
+            risk: e.risk,
+            red: e.red,
+        })
+    };
+    let before = standing(&kept);
+    let mut added = 0;
+    for s in swept {
+        if !kept.iter().any(|k| k.same_as(&s)) {
+            kept.push(s);
+            added += 1;
+        }
+    }
+    if added > 0 || dropped > 0 {
+        let json = serde_json::to_string(&kept).map_err(|source| Error::Encode {
             what: "a sweep",
             source,
         })?;
-        project.store.put_sweep(case_id, &base_commit, &json, &at)?;
+        project
+            .store
+            .put_sweep(case_id, &t.base_commit, &json, at)?;
     }
-    Ok(results)
+    Ok(SweepChange {
+        instance_id: t.stored.case.instance_id.clone(),
+        added,
+        kept: kept.len(),
+        dropped,
+        before,
+        after: standing(&kept),
+    })
 }
 
 /// One proposal verified and tiered at its task's base commit (Verity's own part of a sweep,
@@ -124,6 +235,8 @@ pub struct ModelSweepReport {
     pub results: Vec<ProposedSweep>,
     /// Tasks `--all` left out: no base commit, or no clone of their repository registered.
     pub left_out: usize,
+    /// What each task swept now changed, in the order its reply came.
+    pub changes: Vec<SweepChange>,
 }
 
 /// The model proposes, Verity verifies: asks a model rater's endpoint, with the sweep
@@ -162,6 +275,7 @@ pub fn sweep_with_model(
         rater: &model.rater.name,
         template: &template,
         targets: &targets,
+        changes: Vec::new(),
     };
     let run = run_model(
         project,
@@ -182,6 +296,7 @@ pub fn sweep_with_model(
         run,
         results,
         left_out,
+        changes: sweeping.changes,
     })
 }
 
@@ -232,11 +347,13 @@ struct Sweeping<'a> {
     rater: &'a str,
     template: &'a PromptTemplate,
     targets: &'a HashMap<i64, Target>,
+    /// What each reply kept changed.
+    changes: Vec<SweepChange>,
 }
 
 impl Sweeping<'_> {
-    /// The case's stored sweep when this model, with this prompt, proposed it at the case's
-    /// base commit.
+    /// The case's sweeps this model, with this prompt, proposed at the case's base commit, when
+    /// there is one.
     fn stored(&self, project: &Project, case: &CaseRow) -> Result<Option<Vec<ProposedSweep>>> {
         let Some((base_commit, swept)) = stored_sweep(project, case.case_id)? else {
             return Ok(None);
@@ -244,15 +361,17 @@ impl Sweeping<'_> {
         if case.base_commit.as_deref() != Some(base_commit.as_str()) {
             return Ok(None);
         }
-        let ours = !swept.is_empty()
-            && swept.iter().all(|s| {
+        let ours: Vec<ProposedSweep> = swept
+            .into_iter()
+            .filter(|s| {
                 s.proposer.as_ref().is_some_and(|p| {
                     p.rater == self.rater
                         && p.provenance.prompt_id == self.template.id
                         && p.provenance.prompt_version == self.template.version
                 })
-            });
-        Ok(ours.then_some(swept))
+            })
+            .collect();
+        Ok((!ours.is_empty()).then_some(ours))
     }
 
     fn target(&self, case_id: i64) -> Result<&Target> {
@@ -292,23 +411,17 @@ impl Asking for Sweeping<'_> {
     fn accept(&mut self, project: &mut Project, reply: Reply<Proposal>) -> Result<()> {
         let t = self.target(reply.asked.case_id)?;
         let result = sweep_one(self.engine, t, &reply.valid)?;
-        let swept = [ProposedSweep {
+        let at = stamp(reply.now);
+        let swept = vec![ProposedSweep {
             result,
             proposer: Some(Proposer {
                 rater: self.rater.to_string(),
                 provenance: reply.provenance,
             }),
+            proposals_file: None,
+            swept_at: Some(at.clone()),
         }];
-        let json = serde_json::to_string(&swept).map_err(|source| Error::Encode {
-            what: "a sweep",
-            source,
-        })?;
-        project.store.put_sweep(
-            reply.asked.case_id,
-            &t.base_commit,
-            &json,
-            &stamp(reply.now),
-        )?;
+        self.changes.push(keep_sweeps(project, t, swept, &at)?);
         Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! Who reads the tasks' sweeps: the coordinator always, raters only while the project's
-//! `sweep_for_raters` setting is on (a sweep is close to a verdict). Below `ops::sweep`, which
+//! `sweep_for_raters` setting is on (a sweep is close to a verdict). A task keeps every sweep
+//! made of it at its base commit, each with its proposer. Below `ops::sweep`, which
 //! makes sweeps, and `ops::evidence`, `ops::cases` and `ops::progress`, which show them.
 
 use std::collections::HashMap;
@@ -26,6 +27,31 @@ pub struct ProposedSweep {
     /// file's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposer: Option<Proposer>,
+    /// The proposals file it came from, as it was named; absent for a model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposals_file: Option<String>,
+    /// When it was swept; absent for a sweep stored before every sweep of a task was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swept_at: Option<String>,
+}
+
+impl ProposedSweep {
+    /// Whether `other` is this very sweep again: the same proposer (the same model rater and
+    /// prompt, or the same file) and the same result.
+    pub(super) fn same_as(&self, other: &ProposedSweep) -> bool {
+        let proposer = |s: &ProposedSweep| {
+            s.proposer.as_ref().map(|p| {
+                (
+                    p.rater.clone(),
+                    p.provenance.prompt_id.clone(),
+                    p.provenance.prompt_version.clone(),
+                )
+            })
+        };
+        self.result == other.result
+            && proposer(self) == proposer(other)
+            && self.proposals_file == other.proposals_file
+    }
 }
 
 /// The model rater that proposed a sweep, and where its reply came from.

@@ -420,7 +420,7 @@ fn names_that_break_lines_and_notes_past_the_cap_are_refused() {
     h.ok(&["assign", "--case", "acme__calc-101", "--rater", "cy"]);
     let err = h.fails(&answer_args("cy", "acme__calc-101", &file, &[]));
     assert!(
-        err.contains("other_notes holds 20001 characters; a note may hold at most 20000"),
+        err.contains("(other_notes) holds 20001 characters; a note may hold at most 20000"),
         "{err}"
     );
     long["other_notes"] = "x".repeat(20_000).into();

@@ -111,11 +111,17 @@ fn a_raters_login_acts_for_that_rater_alone_through_verity() {
     assert_eq!(ids, [ONE]);
     ops::save_draft(&mut ana, &answer("ana", ONE, 0), T0).unwrap();
     ops::submit_answer(&mut ana, &answer("ana", ONE, 1), T0).unwrap();
-    // bo's task does not exist as far as ana's login can tell.
+    // bo's task is not ana's, whether or not her login can tell it exists: the same refusal
+    // as `--as ana` on a project file gives.
     let err = ops::submit_answer(&mut ana, &answer("ana", TWO, 1), T0).unwrap_err();
-    assert_eq!(err.code(), ErrorCode::NotFound, "{err}");
+    assert_eq!(err.code(), ErrorCode::NotAssigned, "{err}");
     let err = ops::case_view(&ana, TWO).unwrap_err();
-    assert_eq!(err.code(), ErrorCode::NotFound, "{err}");
+    assert_eq!(err.code(), ErrorCode::NotAssigned, "{err}");
+    assert!(
+        err.to_string()
+            .starts_with(&format!("task {TWO} is not assigned to ana")),
+        "{err}"
+    );
 
     // The coordinator sees everyone's answers, ana's saved over her own login included.
     let coordinator = panel.coordinator();

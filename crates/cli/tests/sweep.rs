@@ -423,7 +423,19 @@ fn a_sweep_moves_the_risk_that_orders_the_cases() {
         "a constant nowhere in the code ranks first on terms alone: {before:?}"
     );
 
-    // Two live ways: the codebase makes the choice both ways, and the tests grade one.
+    // One live way that gold follows: capped, and not red.
+    sweep(
+        &h,
+        &json!({"iid": TASK, "choice": "what a falsy key list gives", "gold_follows": true,
+            "proposed": [snippet("lib/hash.js", "lenient: an empty list", LENIENT)]}),
+    );
+    let determined = of(&listed(&h), TASK);
+    assert_eq!(determined["sweep_tier"], "determined-codebase");
+    assert_eq!(determined["sweep_red"], false);
+    assert_eq!(determined["risk"].as_f64().unwrap(), evidence_risk.min(0.2));
+
+    // Two live ways: the codebase makes the choice both ways, and the tests grade one. The
+    // task keeps both sweeps; the raising tier decides.
     sweep(
         &h,
         &json!({"iid": TASK, "choice": "what a falsy key list gives", "proposed": [
@@ -451,16 +463,49 @@ fn a_sweep_moves_the_risk_that_orders_the_cases() {
         "{text}"
     );
 
-    // One live way that gold follows: capped, and no longer red.
-    sweep(
-        &h,
-        &json!({"iid": TASK, "choice": "what a falsy key list gives", "gold_follows": true,
-            "proposed": [snippet("lib/hash.js", "lenient: an empty list", LENIENT)]}),
+    // A later proposal whose snippets verify nothing erases nothing, and `sweep` says where the
+    // task stands.
+    let nothing = h.write(
+        "nothing.json",
+        json!({"iid": TASK, "choice": "what a falsy key list gives", "proposed": [
+            snippet("lib/hash.js", "a way no code has", "module.neverWritten = 1;")]})
+        .to_string(),
     );
-    let determined = of(&listed(&h), TASK);
-    assert_eq!(determined["sweep_tier"], "determined-codebase");
-    assert_eq!(determined["sweep_red"], false);
-    assert_eq!(determined["risk"].as_f64().unwrap(), evidence_risk.min(0.2));
+    let said = h.ok(&["sweep", "--proposals", &nothing]);
+    assert!(
+        said.contains(&format!(
+            "{TASK}: 3 proposals kept (1 added by this sweep); still codebase-plural, risk 0.95, red"
+        )),
+        "{said}"
+    );
+    let still = of(&listed(&h), TASK);
+    assert_eq!(
+        (&still["sweep_tier"], &still["sweep_red"], &still["risk"]),
+        (&json!("codebase-plural"), &json!(true), &json!(0.95))
+    );
+    let kept = h.json(&["case", "show", TASK, "--json"]);
+    let kept = kept["sweep"].as_array().unwrap();
+    assert_eq!(
+        kept.iter()
+            .map(|s| s["tier"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["determined-codebase", "codebase-plural", "unsettled"]
+    );
+    assert!(kept.iter().all(|s| {
+        s["proposals_file"] == json!(nothing.as_str())
+            || s["proposals_file"]
+                .as_str()
+                .unwrap()
+                .ends_with("proposals.json")
+    }));
+    // The same sweep again adds nothing and changes nothing.
+    let again = h.ok(&["sweep", "--proposals", &nothing]);
+    assert!(
+        again.contains(&format!(
+            "{TASK}: 3 proposals kept (0 added by this sweep); still codebase-plural"
+        )),
+        "{again}"
+    );
 }
 
 /// The user message of a logged request.
@@ -570,6 +615,13 @@ fn a_model_proposes_and_the_repository_decides_as_for_a_proposals_file() {
         .unwrap()
         .remove("proposer")
         .unwrap();
+    assert!(
+        model_result
+            .as_object_mut()
+            .unwrap()
+            .remove("swept_at")
+            .is_some()
+    );
     assert_eq!(model_result, from_file[0]);
     let verified: Vec<bool> = model_result["snippets"]
         .as_array()

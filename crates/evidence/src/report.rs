@@ -304,6 +304,23 @@ pub struct EvidenceReport {
     pub missing_objects: Vec<MissingObject>,
 }
 
+impl EvidenceReport {
+    /// Takes the precedents out of the report (the summary's counts with them) and gives them
+    /// back: what a project caches, and what a rater is shown, is the report without them.
+    pub fn take_precedents(&mut self) -> Vec<PrecedentFinding> {
+        self.summary.precedents_found = 0;
+        self.summary.precedents_missing = 0;
+        std::mem::take(&mut self.precedents)
+    }
+
+    /// Puts precedents checked at the report's commit into it, counted in the summary.
+    pub fn set_precedents(&mut self, precedents: Vec<PrecedentFinding>) {
+        self.summary.precedents_found = precedents.iter().filter(|p| p.found).count();
+        self.summary.precedents_missing = precedents.len() - self.summary.precedents_found;
+        self.precedents = precedents;
+    }
+}
+
 /// Missing objects `render_text` lists by path.
 const MISSING_SHOWN: usize = 10;
 /// Non-live paths up to which `render_text` prints a term's live-only receipt beside the

@@ -12,7 +12,7 @@ use super::{Store, StoreError};
 use crate::sqlite::sql_err;
 
 mod save;
-pub use save::{AnswerSave, AnswerState, SavedAnswer};
+pub use save::{AnswerSave, AnswerState, SavedAnswer, Sealer};
 pub(crate) use save::{answer_state, landed, vanished};
 
 /// What an answer event records.

@@ -28,7 +28,7 @@ pub mod transfer;
 
 pub use answers::{
     AnswerConflict, AnswerEvent, AnswerSave, AnswerState, AnswerStore, EventKind, NewAnswerEvent,
-    SavedAnswer, SubmissionFilter, new_event_uid,
+    SavedAnswer, Sealer, SubmissionFilter, new_event_uid,
 };
 pub use cases::{
     CaseRef, CaseRow, CaseStore, ImportBatch, ImportSession, ImportSummary, StoredCase,
@@ -56,7 +56,7 @@ pub use labels::{
 pub use models::{
     AttemptPurpose, ModelAttempt, ModelConfig, ModelRater, ModelSettings, ModelStore,
 };
-pub use raters::{Assignment, Rater, RaterStore};
+pub use raters::{Assignment, PackageKey, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoredSweep};
 pub use results::{AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow};
 pub use transfer::TransferStore;

@@ -253,6 +253,23 @@ CREATE TABLE sweeps (
     // 13: what each model request was for (`store/models.rs`): rating a task, or proposing its
     // sweep (`verity sweep --model`).
     crate::models::PURPOSE_MIGRATION,
+    // 14: rater packages that prove whose they are. Each package made gets a secret of its own,
+    // kept here under the package's id with its rater and when it was made (the coordinator's:
+    // no package carries this table); the package itself holds its own secret, and seals each
+    // answer event its rater saves with it (`answer_seals`, by the event's global id), which a
+    // merge checks (`ops/packages.rs`).
+    r#"
+CREATE TABLE package_keys (
+    package_id TEXT PRIMARY KEY,
+    rater_id   INTEGER NOT NULL REFERENCES raters(id),
+    secret     TEXT NOT NULL,
+    made_at    TEXT NOT NULL
+);
+CREATE TABLE answer_seals (
+    event_uid TEXT PRIMARY KEY,
+    seal      TEXT NOT NULL
+);
+"#,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -3,7 +3,7 @@
 use rusqlite::params;
 use serde::Serialize;
 
-use super::shared::{self, RATER_COLUMNS};
+use super::shared::{self, Cells, RATER_COLUMNS};
 use super::{Store, StoreError};
 use crate::sqlite::sql_err;
 
@@ -27,6 +27,20 @@ pub struct Assignment {
     pub rater_id: i64,
     /// Active time spent on the case, in milliseconds.
     pub active_ms: i64,
+}
+
+/// A rater's package as the project that made it records it: the secret its events are sealed
+/// with. The project keeps it; the package holds only its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageKey {
+    /// The package's id, which the package holds too.
+    pub package_id: String,
+    /// The rater the package was made for (row id).
+    pub rater_id: i64,
+    /// The secret, as hex.
+    pub secret: String,
+    /// When it was made.
+    pub made_at: String,
 }
 
 /// Refuses a new rater's name when a rater has it, or one differing only in case.
@@ -83,6 +97,15 @@ pub trait RaterStore {
     /// Adds active time to an assignment; false when the rater is not assigned the case.
     fn add_active_time(&mut self, case_id: i64, rater_id: i64, ms: i64)
     -> Result<bool, StoreError>;
+
+    /// The cases assigned to a rater (row ids): what a rater reads.
+    fn assigned_cases(&self, rater_id: i64) -> Result<Vec<i64>, StoreError>;
+
+    /// Records a package made for a rater, with its secret.
+    fn put_package_key(&mut self, key: &PackageKey) -> Result<(), StoreError>;
+
+    /// The package recorded under this id, if this project made it.
+    fn package_key(&self, package_id: &str) -> Result<Option<PackageKey>, StoreError>;
 }
 
 impl RaterStore for Store {
@@ -199,5 +222,27 @@ impl RaterStore for Store {
             )
             .map_err(|e| self.sql(e))?;
         Ok(updated > 0)
+    }
+
+    fn assigned_cases(&self, rater_id: i64) -> Result<Vec<i64>, StoreError> {
+        self.decode(shared::ASSIGNED_CASES, [rater_id], |row| row.cell(0))
+    }
+
+    fn put_package_key(&mut self, key: &PackageKey) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                shared::PUT_PACKAGE_KEY,
+                params![key.package_id, key.rater_id, key.secret, key.made_at],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    fn package_key(&self, package_id: &str) -> Result<Option<PackageKey>, StoreError> {
+        Ok(self
+            .decode(shared::PACKAGE_KEY, [package_id], |row| {
+                shared::package_key(row)
+            })?
+            .pop())
     }
 }

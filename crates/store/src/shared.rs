@@ -13,8 +13,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{
-    AdjudicationRow, AnswerConflict, AnswerEvent, Assignment, EventKind, NewAnswerEvent, Rater,
-    ReferenceRow, Repository, StoreError,
+    AdjudicationRow, AnswerConflict, AnswerEvent, Assignment, EventKind, NewAnswerEvent,
+    PackageKey, Rater, ReferenceRow, Repository, StoreError,
 };
 use crate::sqlite::sql_err;
 
@@ -128,6 +128,21 @@ pub(crate) const ASSIGN: &str = "INSERT INTO assignments(case_id, rater_id, assi
 /// Stores an answer event's provenance under its global id.
 pub(crate) const PUT_PROVENANCE: &str = "INSERT INTO answer_provenance(event_uid, provenance) \
      VALUES ($1, $2) ON CONFLICT (event_uid) DO UPDATE SET provenance = excluded.provenance";
+
+/// Stores the seal of an answer event saved in a rater's package, under its global id.
+pub(crate) const PUT_SEAL: &str =
+    "INSERT INTO answer_seals(event_uid, seal) VALUES ($1, $2) ON CONFLICT (event_uid) DO NOTHING";
+
+/// The cases assigned to a rater.
+pub(crate) const ASSIGNED_CASES: &str = "SELECT case_id FROM assignments WHERE rater_id = $1";
+
+/// Records a package's secret: its id, rater, secret and when it was made.
+pub(crate) const PUT_PACKAGE_KEY: &str =
+    "INSERT INTO package_keys(package_id, rater_id, secret, made_at) VALUES ($1, $2, $3, $4)";
+
+/// A package's record by its id.
+pub(crate) const PACKAGE_KEY: &str =
+    "SELECT package_id, rater_id, secret, made_at FROM package_keys WHERE package_id = $1";
 
 /// Adds active time (milliseconds) to an assignment: the time, the case, the rater.
 pub(crate) const ADD_ACTIVE_TIME: &str =
@@ -445,6 +460,16 @@ pub(crate) fn assignment(row: &impl Cells) -> Result<Assignment, StoreError> {
     })
 }
 
+/// A package's record from a row of [`PACKAGE_KEY`].
+pub(crate) fn package_key(row: &impl Cells) -> Result<PackageKey, StoreError> {
+    Ok(PackageKey {
+        package_id: row.cell(0)?,
+        rater_id: row.cell(1)?,
+        secret: row.cell(2)?,
+        made_at: row.cell(3)?,
+    })
+}
+
 /// An adjudication from a row of [`ADJUDICATION_COLUMNS`].
 pub(crate) fn adjudication(row: &impl Cells) -> Result<AdjudicationRow, StoreError> {
     Ok(AdjudicationRow {
@@ -508,6 +533,10 @@ mod tests {
         ASSIGNMENTS,
         ASSIGN,
         PUT_PROVENANCE,
+        PUT_SEAL,
+        PUT_PACKAGE_KEY,
+        PACKAGE_KEY,
+        ASSIGNED_CASES,
         ADD_ACTIVE_TIME,
         ADD_ADJUDICATOR,
         REMOVE_ADJUDICATOR,

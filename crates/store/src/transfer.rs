@@ -177,6 +177,17 @@ pub const TABLES: &[Table] = &[
         generated_id: true,
     },
     Table {
+        name: "package_keys",
+        columns: &[
+            text("package_id"),
+            int("rater_id"),
+            text("secret"),
+            text("made_at"),
+        ],
+        key: &["package_id"],
+        generated_id: false,
+    },
+    Table {
         name: "assignments",
         columns: &[
             int("case_id"),
@@ -360,6 +371,12 @@ pub const TABLES: &[Table] = &[
     Table {
         name: "answer_provenance",
         columns: &[text("event_uid"), text("provenance")],
+        key: &["event_uid"],
+        generated_id: false,
+    },
+    Table {
+        name: "answer_seals",
+        columns: &[text("event_uid"), text("seal")],
         key: &["event_uid"],
         generated_id: false,
     },

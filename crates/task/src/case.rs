@@ -75,19 +75,14 @@ pub struct AuditNote {
 }
 
 impl AuditNote {
-    /// The fields that carry the audit's verdict (its status, witness class and the witness or
-    /// hypothesis text): the coordinator's, never a rater's. The server's `case_text` leaves out
-    /// the same three.
-    pub const VERDICT_FIELDS: [&'static str; 3] = ["status", "witness_class", "witness"];
-
-    /// A case's or source record's JSON without the audit's verdict: what a rater may hold. The
-    /// folder's name and its `codebase_ambiguity.json` (snippets the evidence engine verifies)
-    /// stay.
-    pub fn strip_verdict(record: &mut Value) {
-        if let Some(audit) = record.get_mut("audit").and_then(Value::as_object_mut) {
-            for field in Self::VERDICT_FIELDS {
-                audit.remove(field);
-            }
+    /// A case's or source record's JSON without anything of the audit: what a rater may hold.
+    /// The audit's verdict, witness class and witness text, and its `codebase_ambiguity.json`
+    /// (a second model's verdict, an advocate's reasoning, the ways it chose as precedents) are
+    /// the coordinator's; even the folder's name stays behind, so that nothing a rater holds
+    /// tells an audited task from another. The server's `case_text` leaves out the same.
+    pub fn strip_from(record: &mut Value) {
+        if let Some(fields) = record.as_object_mut() {
+            fields.remove("audit");
         }
     }
 }

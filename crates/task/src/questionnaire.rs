@@ -18,7 +18,7 @@ use ts_rs::TS;
 
 mod answers;
 
-pub use answers::{Decoded, RuleKind, Stage, Violation, same_value};
+pub use answers::{Decoded, NOTE_MAX_CHARS, RuleKind, Stage, Violation, check_reason, same_value};
 
 /// The questionnaires shipped with Verity: (id, TOML source).
 pub const BUILTIN: &[(&str, &str)] = &[

@@ -212,8 +212,9 @@ pub fn adjudicators(s: &Session, action: AdjudicatorAction, out: &mut dyn Write)
         }
         AdjudicatorAction::List => {
             let p = s.open()?;
+            let names = ops::list_adjudicators(&p)?;
             writeln!(out, "{} (always)", ops::COORDINATOR)?;
-            for name in ops::list_adjudicators(&p)? {
+            for name in names {
                 writeln!(out, "{name}")?;
             }
         }

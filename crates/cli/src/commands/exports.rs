@@ -46,8 +46,8 @@ pub fn package(s: &Session, args: PackageArgs, out: &mut dyn Write) -> Result<()
         force,
         json,
     } = args;
-    let p = s.open()?;
-    let report = ops::package_for_rater(&p, &rater, &path, overwrite(force), s.now)?;
+    let mut p = s.open()?;
+    let report = ops::package_for_rater(&mut p, &rater, &path, overwrite(force), s.now)?;
     if json {
         print_json(out, &report)?;
     } else {
@@ -79,15 +79,27 @@ pub fn merge(s: &Session, args: MergeArgs, out: &mut dyn Write) -> Result<()> {
         for merged in &report.packages {
             writeln!(
                 out,
-                "{} ({}): {} events, {} added, {} already merged",
-                merged.file, merged.rater, merged.events, merged.added, merged.already
+                "{} ({}): {} events, {} added, {} already merged{}{}",
+                merged.file,
+                merged.rater,
+                merged.events,
+                merged.added,
+                merged.already,
+                match merged.kept_before {
+                    0 => String::new(),
+                    n => format!(", {n} kept as conflicts by an earlier merge"),
+                },
+                match merged.conflicts {
+                    0 => String::new(),
+                    n => format!(", {n} kept as new conflicts"),
+                }
             )?;
         }
         for c in &report.conflicts {
             writeln!(
                 out,
-                "conflict{}: event {} from {} ({} on {}, {} revision {} at {}){}: {}",
-                c.conflict.map(|n| format!(" {n}")).unwrap_or_default(),
+                "conflict {}: event {} from {} ({} on {}, {} revision {} at {}){}: {}",
+                c.conflict,
                 c.uid,
                 c.file,
                 c.incoming.rater,
@@ -105,6 +117,31 @@ pub fn merge(s: &Session, args: MergeArgs, out: &mut dyn Write) -> Result<()> {
                     ))
                     .unwrap_or_default(),
                 c.why
+            )?;
+        }
+        for k in &report.kept_before {
+            writeln!(
+                out,
+                "event {} from {} was kept as conflict {} by an earlier merge: {}",
+                k.uid,
+                k.file,
+                k.conflict,
+                match (&k.resolved_at, &k.resolution) {
+                    (Some(at), Some(how)) => format!("settled at {at} ({how})"),
+                    (Some(at), None) => format!("settled at {at}"),
+                    _ => "still open (verity conflicts)".into(),
+                }
+            )?;
+        }
+        if report.changed_nothing() {
+            writeln!(
+                out,
+                "nothing changed: the project holds every event of {} already",
+                if report.packages.len() == 1 {
+                    "this package"
+                } else {
+                    "these packages"
+                }
             )?;
         }
     }

@@ -5,7 +5,10 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use annotations::ops::{self, Engine, ModelSweepRequest, Project, SweepResult, SweepSelection};
+use annotations::ops::{
+    self, Engine, ModelSweepRequest, Project, SweepChange, SweepResult, SweepSelection,
+    SweepStanding,
+};
 use anyhow::{Context, Result, bail};
 use time::OffsetDateTime;
 
@@ -69,13 +72,60 @@ pub fn sweep(s: &Session, args: SweepArgs, out: &mut dyn Write) -> Result<ExitCo
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("cannot read the proposals file {name}"))?;
     let proposals = ops::read_proposals(&text, &name)?;
-    let results = ops::sweep_proposals(&mut p, &Engine::default(), &proposals, s.now)?;
+    if proposals.is_empty() {
+        if json {
+            print_json(out, &proposals)?;
+        }
+        eprintln!("verity: {name} holds no proposals; nothing was swept");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let run = ops::sweep_proposals(&mut p, &Engine::default(), &proposals, &name, s.now)?;
     if json {
-        print_json(out, &results)?;
+        print_json(out, &run.results)?;
+        for change in &run.changes {
+            eprintln!("verity: {}", describe_change(change));
+        }
     } else {
-        write_results(out, results.iter())?;
+        write_results(out, run.results.iter())?;
+        for change in &run.changes {
+            writeln!(out, "{}", describe_change(change))?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a sweep changed for a task, in a line: the proposals it keeps, and its standing before
+/// and after.
+fn describe_change(c: &SweepChange) -> String {
+    let standing = |s: &Option<SweepStanding>| match s {
+        None => "not swept".to_string(),
+        Some(s) => format!(
+            "{}, risk {}, {}",
+            s.tier.as_str(),
+            s.risk.map_or("unknown".into(), |r| format!("{r:.2}")),
+            if s.red { "red" } else { "not red" }
+        ),
+    };
+    let kept = format!(
+        "{} proposal{} kept ({} added by this sweep{})",
+        c.kept,
+        if c.kept == 1 { "" } else { "s" },
+        c.added,
+        match c.dropped {
+            0 => String::new(),
+            n => format!(", {n} made at another base commit dropped"),
+        }
+    );
+    if c.before == c.after {
+        format!("{}: {kept}; still {}", c.instance_id, standing(&c.after))
+    } else {
+        format!(
+            "{}: {kept}; {} (was {})",
+            c.instance_id,
+            standing(&c.after),
+            standing(&c.before)
+        )
+    }
 }
 
 fn with_model(
@@ -118,9 +168,15 @@ fn with_model(
     );
     if json {
         print_json(out, &report.results)?;
+        for change in &report.changes {
+            eprintln!("verity: {}", describe_change(change));
+        }
         eprintln!("verity: {summary}");
     } else {
         write_results(out, report.results.iter().map(|r| &r.result))?;
+        for change in &report.changes {
+            writeln!(out, "{}", describe_change(change))?;
+        }
         writeln!(out, "{summary}")?;
     }
     for failure in &run.failures {

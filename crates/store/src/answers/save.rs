@@ -43,6 +43,19 @@ pub struct AnswerSave<'a> {
     /// The event's provenance (a JSON object: where a model rater's answer came from), stored
     /// under its global id.
     pub provenance: Option<&'a str>,
+    /// Seals the event as stored (with its revision): a rater's package seals each event its
+    /// rater saves, and keeps the seal under the event's global id (`answer_seals`).
+    pub seal: Option<Sealer<'a>>,
+}
+
+/// What seals an answer event: given the event as it is stored, the seal kept beside it.
+#[derive(Clone, Copy)]
+pub struct Sealer<'a>(pub &'a dyn Fn(&NewAnswerEvent<'_>) -> String);
+
+impl std::fmt::Debug for Sealer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sealer")
+    }
 }
 
 /// Where a rater's answer on a task stands, as a save reads it under the lock every writer of
@@ -202,6 +215,11 @@ pub(super) fn save_answer(
         if let Some(provenance) = save.provenance {
             tx.prepare_cached(shared::PUT_PROVENANCE)
                 .and_then(|mut s| s.execute(params![event.uid, provenance]))
+                .map_err(sql)?;
+        }
+        if let Some(Sealer(seal)) = save.seal {
+            tx.prepare_cached(shared::PUT_SEAL)
+                .and_then(|mut s| s.execute(params![event.uid, seal(&event)]))
                 .map_err(sql)?;
         }
         let kind = event.kind.as_str();

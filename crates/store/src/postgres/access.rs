@@ -72,7 +72,8 @@ pub(super) fn group_grants(db: &str, group: &str) -> String {
 /// The tables a rater's login may SELECT from, whole rows; the row-level policies narrow each
 /// to what is theirs, and the coordinator's tables among them (adjudications, reference
 /// labels, calibration, conflicts, imported answers' fields, systems' results, model raters'
-/// configurations, requests, replies and provenance) show them no row at all.
+/// configurations, requests, replies and provenance, packages' secrets and seals) show them no
+/// row at all.
 pub(super) const RATER_READS: &[&str] = &[
     "schema_version",
     "meta",
@@ -97,13 +98,25 @@ pub(super) const RATER_READS: &[&str] = &[
     "model_replies",
     "answer_provenance",
     "sweeps",
+    "package_keys",
+    "answer_seals",
 ];
 
-/// The rules `save_my_answer` checks a rater's answer against, as JSON: per question its id,
-/// whether it takes text or an option (and which option values, in their stored form), whether
-/// a submission must answer it (always, or when another question has one of some values) and
-/// the fewest characters a text takes.
+/// The rules `save_my_answer` checks a rater's answer against, as JSON (server schema 11 and
+/// later): the most characters a note or a revision's reason holds
+/// ([`NOTE_MAX_CHARS`](verity_task::questionnaire::NOTE_MAX_CHARS), the limit the project file
+/// keeps), and per question its id, whether it takes text or an option (and which option
+/// values, in their stored form), whether a submission must answer it (always, or when another
+/// question has one of some values) and the fewest characters a text takes.
 fn questionnaire_rules(questionnaire: &Questionnaire) -> Value {
+    json!({
+        "max_chars": verity_task::questionnaire::NOTE_MAX_CHARS,
+        "questions": question_rules(questionnaire),
+    })
+}
+
+/// Each question's rules, for [`questionnaire_rules`].
+fn question_rules(questionnaire: &Questionnaire) -> Value {
     let canonical = |question: &str, value: &Value| {
         questionnaire
             .question(question)

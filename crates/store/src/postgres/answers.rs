@@ -6,7 +6,7 @@ use crate::answers::{answer_state, check_follows, landed, same_event, vanished};
 use crate::shared::{self, Cells, EVENT_COLUMNS, Param};
 use crate::{
     AnswerConflict, AnswerEvent, AnswerSave, AnswerState, AnswerStore, NewAnswerEvent, SavedAnswer,
-    StoreError, SubmissionFilter,
+    Sealer, StoreError, SubmissionFilter,
 };
 
 /// The columns of an event but its answer, which comes last: whole, or a few of its values
@@ -132,6 +132,12 @@ async fn save_after(
         ..save.event.clone()
     };
     if store.is_rater_session()? {
+        if save.seal.is_some() {
+            return Err(StoreError::Rule(
+                "a rater's login seals no answer: only a rater's package does".into(),
+            )
+            .into());
+        }
         c.query_one(
             "SELECT save_my_answer($1, $2, $3, $4, $5, $6, $7)",
             &[
@@ -155,6 +161,10 @@ async fn save_after(
     }
     if let Some(provenance) = save.provenance {
         c.execute(shared::PUT_PROVENANCE, &[&event.uid, &provenance])
+            .await?;
+    }
+    if let Some(Sealer(seal)) = save.seal {
+        c.execute(shared::PUT_SEAL, &[&event.uid, &seal(&event)])
             .await?;
     }
     let kind = event.kind.as_str();

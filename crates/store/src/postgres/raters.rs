@@ -2,8 +2,8 @@
 
 use super::{Client, PgStore};
 use crate::raters::check_name_free;
-use crate::shared::{self, RATER_COLUMNS};
-use crate::{Assignment, Rater, RaterStore, StoreError};
+use crate::shared::{self, Cells, RATER_COLUMNS};
+use crate::{Assignment, PackageKey, Rater, RaterStore, StoreError};
 
 impl RaterStore for PgStore {
     fn add_rater(&mut self, name: &str, now: &str) -> Result<Rater, StoreError> {
@@ -108,5 +108,25 @@ impl RaterStore for PgStore {
             });
         }
         Ok(self.execute(shared::ADD_ACTIVE_TIME, &[&ms, &case_id, &rater_id])? > 0)
+    }
+
+    fn assigned_cases(&self, rater_id: i64) -> Result<Vec<i64>, StoreError> {
+        self.decode(shared::ASSIGNED_CASES, &[&rater_id], |row| row.cell(0))
+    }
+
+    fn put_package_key(&mut self, key: &PackageKey) -> Result<(), StoreError> {
+        self.execute(
+            shared::PUT_PACKAGE_KEY,
+            &[&key.package_id, &key.rater_id, &key.secret, &key.made_at],
+        )?;
+        Ok(())
+    }
+
+    fn package_key(&self, package_id: &str) -> Result<Option<PackageKey>, StoreError> {
+        Ok(self
+            .decode(shared::PACKAGE_KEY, &[&package_id], |row| {
+                shared::package_key(row)
+            })?
+            .pop())
     }
 }

@@ -490,4 +490,204 @@ CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
 "#,
     // 10: what each model request was for, the file schema's 13 (`postgres/models.rs`).
     super::models::PURPOSE_MIGRATION,
+    // 11: what a rater's login gets and gives, held to the project file's rules (issue 39).
+    // Packages' secrets and their events' seals, the file schema's 14: the coordinator's alone
+    // (row-level security with no policy). The rules `save_my_answer` checks take the size a
+    // note and a revision's reason may have (`access::questionnaire_rules` writes them again,
+    // in their new shape, as the migration ends), and blank and short texts are counted as the
+    // project file counts them (Rust's whitespace). `case_text` gives a task's text without
+    // anything of the audit (its verdict, its witness, its `codebase_ambiguity.json`: an
+    // advocate's reasoning, a second model's verdict, the ways as precedents), and the cached
+    // evidence reports lose the precedents an audit folder gave them: a rater's evidence is
+    // what the repository and the task's own texts say, the same for every task.
+    r#"
+CREATE TABLE IF NOT EXISTS package_keys (
+    package_id TEXT PRIMARY KEY,
+    rater_id   BIGINT NOT NULL REFERENCES raters(id),
+    secret     TEXT NOT NULL,
+    made_at    TEXT NOT NULL
+);
+ALTER TABLE package_keys ENABLE ROW LEVEL SECURITY;
+CREATE TABLE IF NOT EXISTS answer_seals (
+    event_uid TEXT PRIMARY KEY,
+    seal      TEXT NOT NULL
+);
+ALTER TABLE answer_seals ENABLE ROW LEVEL SECURITY;
+DELETE FROM questionnaire_rules;
+-- Which tasks an audit folder came with is the coordinator's too.
+ALTER POLICY assigned ON case_sources USING (assigned_to_me(case_id) AND kind <> 'audit_folder');
+
+-- A text without the whitespace Rust's `str::trim` takes off both ends (Unicode White_Space).
+CREATE OR REPLACE FUNCTION trimmed(t TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
+    SELECT regexp_replace(t,
+        '^[\u0009-\u000D\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+|[\u0009-\u000D\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+$',
+        '', 'g')
+$$;
+
+-- The first rule an answer breaks, as a sentence; NULL when it keeps them all. The rules are
+-- the questionnaire's, as `Questionnaire::validate` has them: every key a question, an option
+-- question's value one of its options, a text question's value text of at most `max_chars`
+-- characters; at submission the required questions answered and texts long enough.
+CREATE OR REPLACE FUNCTION answer_violation(rules JSONB, answer JSONB, submitting BOOLEAN)
+    RETURNS TEXT LANGUAGE plpgsql IMMUTABLE SET search_path = verity, pg_temp AS $$
+DECLARE
+    q JSONB;
+    v JSONB;
+    k TEXT;
+    cond JSONB;
+    required BOOLEAN;
+    most BIGINT := (rules->>'max_chars')::BIGINT;
+BEGIN
+    IF jsonb_typeof(answer) IS DISTINCT FROM 'object' THEN
+        RETURN 'an answer is an object of question ids and values';
+    END IF;
+    FOR k IN SELECT jsonb_object_keys(answer) LOOP
+        IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(rules->'questions') r WHERE r->>'id' = k) THEN
+            RETURN format('%s is not a question of the questionnaire', k);
+        END IF;
+    END LOOP;
+    FOR q IN SELECT value FROM jsonb_array_elements(rules->'questions') LOOP
+        v := answer -> (q->>'id');
+        cond := q->'required_if';
+        required := COALESCE((q->>'required')::BOOLEAN, false) OR (
+            jsonb_typeof(cond) = 'object'
+            AND (cond->'values') @> jsonb_build_array(answer -> (cond->>'question')));
+        IF v IS NULL OR v = 'null'::jsonb
+           OR (jsonb_typeof(v) = 'string' AND trimmed(v #>> '{}') = '') THEN
+            IF submitting AND required THEN
+                RETURN format('question %s must be answered', q->>'id');
+            END IF;
+            CONTINUE;
+        END IF;
+        IF q->>'kind' = 'text' THEN
+            IF jsonb_typeof(v) <> 'string' THEN
+                RETURN format('question %s takes text', q->>'id');
+            END IF;
+            IF char_length(v #>> '{}') > most THEN
+                RETURN format('question %s holds %s characters; a note may hold at most %s',
+                    q->>'id', char_length(v #>> '{}'), most);
+            END IF;
+            IF submitting AND jsonb_typeof(q->'min_chars') = 'number'
+               AND char_length(trimmed(v #>> '{}')) < (q->>'min_chars')::BIGINT THEN
+                RETURN format('question %s needs at least %s characters', q->>'id', q->>'min_chars');
+            END IF;
+        ELSIF NOT (q->'values') @> jsonb_build_array(v) THEN
+            RETURN format('%s is not an option of question %s', v::TEXT, q->>'id');
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END $$;
+
+-- As schema 6's, with the reason held to the rules: present (not blank) on a revision, and of
+-- at most `max_chars` characters.
+CREATE OR REPLACE FUNCTION save_my_answer(p_uid TEXT, p_case_id BIGINT, p_case_revision_id BIGINT,
+    p_questionnaire_id BIGINT, p_kind TEXT, p_answer TEXT, p_reason TEXT)
+    RETURNS BIGINT LANGUAGE plpgsql SECURITY DEFINER SET search_path = verity, pg_temp AS $$
+DECLARE
+    me BIGINT := current_rater();
+    stored answer_events%ROWTYPE;
+    newest TEXT;
+    last BIGINT;
+    revision BIGINT;
+    checks JSONB;
+    why TEXT;
+    new_id BIGINT;
+BEGIN
+    IF me IS NULL THEN
+        RAISE EXCEPTION 'only a rater''s own login saves answers this way' USING ERRCODE = 'VR002';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM raters WHERE id = me AND deactivated_at IS NULL) THEN
+        RAISE EXCEPTION 'this rater is deactivated and saves no answers' USING ERRCODE = 'VR002';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM assignments WHERE case_id = p_case_id AND rater_id = me) THEN
+        RAISE EXCEPTION 'task % is not assigned to this rater', p_case_id USING ERRCODE = 'VR002';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM case_revisions WHERE id = p_case_revision_id AND case_id = p_case_id) THEN
+        RAISE EXCEPTION 'task revision % is not a revision of task %', p_case_revision_id, p_case_id
+            USING ERRCODE = 'VR002';
+    END IF;
+    PERFORM lock_answer_history(p_case_id, me);
+    SELECT * INTO stored FROM answer_events WHERE uid = p_uid;
+    IF FOUND THEN
+        -- A retried save whose first try was stored.
+        IF stored.rater_id = me AND stored.case_id = p_case_id AND stored.kind = p_kind
+           AND stored.answer::jsonb = p_answer::jsonb THEN
+            RETURN stored.id;
+        END IF;
+        RAISE EXCEPTION 'answer event % is stored already with different content', p_uid
+            USING ERRCODE = 'VR002';
+    END IF;
+    IF p_uid !~ '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' THEN
+        RAISE EXCEPTION 'an answer event''s id is a UUID v7, not %', p_uid USING ERRCODE = 'VR002';
+    END IF;
+    SELECT MAX(answer_revision) INTO last FROM answer_events
+        WHERE case_id = p_case_id AND rater_id = me AND kind <> 'draft';
+    IF p_kind = 'draft' THEN
+        IF last IS NOT NULL THEN
+            RAISE EXCEPTION 'the answer is submitted already; a submitted answer is never overwritten'
+                USING ERRCODE = 'VR001';
+        END IF;
+        revision := 0;
+    ELSIF p_kind = 'submit' THEN
+        IF last IS NOT NULL THEN
+            RAISE EXCEPTION 'the answer is submitted already; a change is a revision with its reason'
+                USING ERRCODE = 'VR001';
+        END IF;
+        revision := 1;
+    ELSIF p_kind = 'revise' THEN
+        IF last IS NULL THEN
+            RAISE EXCEPTION 'the answer is not submitted yet: there is nothing to revise'
+                USING ERRCODE = 'VR001';
+        END IF;
+        IF p_reason IS NULL OR trimmed(p_reason) = '' THEN
+            RAISE EXCEPTION 'a revision of a submitted answer needs its reason' USING ERRCODE = 'VR002';
+        END IF;
+        revision := last + 1;
+    ELSE
+        RAISE EXCEPTION 'an answer event is a draft, a submission or a revision, not %', p_kind
+            USING ERRCODE = 'VR002';
+    END IF;
+    -- Events are ordered by their ids: a new one comes after every event of the answer (a save
+    -- that lost a race tries again with a new id).
+    SELECT MAX(uid COLLATE "C") INTO newest FROM answer_events
+        WHERE case_id = p_case_id AND rater_id = me;
+    IF newest IS NOT NULL AND p_uid COLLATE "C" <= newest THEN
+        RAISE EXCEPTION 'answer event % would come before the rater''s latest event on this task', p_uid
+            USING ERRCODE = 'VR001';
+    END IF;
+    SELECT rules INTO checks FROM questionnaire_rules WHERE questionnaire_id = p_questionnaire_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'questionnaire % has no rules on the server; the coordinator opens the project once to write them', p_questionnaire_id
+            USING ERRCODE = 'VR002';
+    END IF;
+    IF p_kind = 'revise' AND char_length(p_reason) > (checks->>'max_chars')::BIGINT THEN
+        RAISE EXCEPTION 'the reason holds % characters; a reason may hold at most %',
+            char_length(p_reason), checks->>'max_chars' USING ERRCODE = 'VR002';
+    END IF;
+    why := answer_violation(checks, p_answer::jsonb, p_kind <> 'draft');
+    IF why IS NOT NULL THEN
+        RAISE EXCEPTION '%', why USING ERRCODE = 'VR002';
+    END IF;
+    INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id, kind,
+        answer_revision, answer, reason, at)
+    VALUES (p_uid, p_case_id, me, p_case_revision_id, p_questionnaire_id, p_kind, revision,
+        p_answer, CASE WHEN p_kind = 'revise' THEN p_reason END,
+        to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+    RETURNING id INTO new_id;
+    RETURN new_id;
+END $$;
+
+-- A task revision's text as its rater reads it: without anything of the audit; NULL for a task
+-- not assigned to the session's rater.
+CREATE OR REPLACE FUNCTION case_text(p_revision_id BIGINT) RETURNS TEXT
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = verity, pg_temp AS $$
+    SELECT (content::jsonb - 'audit')::TEXT
+    FROM case_revisions WHERE id = p_revision_id AND assigned_to_me(case_id)
+$$;
+
+UPDATE evidence_cache
+    SET report = jsonb_set(jsonb_set(jsonb_set(report::jsonb, '{precedents}', '[]'::jsonb),
+        '{summary,precedents_found}', '0'::jsonb), '{summary,precedents_missing}', '0'::jsonb)::TEXT
+    WHERE report::jsonb -> 'precedents' <> '[]'::jsonb;
+"#,
 ];

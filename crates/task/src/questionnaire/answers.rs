@@ -26,6 +26,8 @@ pub enum RuleKind {
     Required,
     /// The text is shorter than the minimum.
     MinChars,
+    /// The text (a note, or a revision's reason) is longer than [`NOTE_MAX_CHARS`].
+    MaxChars,
     /// The value is not one of the options.
     OffScale,
     /// The value has the wrong type for the question.
@@ -33,6 +35,12 @@ pub enum RuleKind {
     /// The answer names a question the questionnaire does not have.
     UnknownQuestion,
 }
+
+/// The most characters a note (a text answer) or a revision's reason may hold, at every stage
+/// and on every path that stores an answer. OpenAI's longest published note has 1,819; a pasted
+/// log or file belongs in the repository, not in every export and package of the panel. A
+/// server's `save_my_answer` reads it from the rules the coordinator's Verity writes.
+pub const NOTE_MAX_CHARS: usize = 20_000;
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -60,7 +68,12 @@ impl Questionnaire {
         if !violations.is_empty() {
             return Err(violations);
         }
-        Ok(values
+        Ok(self.canonical(values))
+    }
+
+    /// Values already checked, each in its question's canonical type.
+    fn canonical(&self, values: &Map<String, Value>) -> Map<String, Value> {
+        values
             .iter()
             .map(|(id, value)| {
                 let canonical = self
@@ -69,7 +82,25 @@ impl Questionnaire {
                     .unwrap_or_else(|| value.clone());
                 (id.clone(), canonical)
             })
-            .collect())
+            .collect()
+    }
+
+    /// The one check of what a save stores, whichever path stores it (a rater's save on a file
+    /// or a server, a package's event at merge, a model rater's reply): the values at `stage`
+    /// ([`Self::check_answer`]) and a revision's reason ([`check_reason`]), every broken rule
+    /// listed. The values come back in their canonical types.
+    pub fn check_save(
+        &self,
+        values: &Map<String, Value>,
+        reason: Option<&str>,
+        stage: Stage,
+    ) -> Result<Map<String, Value>, Vec<Violation>> {
+        let mut violations = self.validate(values, stage);
+        violations.extend(reason.and_then(check_reason));
+        if !violations.is_empty() {
+            return Err(violations);
+        }
+        Ok(self.canonical(values))
     }
 
     /// A stored answer as its readers use it: every value of a question in the question's
@@ -160,6 +191,17 @@ impl Questionnaire {
                         });
                         continue;
                     };
+                    let stored = text.chars().count();
+                    if stored > NOTE_MAX_CHARS {
+                        problems.push(Violation {
+                            question: question.id.clone(),
+                            rule: RuleKind::MaxChars,
+                            message: format!(
+                                "{label} holds {stored} characters; a note may hold at most {NOTE_MAX_CHARS}."
+                            ),
+                        });
+                        continue;
+                    }
                     let count = text.trim().chars().count();
                     if let Some(min) = question.min_chars
                         && stage == Stage::Submit
@@ -201,6 +243,20 @@ impl Questionnaire {
         }
         problems
     }
+}
+
+/// The rule a revision's reason breaks, if any: it may hold at most [`NOTE_MAX_CHARS`]
+/// characters, as a note. (That a revision has a reason at all is the save's rule, not the
+/// questionnaire's.)
+pub fn check_reason(reason: &str) -> Option<Violation> {
+    let stored = reason.chars().count();
+    (stored > NOTE_MAX_CHARS).then(|| Violation {
+        question: "reason".into(),
+        rule: RuleKind::MaxChars,
+        message: format!(
+            "The reason holds {stored} characters; a reason may hold at most {NOTE_MAX_CHARS}."
+        ),
+    })
 }
 
 /// What a value means for its question. Every reader and writer of answers decodes values
