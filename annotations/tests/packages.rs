@@ -321,7 +321,7 @@ fn a_bad_package_is_refused_whole_with_one_sentence() {
 /// Changes a package with `sql` as its rater could with `sqlite3` (the triggers that keep
 /// answer events append-only dropped first), then seals every event again with the package's
 /// own secret, which its rater holds: what a merge must still refuse when an event breaks a rule.
-fn forge(package: &Path, sql: &str) {
+pub(crate) fn forge(package: &Path, sql: &str) {
     let conn = rusqlite::Connection::open(package).unwrap();
     conn.execute_batch(
         "DROP TRIGGER IF EXISTS answer_events_no_update;
