@@ -59,8 +59,8 @@ pub struct CaseDetail {
     pub extra: Map<String, Value>,
     /// Assignments and their status.
     pub assignments: Vec<AssignmentStatus>,
-    /// The case's latest sweep (`verity sweep`): the coordinator's, and a rater's only while
-    /// the project shows sweeps to raters.
+    /// The case's sweeps (`verity sweep`), every proposal kept at its base commit: the
+    /// coordinator's, and a rater's only while the project shows sweeps to raters.
     #[ts(type = "Array<Record<string, unknown>> | null")]
     pub sweep: Option<Vec<super::sweep_access::ProposedSweep>>,
 }

@@ -1088,3 +1088,69 @@ fn a_rater_works_offline_in_a_package_and_the_coordinator_merges_it_back() {
     assert_eq!(std::fs::read_to_string(out).unwrap(), history);
     h.fails(&["migrate", "--to", copy]);
 }
+
+#[test]
+fn as_a_rater_the_command_line_shows_only_their_own_work_as_their_login_would() {
+    let (_dir, project) = demo();
+    let ok = |args: &[&str]| {
+        let out = run_on(&project, args);
+        verity_testkit::assert_success(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let refused = |args: &[&str]| {
+        let out = run_on(&project, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?} printed before refusing");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        err
+    };
+    ok(&["raters", "add", "dee"]);
+    ok(&["assign", "--case", "demo__tinylib-3", "--rater", "dee"]);
+    ok(&[
+        "models",
+        "add",
+        "gpt",
+        "--endpoint",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+    ]);
+
+    // Herself alone: no other rater's load, no model rater's name.
+    assert_eq!(
+        ok(&["--as", "dee", "raters", "list"]),
+        "dee\t1 assigned\t0 submitted\n"
+    );
+    let listed = json_on(&project, &["--as", "dee", "raters", "list", "--json"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert!(
+        ok(&["raters", "list"]).contains("gpt"),
+        "the coordinator's list"
+    );
+
+    // Every command that reads a task reads only hers.
+    for args in [
+        vec!["case", "show", "demo__tinylib-1"],
+        vec!["case", "show", "demo__tinylib-1", "--json"],
+        vec!["grep", "demo__tinylib-1", "delimiter"],
+        vec!["evidence", "demo__tinylib-1", "--json"],
+        vec!["show", "demo__tinylib-1", "README.md"],
+        vec!["precedent", "demo__tinylib-1", "x = 1"],
+        vec!["case", "show", "demo__nothing"],
+    ] {
+        let args: Vec<&str> = ["--as", "dee"].into_iter().chain(args).collect();
+        let err = refused(&args);
+        assert!(err.contains("is not assigned to dee"), "{args:?}: {err}");
+    }
+    ok(&["--as", "dee", "evidence", "demo__tinylib-3", "--json"]);
+    ok(&["--as", "dee", "grep", "demo__tinylib-3", "delimiter"]);
+    // A prefix names one of her tasks, never lists another's.
+    let shown = ok(&["--as", "dee", "case", "show", "demo__tinylib"]);
+    assert!(shown.starts_with("demo__tinylib-3 "), "{shown}");
+    let err = refused(&["--as", "Lena Vogt", "case", "show", "demo__tinylib"]);
+    assert!(err.contains("more than one case id"), "{err}");
+    // The coordinator's lists are refused cleanly: nothing printed first.
+    let err = refused(&["--as", "dee", "adjudicators", "list"]);
+    assert!(err.contains("only the coordinator"), "{err}");
+}

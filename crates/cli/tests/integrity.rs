@@ -389,6 +389,16 @@ fn the_command_line_lists_and_settles_conflicts() {
         "{settled}"
     );
     assert!(h.ok(&["conflicts", "list"]).ends_with("0 open conflicts\n"));
+    // Merged again, the settled conflict stays settled, and the merge says nothing changed.
+    let again = h.ok(&["merge", "two.verity", "one.verity"]);
+    assert!(!again.contains("for the coordinator to settle"), "{again}");
+    assert!(
+        again.contains(&format!("was kept as conflict {number} by an earlier merge: settled at"))
+            && again.contains("(kept the answer the project holds)")
+            && again.ends_with("nothing changed: every event of these packages was merged, or kept as a conflict, before\n"),
+        "{again}"
+    );
+    assert!(h.ok(&["conflicts", "list"]).ends_with("0 open conflicts\n"));
 }
 
 #[test]

@@ -683,3 +683,44 @@ fn a_model_proposes_and_the_repository_decides_as_for_a_proposals_file() {
     let as_ana = h.json(&["--as", "ana", "case", "show", TASK, "--json"]);
     assert_eq!(as_ana["sweep"], Value::Null);
 }
+
+#[test]
+fn a_proposals_file_names_a_task_by_a_short_id_and_one_without_proposals_says_so() {
+    let (h, _, _) = setup();
+    let results = sweep(
+        &h,
+        &json!({"iid": &TASK[..9], "choice": "what a falsy key list gives",
+            "proposed": [snippet("lib/hash.js", "lenient: an empty list", LENIENT)]}),
+    );
+    assert_eq!(
+        results[0]["iid"], TASK,
+        "resolved as every command resolves an id"
+    );
+    let kept = h.json(&["case", "show", TASK, "--json"]);
+    assert_eq!(kept["sweep"][0]["iid"], TASK);
+    let err = h.fails(&[
+        "sweep",
+        "--proposals",
+        &h.write(
+            "nobody.json",
+            json!({"iid": "acme__nowhere", "choice": "c", "proposed": []}).to_string(),
+        ),
+    ]);
+    assert!(err.contains("acme__nowhere"), "{err}");
+
+    for empty in ["[]", "[ ]\n"] {
+        let file = h.write("empty.json", empty);
+        let said = h.ok(&["sweep", "--proposals", &file]);
+        assert_eq!(
+            said,
+            format!("{file} holds no proposals; nothing was swept\n")
+        );
+        let out = h.run(&["sweep", "--proposals", &file, "--json"]);
+        assert!(out.status.success());
+        assert_eq!(
+            serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+            json!([])
+        );
+        assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
+    }
+}

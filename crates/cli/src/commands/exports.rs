@@ -136,7 +136,7 @@ pub fn merge(s: &Session, args: MergeArgs, out: &mut dyn Write) -> Result<()> {
         if report.changed_nothing() {
             writeln!(
                 out,
-                "nothing changed: the project holds every event of {} already",
+                "nothing changed: every event of {} was merged, or kept as a conflict, before",
                 if report.packages.len() == 1 {
                     "this package"
                 } else {

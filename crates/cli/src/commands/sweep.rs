@@ -73,10 +73,13 @@ pub fn sweep(s: &Session, args: SweepArgs, out: &mut dyn Write) -> Result<ExitCo
         .with_context(|| format!("cannot read the proposals file {name}"))?;
     let proposals = ops::read_proposals(&text, &name)?;
     if proposals.is_empty() {
+        let said = format!("{name} holds no proposals; nothing was swept");
         if json {
             print_json(out, &proposals)?;
+            eprintln!("verity: {said}");
+        } else {
+            writeln!(out, "{said}")?;
         }
-        eprintln!("verity: {name} holds no proposals; nothing was swept");
         return Ok(ExitCode::SUCCESS);
     }
     let run = ops::sweep_proposals(&mut p, &Engine::default(), &proposals, &name, s.now)?;

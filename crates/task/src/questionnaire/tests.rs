@@ -178,8 +178,17 @@ fn rule_cases(q: &Questionnaire) -> Vec<Map<String, Value>> {
         complete.insert(question.id.clone(), value);
     }
     let mut cases = vec![Map::new(), complete.clone()];
+    // A note too long, once per questionnaire (its first text question): the limit is the same
+    // for every note, and each case of it is 20,000 characters of the committed file.
+    let first_text = q
+        .questions()
+        .find(|question| question.kind == QuestionKind::Text)
+        .map(|question| question.id.clone());
     for question in q.questions() {
         let mut variants: Vec<Value> = question.options.iter().map(|o| o.value.clone()).collect();
+        if first_text.as_deref() == Some(question.id.as_str()) {
+            variants.push(Value::from("w".repeat(NOTE_MAX_CHARS + 1)));
+        }
         variants.extend(match question.kind {
             QuestionKind::Text => vec![json!("short"), json!(7), json!(null), json!("   ")],
             QuestionKind::Choice => vec![json!("no such option"), json!(99), json!(true)],

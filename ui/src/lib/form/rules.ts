@@ -5,6 +5,10 @@
 // and expects Rust's violations, word for word.
 import type { JsonValue, Question, Questionnaire, Violation } from '../api/types';
 
+/** The most characters a note may hold: Rust's `NOTE_MAX_CHARS`, on every path that stores an
+ * answer. */
+export const NOTE_MAX_CHARS = 20000;
+
 /** An empty string or null counts as no answer, as in Rust's `is_blank`. */
 export function isAnswered(value: JsonValue | undefined): boolean {
   if (value === undefined || value === null) return false;
@@ -57,6 +61,10 @@ export function validateQuestion(question: Question, values: Record<string, Json
   if (question.kind === 'text') {
     if (typeof value !== 'string') {
       return [{ question: question.id, rule: 'wrong_type', message: `${label(question)} takes text, not ${JSON.stringify(value)}.` }];
+    }
+    const stored = [...value].length;
+    if (stored > NOTE_MAX_CHARS) {
+      return [{ question: question.id, rule: 'max_chars', message: `${label(question)} holds ${stored} characters; a note may hold at most ${NOTE_MAX_CHARS}.` }];
     }
     const min = question.min_chars;
     const n = countChars(value);

@@ -16,6 +16,14 @@ export type ProposedSweep = {
  */
 proposer?: Proposer | null, 
 /**
+ * The proposals file it came from, as it was named; absent for a model's.
+ */
+proposals_file?: string | null, 
+/**
+ * When it was swept; absent for a sweep stored before every sweep of a task was kept.
+ */
+swept_at?: string | null, 
+/**
  * The task's instance id.
  */
 iid: string, 

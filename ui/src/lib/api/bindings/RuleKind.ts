@@ -3,4 +3,4 @@
 /**
  * The rule an answer breaks.
  */
-export type RuleKind = "required" | "min_chars" | "off_scale" | "wrong_type" | "unknown_question";
+export type RuleKind = "required" | "min_chars" | "max_chars" | "off_scale" | "wrong_type" | "unknown_question";
