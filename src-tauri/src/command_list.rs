@@ -14,6 +14,7 @@ macro_rules! verity_commands {
             recent_projects,
             forget_recent_project,
             sign_in,
+            sign_out,
             list_raters,
             add_rater,
             assign_raters,

@@ -312,7 +312,7 @@ mod tests {
         let mut project = ops::init_project(&path, &choice, now).expect("a new project");
         ops::add_rater(&mut project, "ana", now).expect("a new rater");
         let package = dir.join("ana.verity");
-        ops::package_for_rater(&project, "ana", &package, ops::Overwrite::Refuse, now)
+        ops::package_for_rater(&mut project, "ana", &package, ops::Overwrite::Refuse, now)
             .expect("ana's package");
         (path, package)
     }

@@ -16,6 +16,7 @@ function startWith(startup: Startup, more: Handlers = {}) {
     open_startup_project: () => startup,
     list_raters: () => raters,
     sign_in: (args) => args.role,
+    sign_out: () => null,
     next_task: () => null,
     queue_page: () => ({ total: 0, offset: 0, counts: { to_do: 0, in_progress: 0, submitted: 0 }, items: [] }),
     project_questionnaire: () => questionnaire,
@@ -158,6 +159,10 @@ describe('App', () => {
     expect(queryByTestId('bound')).toBeNull();
     await fireEvent.click(getByTestId('sign-out'));
     expect(await findByTestId('coordinator')).toBeTruthy();
+    // Signed out before the panel is listed again: a rater signed in sees only themselves.
+    const order = calls.map((c) => c.cmd);
+    expect(order.lastIndexOf('sign_out')).toBeLessThan(order.lastIndexOf('list_raters'));
+    expect(order.lastIndexOf('sign_out')).toBeGreaterThan(order.lastIndexOf('sign_in'));
   });
 
   it('offers no model rater to sign in as: its answers come from the coordinator’s runs', async () => {

@@ -183,6 +183,18 @@ pub async fn sign_in(app: AppHandle, role: Actor) -> Result<Actor, CommandError>
     .await
 }
 
+/// Signs out ("Switch user"): the project acts for nobody until "who is using Verity?" is
+/// answered again. The list of raters the question offers is the whole panel's, which a rater
+/// signed in is not shown.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn sign_out(app: AppHandle) -> Result<(), CommandError> {
+    with_project(app, |p| {
+        p.sign_out();
+        Ok(())
+    })
+    .await
+}
+
 /// Opens a link from a task in the system browser, only for `http`, `https` and `mailto`:
 /// the page never navigates itself, and nothing else is handed to the desktop.
 #[tauri::command(rename_all = "snake_case")]

@@ -116,6 +116,8 @@ export const api = {
   /** Takes a project off the recent ones; resolves to the list left. */
   forgetRecentProject: (path: string) => call<RecentProject[]>('forget_recent_project', { path }),
   signIn: (role: Role) => call<Role>('sign_in', { role }),
+  /** Signs out: the project acts for nobody until someone signs in again. */
+  signOut: () => call<void>('sign_out'),
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),
   assignRaters: (perCase: number, seed: number) => call<AssignReport>('assign_raters', { per_case: perCase, seed }),
