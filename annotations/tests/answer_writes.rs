@@ -105,7 +105,7 @@ fn rate_one(p: &mut Project) -> ops::Result<ops::RateReport> {
         timeout: Duration::from_secs(10),
     };
     let clock = time::OffsetDateTime::now_utc;
-    ops::rate_model(p, &request, &clock, &mut |_| {}, &AtomicBool::new(false))
+    ops::rate_model(p, &request, &clock, &mut |_| {}, &ops::Halt::new())
 }
 
 /// How many rows the project at `location` holds in each of `tables`, read through a

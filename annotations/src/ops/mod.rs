@@ -11,6 +11,7 @@
 
 // What the front ends need of the lower layers, so that they import `ops` alone.
 pub use crate::hub::HubSettings;
+pub use verity_endpoint::Halt;
 pub use verity_evidence::{
     Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
     render_text as render_evidence_text,
@@ -18,7 +19,7 @@ pub use verity_evidence::{
 pub use verity_stats::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
 };
-pub use verity_stats::natural::natural_cmp;
+pub use verity_stats::natural::{counted, natural_cmp};
 pub use verity_store::{
     AnswersChanged, EventKind, ModelConfig, ModelSettings, postgres::is_server_url,
 };
