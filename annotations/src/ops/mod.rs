@@ -138,8 +138,8 @@ pub use report::{ReportSummary, write_report};
 mod scores;
 pub use scores::{
     Coverage, Determinacy, LabelSource, LeftOutTask, PairComparison, ResultsImport, ResultsSource,
-    ScoresOptions, ScoresReport, SourceCount, SystemResults, SystemScore, import_results,
-    left_out_tasks, list_results, remove_results, scores,
+    ScoresOptions, ScoresReport, SourceCount, SystemResults, SystemScore, UnreadLabels,
+    import_results, left_out_tasks, list_results, remove_results, scores,
 };
 mod status;
 pub use status::{AnswerStatus, AssignmentStatus};

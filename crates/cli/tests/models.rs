@@ -403,7 +403,7 @@ fn the_budget_stops_the_run_before_a_request_that_could_overrun_it() {
     assert!(
         stderr.contains("of the $1.5 budget is left, and the next request could cost $1.0")
             && stderr
-                .contains("prompt tokens at $1 and up to 1000 reply tokens at $1000 per million")
+                .contains("prompt tokens at $1 and up to 1,000 reply tokens at $1000 per million")
             && stderr.contains(&format!("{left} task"))
             && stderr.contains("left unrated"),
         "{stderr}"

@@ -631,3 +631,51 @@ fn a_model_proposes_and_the_repository_decides_as_for_a_proposals_file() {
     let as_ana = h.json(&["--as", "ana", "case", "show", TASK, "--json"]);
     assert_eq!(as_ana["sweep"], Value::Null);
 }
+
+#[test]
+fn a_sweep_its_budget_stops_exits_3_and_says_how_many_tasks_are_left() {
+    use verity_testkit::chat_server::ChatServer;
+
+    let (h, _, _) = setup();
+    let server = ChatServer::start();
+    let endpoint = server.endpoint();
+    h.ok(&[
+        "models",
+        "add",
+        "proposer",
+        "--endpoint",
+        &endpoint,
+        "--model",
+        "test-model",
+        "--price-in",
+        "1",
+        "--price-out",
+        "100",
+        "--max-output-tokens",
+        "1000",
+    ]);
+    // A request's worst case is over $0.10 (1,000 reply tokens at $100 per million): a budget
+    // of 5 cents sends nothing.
+    let out = h.run(&[
+        "sweep",
+        "--all",
+        "--model",
+        "proposer",
+        "--budget-usd",
+        "0.05",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("stopped by the budget: $0.0500 of the $0.05 budget is left")
+            && stderr.contains("1 task left unswept"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("0 swept, 0 failed, 0 swept before by this model, 1 left"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(server.log().len(), 0);
+}

@@ -19,6 +19,7 @@ use crate::ops::{Error, ErrorCode, Project, Result, stamp};
 use verity_endpoint::{
     Client, Completion, Dialect, EndpointError, Halt, Provenance, ReplyCache, StructuredRequest,
 };
+use verity_stats::natural::thousands;
 use verity_store::{AttemptPurpose, CaseRow, ModelAttempt, ModelRater};
 
 /// What a run asks the model for each task, and what it does with a valid reply.
@@ -350,9 +351,9 @@ impl Run<'_> {
             "${:.4} of the ${budget} budget is left, and the next request could cost ${:.4} (about {} prompt tokens at {} and up to {} reply tokens at {} per million)",
             (budget - self.spent).max(0.0),
             job.reserved,
-            job.prompt_tokens,
+            thousands(usize::try_from(job.prompt_tokens).unwrap_or(usize::MAX)),
             price(settings.price_in),
-            settings.max_output_tokens.unwrap_or(0),
+            thousands(settings.max_output_tokens.unwrap_or(0) as usize),
             price(settings.price_out),
         )
     }

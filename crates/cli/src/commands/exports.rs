@@ -25,10 +25,13 @@ pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> 
         history,
     };
     let summary = ops::export_to_file(&p, format, &options, &path, overwrite(force))?;
+    for note in &summary.notes {
+        eprintln!("note: {note}");
+    }
     writeln!(
         out,
-        "wrote {} rows to {}{}",
-        summary.rows,
+        "wrote {} to {}{}",
+        ops::counted(summary.rows, "row"),
         summary.path,
         if summary.replaced {
             " (replaced the file that was there)"

@@ -139,13 +139,16 @@ fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
     for s in &c.sources {
         writeln!(
             out,
-            "  decided by {}: {} tasks ({} determinate, {} underdetermined, {} pending)",
+            "  decided by {}: {} ({} determinate, {} underdetermined, {} pending)",
             s.source.name(),
-            s.tasks,
+            ops::counted(s.tasks, "task"),
             s.determinate,
             s.underdetermined,
             s.pending
         )?;
+    }
+    for unread in &c.unread {
+        writeln!(out, "  note: {}", unread.note)?;
     }
     if report.systems.is_empty() {
         writeln!(out, "no results yet: `verity results import FILE`")?;
@@ -155,7 +158,15 @@ fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
         out,
         "\nsystem\tsubmitted\traw (95% CI)\trank\tdeterminate-only (95% CI)\trank\tunderdetermined\tpending"
     )?;
-    for s in &report.systems {
+    // In rank order, as the report's table: by the raw rate, best first.
+    let mut ranked: Vec<&ops::SystemScore> = report.systems.iter().collect();
+    ranked.sort_by(|a, b| {
+        a.rank_raw
+            .unwrap_or(f64::INFINITY)
+            .total_cmp(&b.rank_raw.unwrap_or(f64::INFINITY))
+            .then_with(|| a.system.cmp(&b.system))
+    });
+    for s in ranked {
         writeln!(
             out,
             "{}\t{}/{}\t{}{}\t{}\t{}{}\t{}\t{}\t{}",
