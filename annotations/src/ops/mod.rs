@@ -14,7 +14,7 @@ pub use crate::hub::HubSettings;
 pub use verity_endpoint::Halt;
 pub use verity_evidence::{
     Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
-    render_text as render_evidence_text,
+    render_text as render_evidence_text, shell_quote,
 };
 pub use verity_stats::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,

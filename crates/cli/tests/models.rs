@@ -1317,7 +1317,7 @@ fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
     let report = rate_all(&mut p);
     assert_eq!(report.rated, 2);
 
-    let err = annotations::ops::panel_grant(&mut p, "gpt", t0).unwrap_err();
+    let err = annotations::ops::panel_grant(&mut p, "gpt", false, t0).unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("model rater") && !message.contains('\n'),
@@ -1325,7 +1325,7 @@ fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
     );
     assert_eq!(annotations::ops::panel_members(&mut p).unwrap().len(), 0);
 
-    let login = annotations::ops::panel_grant(&mut p, "ana", t0).unwrap();
+    let login = annotations::ops::panel_grant(&mut p, "ana", false, t0).unwrap();
     let as_ana = |sql: &str| {
         db.try_sql(Some((login.role.as_str(), login.password.as_str())), sql)
             .unwrap()

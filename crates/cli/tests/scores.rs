@@ -331,7 +331,7 @@ fn every_format_scores_alike_on_a_server_and_a_raters_login_reads_no_result() {
     let (_, mut p) = db.coordinator_project("secret", "determinacy");
     project::import(&mut p, &[dir.path().join("audit")]);
     formats_score_alike(&mut p, dir.path(), &ids);
-    let login = ops::panel_grant(&mut p, "ana", T0).unwrap();
+    let login = ops::panel_grant(&mut p, "ana", false, T0).unwrap();
     let as_ana = Some((login.role.as_str(), login.password.as_str()));
     let stored = db
         .try_sql(None, "SELECT COUNT(*) FROM verity.system_results")

@@ -85,8 +85,8 @@ pub(in crate::ops) fn render_section(
         .collect();
     let _ = writeln!(
         md,
-        "{} tasks: {} determinate, {} underdetermined, {} pending raters, {} unlabelled; decided: {}.{}\n",
-        c.tasks,
+        "{}: {} determinate, {} underdetermined, {} pending raters, {} unlabelled; decided: {}.{}\n",
+        crate::ops::counted(c.tasks, "task"),
         c.determinate,
         c.underdetermined,
         c.pending,

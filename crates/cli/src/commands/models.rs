@@ -187,11 +187,11 @@ fn compare(results: &[ModelComparison], json: bool, out: &mut dyn Write) -> Resu
         };
         writeln!(
             out,
-            "{}\t{}\tε = {}\t{} tasks\t{verdict}\tκw vs consensus {}\tα humans {}\tα with model {}",
+            "{}\t{}\tε = {}\t{}\t{verdict}\tκw vs consensus {}\tα humans {}\tα with model {}",
             r.model,
             r.question,
             r.epsilon,
-            r.n_cases,
+            ops::counted(r.n_cases, "task"),
             figure(&r.kappa_vs_consensus),
             figure(&r.alpha_humans),
             figure(&r.alpha_with_model),

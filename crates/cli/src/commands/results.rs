@@ -65,14 +65,18 @@ fn import(
     for r in &reports {
         writeln!(
             out,
-            "{}: {} ({}): {} of the project's {} tasks submitted, {} resolved; the other {} count as not resolved{}",
+            "{}: {} ({}): {} of the project's {} submitted, {} resolved; {}{}",
             r.system,
             r.origin,
             r.format,
             r.submitted,
-            r.tasks,
+            ops::counted(r.tasks, "task"),
             r.resolved,
-            r.tasks - r.submitted,
+            match r.tasks - r.submitted {
+                0 => "every task was submitted".to_string(),
+                1 => "the other 1 counts as not resolved".to_string(),
+                n => format!("the other {n} count as not resolved"),
+            },
             if r.replaced {
                 " (replaced the results stored under this name)"
             } else {
@@ -133,8 +137,12 @@ fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
     let c = &report.coverage;
     writeln!(
         out,
-        "{} tasks: {} determinate, {} underdetermined, {} pending raters, {} unlabelled",
-        c.tasks, c.determinate, c.underdetermined, c.pending, c.unlabelled
+        "{}: {} determinate, {} underdetermined, {} pending raters, {} unlabelled",
+        ops::counted(c.tasks, "task"),
+        c.determinate,
+        c.underdetermined,
+        c.pending,
+        c.unlabelled
     )?;
     for s in &c.sources {
         writeln!(

@@ -147,12 +147,12 @@ fn write_results<'a>(
     for r in results {
         writeln!(
             out,
-            "{}: {} ({} of {} snippets verified, {} live ways): {}",
+            "{}: {} ({} of {} verified, {}): {}",
             r.iid,
             r.tier.as_str(),
             r.n_verified,
-            r.snippets.len(),
-            r.ways_verified,
+            ops::counted(r.snippets.len(), "snippet"),
+            ops::counted(r.ways_verified, "live way"),
             r.rests_on
         )?;
         for snippet in &r.snippets {
