@@ -222,7 +222,10 @@ pub(in crate::ops) fn run_model(
         run.follow(halt);
         while in_flight < concurrency && stopped.is_none() && fatal.is_none() {
             if halt.is_stopping() {
-                stopped = Some(Stop::Cancelled);
+                // A stop with nothing left to ask ends the run as done.
+                if next.is_some() || !queue.is_empty() {
+                    stopped = Some(Stop::Cancelled);
+                }
                 break;
             }
             let job = match next.take() {
