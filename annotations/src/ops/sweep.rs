@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -17,7 +16,7 @@ use super::models::{
 };
 use super::sweep_access::{ProposedSweep, Proposer, stored_sweep};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
-use verity_endpoint::StructuredRequest;
+use verity_endpoint::{Halt, StructuredRequest};
 use verity_evidence::{Engine, Proposal, SweepResult, SweepTask, parse_proposals};
 use verity_store::{AttemptPurpose, CaseRow};
 
@@ -139,7 +138,7 @@ pub fn sweep_with_model(
     req: &ModelSweepRequest,
     clock: &dyn Fn() -> OffsetDateTime,
     progress: &mut dyn FnMut(&RateProgress),
-    cancel: &AtomicBool,
+    halt: &Halt,
 ) -> Result<ModelSweepReport> {
     project.require_coordinator("sweeps tasks' codebases")?;
     let model = find_model(project, &req.name)?;
@@ -163,15 +162,7 @@ pub fn sweep_with_model(
         template: &template,
         targets: &targets,
     };
-    let run = run_model(
-        project,
-        &plan,
-        &cases,
-        &mut sweeping,
-        clock,
-        progress,
-        cancel,
-    )?;
+    let run = run_model(project, &plan, &cases, &mut sweeping, clock, progress, halt)?;
     let mut results = Vec::new();
     for case in &cases {
         if let Some(swept) = sweeping.stored(project, case)? {

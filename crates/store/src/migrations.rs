@@ -253,6 +253,9 @@ CREATE TABLE sweeps (
     // 13: what each model request was for (`store/models.rs`): rating a task, or proposing its
     // sweep (`verity sweep --model`).
     crate::models::PURPOSE_MIGRATION,
+    // 14: a model request left in flight when its run was stopped is recorded as `abandoned`
+    // (`store/models.rs`), so every request sent is counted with its spend.
+    crate::models::ABANDONED_MIGRATION,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -490,4 +490,7 @@ CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
 "#,
     // 10: what each model request was for, the file schema's 13 (`postgres/models.rs`).
     super::models::PURPOSE_MIGRATION,
+    // 11: a model request left in flight when its run was stopped is recorded as
+    // `abandoned`, the file schema's 14 (`postgres/models.rs`).
+    super::models::ABANDONED_MIGRATION,
 ];
