@@ -11,7 +11,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # build erases, and the Rust tests write them anew on every run.
 if [ ! -e "$root/ui/dist/index.html" ] || [ -n "$(find "$root/ui/src" "$root/ui/index.html" \
   "$root/ui/package-lock.json" "$root/ui/vite.config.ts" "$root/ui/svelte.config.js" \
-  -newer "$root/ui/dist/index.html" -not -path "$root/ui/src/lib/api/bindings/*" -print -quit)" ]; then
+  -type f -newer "$root/ui/dist/index.html" -not -path "$root/ui/src/lib/api/bindings/*" -print -quit)" ]; then
   (cd "$root/ui" && npm run --silent build)
 fi
 if [ "${VERITY_RELEASE:-0}" = 1 ]; then

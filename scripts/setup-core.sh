@@ -7,6 +7,8 @@
 set -euo pipefail
 
 need=(build-essential pkg-config libssl-dev openssl cmake git python3)
+# A faster linker, when asked for (CI sets VERITY_LINKER=mold; scripts/test.sh passes it to rustc).
+if [ "${VERITY_LINKER:-}" = mold ]; then need+=(mold); fi
 missing=()
 for pkg in "${need[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -31,11 +31,17 @@ phase "setup: system packages, npm packages, tauri-driver"
 bash scripts/setup-core.sh
 bash scripts/setup-desktop.sh
 
-phase "front end: types, unit tests, build"
-(cd ui && npm run --silent check && npm test --silent && npm run --silent build)
-
 phase "format"
 cargo fmt --all -- --check
+
+phase "front end: build (the app embeds it)"
+(cd ui && npm run --silent build)
+
+# The front end's type check and unit tests need nothing of the Rust build: they run beside it,
+# in the moments the build leaves a core idle, and their output is shown when they end.
+front_log=$(mktemp)
+(cd ui && npm run --silent check && npm test --silent) >"$front_log" 2>&1 &
+front_pid=$!
 
 # Clippy's lints and the tests' build in one compile: clippy-driver compiles the workspace's own
 # crates (as `cargo clippy` has it do, but to the end, code and all), so every crate and target is
@@ -44,10 +50,23 @@ cargo fmt --all -- --check
 # Every later cargo command runs with the same wrapper, so none of them builds again: the test
 # run, the endpoint check and the end-to-end tests use this one build (scripts/build-app.sh).
 export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+if [ -n "${VERITY_LINKER:-}" ]; then
+  export RUSTFLAGS="${RUSTFLAGS:-} -C link-arg=-fuse-ld=$VERITY_LINKER"
+fi
 RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)"
 CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 phase "Rust: lints and build (clippy, every crate and target)"
 bash scripts/build-app.sh
+
+phase "front end: types and unit tests (the rest of their time, run beside the Rust build)"
+front_status=0
+wait "$front_pid" || front_status=$?
+cat "$front_log"
+rm -f "$front_log"
+if [ "$front_status" -ne 0 ]; then
+  echo "test: the front end's type check or unit tests failed (above)" >&2
+  exit "$front_status"
+fi
 
 phase "a throwaway PostgreSQL server for the server backend's tests (stopped at exit)"
 pg_dir=$(mktemp -d)

@@ -135,7 +135,7 @@ fn setup(o: &Options, now: OffsetDateTime) -> Result<Vec<ops::PanelLogin>, ops::
     }
     ops::assign(&mut p, per_task, 1, &CaseSelection::All, now)?;
     for r in 1..=o.raters {
-        logins.push(ops::panel_grant(&mut p, &format!("rater {r}"), now)?);
+        logins.push(ops::panel_grant(&mut p, &format!("rater {r}"), false, now)?);
     }
     Ok(logins)
 }

@@ -69,7 +69,7 @@ fn an_autosave_on_a_server_runs_its_statements_and_no_more() {
     // The coordinator's login, acting as ana.
     let (_, mut p) = db.coordinator_project("coordinator-pw", "swe-bench-verified");
     ana_on_two_tasks(&mut p);
-    let login = ops::panel_grant(&mut p, "ana", T0).unwrap();
+    let login = ops::panel_grant(&mut p, "ana", false, T0).unwrap();
     let coordinators = autosave_submit_revise(&mut p, ONE);
     // ana's own login, which writes through the server's checked function.
     let mut ana =
@@ -105,7 +105,7 @@ fn rate_one(p: &mut Project) -> ops::Result<ops::RateReport> {
         timeout: Duration::from_secs(10),
     };
     let clock = time::OffsetDateTime::now_utc;
-    ops::rate_model(p, &request, &clock, &mut |_| {}, &AtomicBool::new(false))
+    ops::rate_model(p, &request, &clock, &mut |_| {}, &ops::Halt::new())
 }
 
 /// How many rows the project at `location` holds in each of `tables`, read through a

@@ -208,7 +208,7 @@ fn a_raters_login_gets_nothing_of_the_audit_through_verity_or_in_any_row_it_read
     ops::migrate_project(&file, Path::new(&url)).unwrap();
     drop(file);
     let mut coordinator = ops::open_project(Path::new(&url)).unwrap();
-    let login = ops::panel_grant(&mut coordinator, "ana", T0).unwrap();
+    let login = ops::panel_grant(&mut coordinator, "ana", false, T0).unwrap();
     let mut ana =
         ops::open_project_with_password(Path::new(&db.url_as(&login.role)), Some(&login.password))
             .unwrap();

@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use annotations::ops::{self, Actor, AnswerRequest, Overwrite, Project};
@@ -281,7 +280,7 @@ fn a_raters_login_refuses_each_rule_through_verity_and_in_the_servers_own_functi
     };
     let location = Path::new(&db.url()).to_path_buf();
     let mut p = panel(&location);
-    let login = ops::panel_grant(&mut p, "ana", T0).unwrap();
+    let login = ops::panel_grant(&mut p, "ana", false, T0).unwrap();
     let mut ana =
         ops::open_project_with_password(Path::new(&db.url_as(&login.role)), Some(&login.password))
             .unwrap();
@@ -477,14 +476,8 @@ fn a_model_rater_refuses_each_rule(location: &Path) {
             timeout: Duration::from_secs(10),
         };
         let clock = time::OffsetDateTime::now_utc;
-        let report = ops::rate_model(
-            &mut p,
-            &request,
-            &clock,
-            &mut |_| {},
-            &AtomicBool::new(false),
-        )
-        .unwrap();
+        let report =
+            ops::rate_model(&mut p, &request, &clock, &mut |_| {}, &ops::Halt::new()).unwrap();
         assert_eq!((report.rated, report.failed), (0, 1), "{}", v.rule);
         says(
             &report.failures[0].reason,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use annotations::ops::{self, Actor, Engine, ErrorCode, Project};
+use annotations::ops::{self, Actor, Engine, ErrorCode, Halt, Project};
 use tauri::ipc::{Channel, IpcResponse};
 use tauri::{AppHandle, Manager};
 
@@ -28,6 +28,9 @@ pub struct AppState {
     pub data_dir: PathBuf,
     /// Set by `cancel_job`, read by the running import or evidence run.
     pub cancel: Arc<AtomicBool>,
+    /// A model run's stop, in two steps: `cancel_job` stops it (the requests in flight are
+    /// waited for), and a second `cancel_job` abandons those.
+    pub halt: Arc<Halt>,
     /// The long job running, if any (one at a time, so `cancel_job` stops the job the user
     /// sees): what it is, for the message that refuses a second one.
     job: Arc<Mutex<Option<&'static str>>>,
@@ -50,6 +53,7 @@ impl AppState {
             opening: Generation::default(),
             data_dir,
             cancel: Arc::new(AtomicBool::new(false)),
+            halt: Arc::new(Halt::new()),
             job: Arc::new(Mutex::new(None)),
             engine: Arc::new(Engine::default()),
         }
@@ -67,6 +71,7 @@ impl AppState {
         }
         *running = Some(what);
         self.cancel.store(false, Ordering::Relaxed);
+        self.halt.clear();
         Ok(JobGuard {
             job: self.job.clone(),
         })
@@ -169,6 +174,17 @@ where
     .map_err(background_failed)?
 }
 
+/// Asks the running job to stop: the cancel flag, and a model run's halt, whose first step waits
+/// for the requests in flight and whose second abandons them.
+pub fn cancel_running_job(state: &AppState) {
+    state.cancel.store(true, Ordering::Relaxed);
+    if state.halt.is_stopping() {
+        state.halt.abandon();
+    } else {
+        state.halt.stop();
+    }
+}
+
 /// Runs a long job (an import, a fetch, a clone, an evidence run) on the open project as
 /// [`with_project`] does: refused while another long job runs (`what` names it in a sentence,
 /// "An import"), with the cancel flag `cancel_job` sets cleared first. `work` gets the project,
@@ -256,8 +272,10 @@ mod tests {
     fn one_long_job_runs_at_a_time_and_starts_with_a_cleared_cancel_flag() {
         let (_dir, state) = new_state();
         state.cancel.store(true, Ordering::Relaxed);
+        state.halt.abandon();
         let import = state.start_job("An import").expect("no job is running");
         assert!(!state.cancel.load(Ordering::Relaxed));
+        assert!(!state.halt.is_stopping());
 
         // A cancel meant for the import is not lost to a second job's start.
         state.cancel.store(true, Ordering::Relaxed);
@@ -272,6 +290,16 @@ mod tests {
 
         drop(import);
         assert!(state.start_job("An evidence run").is_ok());
+    }
+
+    #[test]
+    fn a_second_cancel_abandons_a_model_runs_requests_in_flight() {
+        let (_dir, state) = new_state();
+        let _run = state.start_job("A model run").expect("no job is running");
+        cancel_running_job(&state);
+        assert!(state.halt.is_stopping() && !state.halt.is_abandoned());
+        cancel_running_job(&state);
+        assert!(state.halt.is_abandoned());
     }
 
     #[test]

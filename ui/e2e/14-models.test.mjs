@@ -70,7 +70,7 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
 
     await addModel(browser, 'e2e-model', 11);
     const added = await modelRow(browser, 'e2e-model');
-    assert.deepEqual(added.slice(0, 10), ['e2e-model', 'e2e-small', endpoint, '0', '11', '$0.15', '$0.6', '0', '0', '$0.0000']);
+    assert.deepEqual(added.slice(0, 11), ['e2e-model', 'e2e-small', endpoint, KEY_VARIABLE, '0', '11', '$0.15', '$0.6', '0', '0', '$0.0000']);
 
     // The first run: every demo task, two at a time, 500 ms a reply: progress shows on the way.
     await chooseDemoTasks(browser, 'e2e-model');
@@ -89,11 +89,11 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
     await shot(browser, 'coordinator-models-running');
     await find(browser, '[data-testid="run-result"]', 60_000);
     assert.match(await textOf(browser, '[data-testid="run-result"]'), /^Rated 12, failed 0, skipped 0 \(already answered\); [1-9]\d* tokens in, [1-9]\d* out; cost \$0\.\d{4}\.$/);
-    await until(browser, async () => (await modelRow(browser, 'e2e-model'))?.[7] === '12', 'the table does not count the twelve answers');
+    await until(browser, async () => (await modelRow(browser, 'e2e-model'))?.[8] === '12', 'the table does not count the twelve answers');
     const after = await modelRow(browser, 'e2e-model');
-    assert.equal(after[8], '0');
-    assert.match(after[9], /^\$0\.\d{4}$/);
-    assert.notEqual(after[9], '$0.0000');
+    assert.equal(after[9], '0');
+    assert.match(after[10], /^\$0\.\d{4}$/);
+    assert.notEqual(after[10], '$0.0000');
 
     // A second model, one request at a time: Stop ends it midway, keeping what it stored.
     // Another seed: the same request as the first model's would be answered from the project's
@@ -103,12 +103,13 @@ test('the coordinator adds a model, runs it with live progress, stops a second r
     await (await find(browser, '[data-testid="run-concurrency"]')).setValue('1');
     await press(browser, 'run-start');
     await until(browser, async () => /^[1-9]\d* of 12 tasks/.test(await textOf(browser, '[data-testid="run-progress-text"]')), 'the second run shows no progress', 30_000);
+    // Stop: no new request; the one in flight is answered and its answer kept.
     await press(browser, 'run-stop');
     await find(browser, '[data-testid="run-stopped"]', 30_000);
     assert.match(await textOf(browser, '[data-testid="run-stopped"]'), /^Stopped: ([1-9]|1[01]) tasks? left unrated \(run again to go on; nothing paid for is asked again\)\.$/);
     const rated = Number((await textOf(browser, '[data-testid="run-result"]')).match(/^Rated (\d+)/)[1]);
     assert.ok(rated >= 1 && rated < 12, `the stopped run rated ${rated} of 12`);
-    await until(browser, async () => (await modelRow(browser, 'e2e-second'))?.[7] === String(rated), 'the table does not count the stopped run’s answers');
+    await until(browser, async () => (await modelRow(browser, 'e2e-second'))?.[8] === String(rated), 'the table does not count the stopped run’s answers');
     await browser.execute(() => document.querySelector('[data-testid="models-table"]').scrollIntoView({ block: 'start' }));
     const overflow = await browser.execute(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.equal(overflow, 0, 'the window scrolls sideways on the Models section');

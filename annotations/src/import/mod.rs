@@ -364,9 +364,23 @@ fn read_json_rows(
         },
         Some(_) => Err(ImportError::UnknownFormat {
             path: path.to_path_buf(),
-            reason: "not a JSON array or JSON-lines file of tasks, nor a case folder".into(),
+            reason: match csv_header(path) {
+                Some(header) => openai_csv::not_openai(&header),
+                None => "not a JSON array or JSON-lines file of tasks, nor a case folder".into(),
+            },
         }),
     }
+}
+
+/// A file's first line as a CSV header, when it reads as one of two columns or more.
+fn csv_header(path: &Path) -> Option<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_path(path)
+        .ok()?;
+    let first = reader.records().next()?.ok()?;
+    (first.len() >= 2).then(|| first.iter().map(|c| c.trim().to_string()).collect())
 }
 
 /// How reading a file as JSON lines ended.

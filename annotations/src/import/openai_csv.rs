@@ -203,6 +203,23 @@ pub fn detect(path: &Path) -> Result<Option<OpenAiFile>, ImportError> {
     Ok(None)
 }
 
+/// Why a CSV with `header` is none of OpenAI's annotation files: the columns each is told by,
+/// and what this header has.
+pub fn not_openai(header: &[String]) -> String {
+    let shown: Vec<&str> = header.iter().take(8).map(String::as_str).collect();
+    format!(
+        "a CSV that is none of OpenAI's annotation files, which Verity tells by their headers: the per-annotator file has the columns instance_id, user_id, {} (and the notes), the ensembled file the columns {}; this file's header is {}{} (a CSV of systems' results, instance_id and resolved, goes to `verity results import`; ratings as unit,rater,value to `verity agreement --ratings`)",
+        NUMERIC_COLUMNS[..3].join(", "),
+        ENSEMBLED_COLUMNS.join(", "),
+        shown.join(", "),
+        if header.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        }
+    )
+}
+
 /// The columns a header lacks, as a readable list.
 fn missing_columns(
     path: &Path,

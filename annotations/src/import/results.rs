@@ -1,7 +1,10 @@
 //! One system's per-task outcomes on a benchmark, in the formats they are published in, told
 //! apart by content:
-//! - the SWE-bench harness's run summary (`resolved_ids`, `unresolved_ids`, `error_ids`,
-//!   `empty_patch_ids`, `submitted_ids`, `schema_version`, with or without `infra_failure_ids`);
+//! - the SWE-bench harness's run summary, every version `swebench/harness/reporting.py` (and
+//!   `run_evaluation.py` before it) has written: `resolved_ids`, `completed_ids`, `error_ids`,
+//!   with or without `unresolved_ids`, `empty_patch_ids`, `submitted_ids`, `incomplete_ids` (the
+//!   dataset's tasks that got no prediction), `infra_failure_ids`, `ambiguous_failure_ids`,
+//!   `failure_reasons`, the containers and images left over, and `schema_version`;
 //! - the harness's per-task `report.json` maps (`{iid: {"resolved": bool, ...}}`), one file or
 //!   a folder of them at any depth;
 //! - the experiments repository's `results.json` (`{"resolved": [...], "no_generation": [...],
@@ -9,8 +12,10 @@
 //! - Scale's SWE-bench Pro `eval_results.json` (`{"instance_<id>": true | false}`);
 //! - CSV or JSON lines with `instance_id` and `resolved` (true/false, 1/0).
 //!
-//! Every task a file mentions was submitted; whether it was resolved is what the file says. A
-//! task named twice, or resolved in one list and failed in another, refuses the whole file.
+//! Every task a file mentions was submitted, but for a summary's `incomplete_ids`; whether it
+//! was resolved is what the file says, and a task not submitted counts as not resolved. A task
+//! named twice, resolved in one list and failed in another, or both submitted and not, refuses
+//! the whole file.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -72,31 +77,48 @@ pub struct ResultsFile<'a> {
     pub outcomes: Vec<Outcome<'a>>,
 }
 
-/// The harness summary's id lists, and whether a task in one was resolved.
-const SUMMARY_LISTS: &[(&str, Option<bool>)] = &[
-    ("resolved_ids", Some(true)),
-    ("unresolved_ids", Some(false)),
-    ("error_ids", Some(false)),
-    ("empty_patch_ids", Some(false)),
-    ("infra_failure_ids", Some(false)),
-    ("incomplete_ids", Some(false)),
-    ("completed_ids", None),
-    ("submitted_ids", None),
+/// What a list of a summary says of the tasks it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListRole {
+    /// Submitted, and resolved (`true`) or not.
+    Verdict(bool),
+    /// Submitted, nothing more (the list of predictions, the tasks evaluated).
+    Submitted,
+    /// Not submitted: the dataset's tasks that got no prediction.
+    NotSubmitted,
+    /// Not tasks (containers, images left over).
+    Ignored,
+}
+
+/// The harness summary's lists. The failure classes (`infra_failure_ids`,
+/// `ambiguous_failure_ids`) name tasks of `unresolved_ids` or `error_ids` again.
+const SUMMARY_LISTS: &[(&str, ListRole)] = &[
+    ("resolved_ids", ListRole::Verdict(true)),
+    ("unresolved_ids", ListRole::Verdict(false)),
+    ("error_ids", ListRole::Verdict(false)),
+    ("empty_patch_ids", ListRole::Verdict(false)),
+    ("infra_failure_ids", ListRole::Verdict(false)),
+    ("ambiguous_failure_ids", ListRole::Verdict(false)),
+    ("completed_ids", ListRole::Submitted),
+    ("submitted_ids", ListRole::Submitted),
+    ("incomplete_ids", ListRole::NotSubmitted),
+    ("unstopped_containers", ListRole::Ignored),
+    ("unremoved_images", ListRole::Ignored),
 ];
 
-/// The experiments repository's lists, new and old, and whether a task in one was resolved.
-const EXPERIMENT_LISTS: &[(&str, Option<bool>)] = &[
-    ("resolved", Some(true)),
-    ("no_generation", Some(false)),
-    ("no_logs", Some(false)),
-    ("no_apply", Some(false)),
-    ("install_fail", Some(false)),
-    ("reset_failed", Some(false)),
-    ("test_errored", Some(false)),
-    ("test_timeout", Some(false)),
-    ("generated", None),
-    ("with_logs", None),
-    ("applied", None),
+/// The experiments repository's lists, new and old.
+const EXPERIMENT_LISTS: &[(&str, ListRole)] = &[
+    ("resolved", ListRole::Verdict(true)),
+    ("no_generation", ListRole::Verdict(false)),
+    ("no_logs", ListRole::Verdict(false)),
+    ("no_apply", ListRole::Verdict(false)),
+    ("install_fail", ListRole::Verdict(false)),
+    ("reset_failed", ListRole::Verdict(false)),
+    ("test_errored", ListRole::Verdict(false)),
+    ("test_timeout", ListRole::Verdict(false)),
+    ("generated", ListRole::Submitted),
+    ("with_logs", ListRole::Submitted),
+    ("applied", ListRole::Submitted),
 ];
 
 /// Reads a system's outcomes from `path` (a file, or a folder of `report.json` files). A
@@ -222,17 +244,27 @@ fn no_repeated_key<'a>(path: &Path, entries: Entries<'a>) -> Result<Entries<'a>,
 /// A set hashed with foldhash, quicker than the standard library's SipHash on long ids.
 type FastSet<'a> = std::collections::HashSet<&'a str, foldhash::fast::FixedState>;
 
-/// A summary of id lists: each list's ids must be strings, named once in the list, and no task
-/// both resolved and failed.
+/// What a summary's lists said of one task so far.
+struct Seen {
+    /// The first list that named it.
+    first: usize,
+    /// Its verdict, and the list that gave it.
+    verdict: Option<(bool, usize)>,
+}
+
+/// A summary of id lists: each list's ids must be strings, named once in the list; no task
+/// both resolved and failed, and none both submitted and not. A task of `submitted_ids`, when
+/// the summary has it, is the only kind another list may name; one in a list of tasks not
+/// submitted is left out (it counts as not resolved).
 fn from_lists<'a>(
     path: &Path,
     format: ResultsFormat,
-    known: &[(&str, Option<bool>)],
+    known: &[(&str, ListRole)],
     entries: Entries<'a>,
 ) -> Result<ResultsFile<'a>, ImportError> {
-    let mut lists: Vec<(Cow<'a, str>, Option<bool>, Vec<Scalar<'a>>)> = Vec::new();
+    let mut lists: Vec<(Cow<'a, str>, ListRole, Vec<Scalar<'a>>)> = Vec::new();
     for (key, value) in entries {
-        let Some(&(_, verdict)) = known.iter().find(|(k, _)| *k == key) else {
+        let Some(&(_, role)) = known.iter().find(|(k, _)| *k == key) else {
             if matches!(value, Json::List(_)) || key.ends_with("_ids") {
                 return Err(ImportError::BadField {
                     path: path.to_path_buf(),
@@ -247,6 +279,9 @@ fn from_lists<'a>(
             }
             continue;
         };
+        if role == ListRole::Ignored {
+            continue;
+        }
         let Json::List(ids) = value else {
             return Err(ImportError::BadField {
                 path: path.to_path_buf(),
@@ -255,17 +290,15 @@ fn from_lists<'a>(
                 reason: "must be a list of task ids".into(),
             });
         };
-        lists.push((key, verdict, ids));
+        lists.push((key, role, ids));
     }
-    // Each task's verdict and the list that gave it, borrowing the ids from the lists.
+    // Each submitted task's verdict and the lists that gave it, borrowing the ids from the
+    // lists; the tasks not submitted, with their list.
     let mut order: Vec<&Cow<'a, str>> = Vec::new();
-    let mut verdicts: std::collections::HashMap<
-        &str,
-        Option<(bool, usize)>,
-        foldhash::fast::FixedState,
-    > = Default::default();
+    let mut seen: HashMap<&str, Seen, foldhash::fast::FixedState> = Default::default();
+    let mut not_submitted: Vec<(&str, usize)> = Vec::new();
     let mut submitted: Option<FastSet<'_>> = None;
-    for (l, (key, verdict, ids)) in lists.iter().enumerate() {
+    for (l, (key, role, ids)) in lists.iter().enumerate() {
         let mut in_list = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
         for (i, item) in ids.iter().enumerate() {
             let Scalar::Str(cow) = item else {
@@ -284,27 +317,46 @@ fn from_lists<'a>(
                     place: format!("in {key}"),
                 });
             }
+            if *role == ListRole::NotSubmitted {
+                not_submitted.push((id, l));
+                continue;
+            }
             if key == "submitted_ids" {
                 submitted.get_or_insert_with(Default::default).insert(id);
             }
-            let slot = verdicts.entry(id).or_insert_with(|| {
+            let slot = seen.entry(id).or_insert_with(|| {
                 order.push(cow);
-                None
+                Seen {
+                    first: l,
+                    verdict: None,
+                }
             });
-            if let Some(resolved) = verdict {
-                match slot {
+            if let ListRole::Verdict(resolved) = *role {
+                match slot.verdict {
                     Some((earlier, first)) if earlier != resolved => {
                         return Err(ImportError::Contradiction {
                             path: path.to_path_buf(),
                             instance_id: id.to_string(),
-                            first: lists[*first].0.to_string(),
+                            first: lists[first].0.to_string(),
                             second: key.to_string(),
                         });
                     }
                     Some(_) => {}
-                    None => *slot = Some((*resolved, l)),
+                    None => slot.verdict = Some((resolved, l)),
                 }
             }
+        }
+    }
+    // A task no prediction was made for is in no other list.
+    for (id, l) in not_submitted {
+        if let Some(other) = seen.get(id) {
+            let (first, second) = (other.first.min(l), other.first.max(l));
+            return Err(ImportError::Contradiction {
+                path: path.to_path_buf(),
+                instance_id: id.to_string(),
+                first: lists[first].0.to_string(),
+                second: lists[second].0.to_string(),
+            });
         }
     }
     if let Some(submitted) = &submitted
@@ -314,16 +366,17 @@ fn from_lists<'a>(
             path: path.to_path_buf(),
             at: "the top-level object".into(),
             field: "submitted_ids".into(),
-            reason: format!("lacks {outside}, which another list of the summary names"),
+            reason: format!(
+                "lacks {outside}, which another list of the summary names as submitted"
+            ),
         });
     }
     let outcomes = order
         .into_iter()
         .map(|id| Outcome {
-            resolved: verdicts
+            resolved: seen
                 .get(&id[..])
-                .copied()
-                .flatten()
+                .and_then(|s| s.verdict)
                 .is_some_and(|(r, _)| r),
             instance_id: id.clone(),
         })
@@ -706,6 +759,120 @@ mod tests {
         assert!(err.to_string().contains("no results format"), "{err}");
         let err = read("x.json", "{\"a\": true,").expect_err("truncated");
         assert!(err.to_string().contains("not valid JSON"), "{err}");
+    }
+
+    /// Summaries as each version of the harness writes them (`swebench/harness/reporting.py`,
+    /// `run_evaluation.py` before it), over a dataset of tasks a to g: a resolved, b not, c an
+    /// error (its report empty, so completed too), d an empty patch, e and f without a
+    /// prediction, g an error of the environment; `x` a prediction outside the dataset.
+    const SUMMARIES: [(&str, &str); 5] = [
+        (
+            "schema 2 with failure classes",
+            r#"{"total_instances": 7, "submitted_instances": 5, "completed_instances": 3,
+                "resolved_instances": 1, "unresolved_instances": 1, "infra_failure_instances": 1,
+                "ambiguous_failure_instances": 1, "empty_patch_instances": 1, "error_instances": 2,
+                "completed_ids": ["a", "b", "c"], "incomplete_ids": ["e", "f"],
+                "empty_patch_ids": ["d"], "submitted_ids": ["a", "b", "c", "d", "g", "x"],
+                "resolved_ids": ["a"], "unresolved_ids": ["b"], "infra_failure_ids": ["g"],
+                "ambiguous_failure_ids": ["b"], "failure_reasons": {"b": "timeout", "g": "docker"},
+                "error_ids": ["c", "g"], "schema_version": 2}"#,
+        ),
+        (
+            "schema 2 with the containers left",
+            r#"{"total_instances": 7, "submitted_instances": 5, "completed_instances": 3,
+                "resolved_instances": 1, "unresolved_instances": 1, "empty_patch_instances": 1,
+                "error_instances": 2, "unstopped_instances": 0, "completed_ids": ["a", "b", "c"],
+                "incomplete_ids": ["e", "f"], "empty_patch_ids": ["d"],
+                "submitted_ids": ["a", "b", "c", "d", "g", "x"], "resolved_ids": ["a"],
+                "unresolved_ids": ["b"], "error_ids": ["c", "g"], "unstopped_containers": [],
+                "unremoved_images": ["sweb.eval.x86_64.a:latest"], "schema_version": 2}"#,
+        ),
+        (
+            "July 2024, before schema_version",
+            r#"{"total_instances": 7, "submitted_instances": 5, "completed_instances": 3,
+                "resolved_instances": 1, "unresolved_instances": 1, "empty_patch_instances": 1,
+                "error_instances": 2, "unstopped_instances": 0, "completed_ids": ["a", "b", "c"],
+                "incomplete_ids": ["e", "f"], "empty_patch_ids": ["d"],
+                "submitted_ids": ["a", "b", "c", "d", "g", "x"], "resolved_ids": ["a"],
+                "unresolved_ids": ["b"], "error_ids": ["c", "g"], "unstopped_containers": [],
+                "unremoved_images": []}"#,
+        ),
+        (
+            "July 2024, without submitted_ids",
+            r#"{"total_instances": 5, "completed_instances": 3, "resolved_instances": 1,
+                "unresolved_instances": 1, "error_instances": 2, "unstopped_instances": 0,
+                "completed_ids": ["a", "b", "c"], "resolved_ids": ["a"], "unresolved_ids": ["b"],
+                "error_ids": ["c", "g"], "unstopped_containers": [], "unremoved_images": []}"#,
+        ),
+        (
+            "June 2024, without unresolved_ids",
+            r#"{"total_instances": 5, "completed_instances": 3, "resolved_instances": 1,
+                "error_instances": 2, "unstopped_instances": 0, "completed_ids": ["a", "b", "c"],
+                "resolved_ids": ["a"], "error_ids": ["c", "g"], "unstopped_containers": [],
+                "unremoved_images": []}"#,
+        ),
+    ];
+
+    #[test]
+    fn every_summary_the_harness_writes_is_read_and_a_task_without_a_prediction_is_not_submitted() {
+        for (version, text) in SUMMARIES {
+            let summary = read("run.json", text).unwrap_or_else(|e| panic!("{version}: {e}"));
+            assert_eq!(summary.format, ResultsFormat::HarnessSummary, "{version}");
+            let mut outcomes = pairs(&summary);
+            outcomes.sort_unstable();
+            let submitted: Vec<&str> = outcomes.iter().map(|(id, _)| *id).collect();
+            let resolved: Vec<&str> = outcomes
+                .iter()
+                .filter(|(_, r)| *r)
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(resolved, ["a"], "{version}");
+            // The tasks without a prediction are in no outcome: not submitted.
+            assert!(
+                !submitted.contains(&"e") && !submitted.contains(&"f"),
+                "{version}"
+            );
+            let expected: &[&str] = if text.contains("submitted_ids") {
+                &["a", "b", "c", "d", "g", "x"]
+            } else {
+                &["a", "b", "c", "g"]
+            };
+            assert_eq!(submitted, expected, "{version}");
+        }
+    }
+
+    #[test]
+    fn a_summary_that_contradicts_itself_is_still_refused() {
+        let refused = [
+            (
+                r#"{"submitted_ids": ["a", "e"], "resolved_ids": ["a"], "incomplete_ids": ["e"]}"#,
+                "task e is in submitted_ids and in incomplete_ids",
+            ),
+            (
+                r#"{"incomplete_ids": ["a"], "submitted_ids": ["b"], "resolved_ids": ["b"], "error_ids": ["a"]}"#,
+                "task a is in incomplete_ids and in error_ids",
+            ),
+            (
+                r#"{"submitted_ids": ["a", "b"], "resolved_ids": ["a"], "infra_failure_ids": ["a"]}"#,
+                "task a is in resolved_ids and in infra_failure_ids",
+            ),
+            (
+                r#"{"submitted_ids": ["a"], "resolved_ids": ["a"], "completed_ids": ["a", "b"]}"#,
+                "submitted_ids",
+            ),
+            (
+                r#"{"resolved_ids": ["a"], "incomplete_ids": ["e", "e"]}"#,
+                "task e is named again in incomplete_ids",
+            ),
+            (
+                r#"{"resolved_ids": ["a"], "incomplete_ids": "e"}"#,
+                "must be a list of task ids",
+            ),
+        ];
+        for (text, says) in refused {
+            let err = read("run.json", text).expect_err(text);
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -219,9 +219,11 @@ impl Error {
         match self {
             Error::Store(StoreError::TooNew { .. }) => ErrorCode::ProjectTooNew,
             Error::Store(StoreError::Missing { .. }) => ErrorCode::ProjectMissing,
-            Error::Store(StoreError::NotAProject { .. } | StoreError::Unfinished { .. }) => {
-                ErrorCode::NotAProject
-            }
+            Error::Store(
+                StoreError::NotAProject { .. }
+                | StoreError::Unfinished { .. }
+                | StoreError::IsFolder { .. },
+            ) => ErrorCode::NotAProject,
             Error::Store(StoreError::ReadOnly { .. } | StoreError::ReadOnlyOld { .. }) => {
                 ErrorCode::ReadOnly
             }

@@ -300,6 +300,9 @@ pub struct ExportSummary {
     pub path: String,
     /// True when it replaced a file that was there.
     pub replaced: bool,
+    /// What the user should know of the file: imported labels the questionnaire does not read
+    /// (`underdetermined`), each with what to run.
+    pub notes: Vec<String>,
 }
 
 /// Exports the project in one format into a file, atomically: the file appears whole or not
@@ -314,12 +317,14 @@ pub fn export_to_file(
     project.require_coordinator("exports the panel's answers")?;
     check_openai_columns(project, format)?;
     let written = super::write_file(path, overwrite, |out| {
-        export_project(project, format, options, out, path)
+        export_with_notes(project, format, options, out, path)
     })?;
+    let (rows, notes) = written.value;
     Ok(ExportSummary {
-        rows: written.value,
+        rows,
         path: path.display().to_string(),
         replaced: written.replaced,
+        notes,
     })
 }
 
@@ -334,6 +339,17 @@ pub fn export_project(
     out: &mut dyn Write,
     out_path: &Path,
 ) -> Result<usize> {
+    export_with_notes(project, format, options, out, out_path).map(|(rows, _)| rows)
+}
+
+/// [`export_project`], with the notes of [`ExportSummary::notes`].
+fn export_with_notes(
+    project: &Project,
+    format: ExportFormat,
+    options: &ExportOptions,
+    out: &mut dyn Write,
+    out_path: &Path,
+) -> Result<(usize, Vec<String>)> {
     project.require_coordinator("exports the panel's answers")?;
     if options.reference.is_some() && format != ExportFormat::OpenaiEnsembled {
         return Err(Error::refused(
@@ -353,7 +369,8 @@ pub fn export_project(
     };
     check_openai_columns(project, format)?;
     if format == ExportFormat::AnswersJsonl {
-        return super::export_jsonl(project, options.history, out, out_path);
+        return super::export_jsonl(project, options.history, out, out_path)
+            .map(|rows| (rows, Vec::new()));
     }
 
     let rule = options.rule.as_deref();
@@ -361,7 +378,7 @@ pub fn export_project(
         path: out_path.to_path_buf(),
         source,
     };
-    match format {
+    let rows = match format {
         ExportFormat::OpenaiAnnotations => {
             let fields = project.store.answer_event_fields()?;
             let span = project.store.answer_event_span()?;
@@ -426,8 +443,11 @@ pub fn export_project(
             sink.finish().map_err(write_err)
         }
         ExportFormat::AnswersJsonl => super::export_jsonl(project, options.history, out, out_path),
-        ExportFormat::Underdetermined => super::scores::write_left_out(project, out, out_path),
-    }
+        ExportFormat::Underdetermined => {
+            return super::scores::write_left_out(project, out, out_path);
+        }
+    };
+    rows.map(|rows| (rows, Vec::new()))
 }
 
 /// Where the case table goes: the CSV, or JSON lines with the count written.

@@ -11,14 +11,15 @@
 
 // What the front ends need of the lower layers, so that they import `ops` alone.
 pub use crate::hub::HubSettings;
+pub use verity_endpoint::Halt;
 pub use verity_evidence::{
     Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
-    render_text as render_evidence_text,
+    render_text as render_evidence_text, shell_quote,
 };
 pub use verity_stats::agreement::{
     AgreementReport, BootstrapOptions, Level, render_text as render_agreement_text,
 };
-pub use verity_stats::natural::natural_cmp;
+pub use verity_stats::natural::{counted, natural_cmp};
 pub use verity_store::{
     AnswersChanged, EventKind, ModelConfig, ModelSettings, postgres::is_server_url,
 };
@@ -136,8 +137,8 @@ pub use report::{ReportSummary, write_report};
 mod scores;
 pub use scores::{
     Coverage, Determinacy, LabelSource, LeftOutTask, PairComparison, ResultsImport, ResultsSource,
-    ScoresOptions, ScoresReport, SourceCount, SystemResults, SystemScore, import_results,
-    left_out_tasks, list_results, remove_results, scores,
+    ScoresOptions, ScoresReport, SourceCount, SystemResults, SystemScore, UnreadLabels,
+    import_results, left_out_tasks, list_results, remove_results, scores,
 };
 mod status;
 pub use status::{AnswerStatus, AssignmentStatus};

@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 
 use super::lookup::{find_active_rater, find_rater, refuse_model_rater};
 use super::{Error, ErrorCode, Project, Result, stamp};
+use verity_evidence::shell_quote;
 use verity_store::PanelLogins;
 
 /// A login granted to a rater: shown once, its password stored nowhere in the clear.
@@ -18,6 +19,10 @@ pub struct PanelLogin {
     pub role: String,
     /// Its one-time password.
     pub password: String,
+    /// True when it replaced the password of a login the rater had, which stops working (said
+    /// in words, not in `--json`'s keys).
+    #[serde(skip)]
+    pub reset: bool,
 }
 
 /// A rater's login, as listed.
@@ -42,17 +47,35 @@ fn logins<'p>(project: &'p mut Project, what: &str) -> Result<&'p mut dyn PanelL
     })
 }
 
-/// Gives an active rater a login of their own, or a new password for the one they have.
-pub fn panel_grant(project: &mut Project, rater: &str, now: OffsetDateTime) -> Result<PanelLogin> {
+/// Gives an active rater a login of their own. A rater who has one is refused unless `reset`
+/// asks for a new password, which the old one no longer opens.
+pub fn panel_grant(
+    project: &mut Project,
+    rater: &str,
+    reset: bool,
+    now: OffsetDateTime,
+) -> Result<PanelLogin> {
     project.require_coordinator("grants raters' logins")?;
     let found = find_active_rater(project, rater)?;
     refuse_model_rater(project, &found, "a login")?;
-    let login =
-        logins(project, "grants raters' logins")?.grant(found.id, &found.name, &stamp(now))?;
+    let logins = logins(project, "grants raters' logins")?;
+    let had = logins.list()?.into_iter().find(|(id, _)| *id == found.id);
+    if let (Some((_, role)), false) = (&had, reset) {
+        return Err(Error::refused(
+            ErrorCode::AlreadyExists,
+            format!(
+                "{} has a login already (role {role}); `verity panel grant {} --reset` gives a new password, and the old one stops working",
+                found.name,
+                shell_quote(&found.name)
+            ),
+        ));
+    }
+    let login = logins.grant(found.id, &found.name, &stamp(now))?;
     Ok(PanelLogin {
         rater: found.name,
         role: login.role,
         password: login.password,
+        reset: had.is_some(),
     })
 }
 

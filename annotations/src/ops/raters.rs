@@ -411,8 +411,12 @@ pub fn assign(
             "every selected task is a calibration task, and calibration tasks are mixed in only at the calibration rate (`verity calibration rate`)".to_string()
         } else {
             format!(
-                "each of the {} tasks already has {per_case} raters{}",
-                thousands(cases.len()),
+                "{} already has {per_case} rater{}{}",
+                match cases.len() {
+                    1 => "the one task".to_string(),
+                    n => format!("each of the {} tasks", thousands(n)),
+                },
+                if per_case == 1 { "" } else { "s" },
                 if without_materials > 0 {
                     format!(
                         ", and {} more lack materials (import their instances first)",
@@ -537,10 +541,13 @@ pub fn assign_to(
     let mut report = assign_report(&chosen, &load, added, cases.len());
     report.without_materials = without_materials;
     if added == 0 {
-        report.why_none = Some(format!(
-            "the named raters already have every one of the {} tasks",
-            thousands(cases.len())
-        ));
+        report.why_none = Some(match cases.len() {
+            1 => "the named raters already have the one task".to_string(),
+            n => format!(
+                "the named raters already have every one of the {} tasks",
+                thousands(n)
+            ),
+        });
     }
     Ok(report)
 }

@@ -155,11 +155,11 @@ fn groups_section(groups: &[GroupAgreement], md: &mut String) {
     for g in groups {
         let _ = writeln!(
             md,
-            "- among {}: {} raters ({}), {} cases{}",
+            "- among {}: {} ({}), {}{}",
             g.among.name(),
-            g.raters.len(),
+            super::counted(g.raters.len(), "rater"),
             cell(&g.raters.join(", ")),
-            g.cases,
+            super::counted(g.cases, "case"),
             g.absent
                 .as_ref()
                 .map_or_else(String::new, |why| format!("; not measured: {why}"))
@@ -329,9 +329,9 @@ fn question_section(q: &QuestionAgreement, md: &mut String, files: &mut Vec<(Str
     for r in &q.reference {
         let _ = writeln!(
             md,
-            "\nAgainst reference set `{}`: {} cases with both labels, the same label on {}, Cohen's kappa {} (linear {}).",
+            "\nAgainst reference set `{}`: {} with both labels, the same label on {}, Cohen's kappa {} (linear {}).",
             r.set,
-            r.units,
+            super::counted(r.units, "case"),
             r.percent_agreement
                 .map_or_else(|| "undefined".into(), |p| format!("{:.1}%", p * 100.0)),
             fmt(r.kappa),
@@ -468,10 +468,10 @@ fn render(
     let _ = writeln!(md, "# Agreement report\n");
     let _ = writeln!(
         md,
-        "Questionnaire {}; {} cases with submitted answers; {} raters ({}){}.\n",
+        "Questionnaire {}; {} with submitted answers; {} ({}){}.\n",
         agreement.questionnaire,
-        agreement.cases,
-        agreement.raters.len(),
+        super::counted(agreement.cases, "case"),
+        super::counted(agreement.raters.len(), "rater"),
         agreement.raters.join(", "),
         if view.groups.is_some() {
             ", humans and model raters pooled"

@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -18,7 +17,7 @@ use super::models::{
 use super::sweep_access::{ProposedSweep, Proposer, stored_sweep};
 use super::{Error, ErrorCode, Project, Result, show_case, stamp};
 use serde::Serialize;
-use verity_endpoint::StructuredRequest;
+use verity_endpoint::{Halt, StructuredRequest};
 use verity_evidence::{
     ENGINE_VERSION, Engine, Proposal, SweepResult, SweepTask, Tier, parse_proposals, with_sweep,
 };
@@ -252,7 +251,7 @@ pub fn sweep_with_model(
     req: &ModelSweepRequest,
     clock: &dyn Fn() -> OffsetDateTime,
     progress: &mut dyn FnMut(&RateProgress),
-    cancel: &AtomicBool,
+    halt: &Halt,
 ) -> Result<ModelSweepReport> {
     project.require_coordinator("sweeps tasks' codebases")?;
     let model = find_model(project, &req.name)?;
@@ -277,15 +276,7 @@ pub fn sweep_with_model(
         targets: &targets,
         changes: Vec::new(),
     };
-    let run = run_model(
-        project,
-        &plan,
-        &cases,
-        &mut sweeping,
-        clock,
-        progress,
-        cancel,
-    )?;
+    let run = run_model(project, &plan, &cases, &mut sweeping, clock, progress, halt)?;
     let mut results = Vec::new();
     for case in &cases {
         if let Some(swept) = sweeping.stored(project, case)? {

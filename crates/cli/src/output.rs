@@ -49,6 +49,43 @@ pub fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
     cancel
 }
 
+/// Stops a model run (`models rate`, `sweep --model`) in steps: the first Ctrl-C sends no new
+/// request and waits for those in flight, whose replies are stored; the second abandons them
+/// (each counted, with its spend estimated from its prompt); a third ends the process at once.
+pub fn halt_on_ctrl_c() -> std::sync::Arc<ops::Halt> {
+    let halt = std::sync::Arc::new(ops::Halt::new());
+    let flag = halt.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    match runtime {
+        Ok(runtime) => {
+            std::thread::spawn(move || {
+                runtime.block_on(async {
+                    while tokio::signal::ctrl_c().await.is_ok() {
+                        if flag.is_abandoned() {
+                            std::process::exit(130);
+                        }
+                        if flag.is_stopping() {
+                            flag.abandon();
+                            eprintln!(
+                                "verity: abandoning the requests in flight (each is counted, its spend estimated from its prompt); Ctrl-C again to quit at once"
+                            );
+                        } else {
+                            flag.stop();
+                            eprintln!(
+                                "verity: stopping: no new request is sent, and the replies of those in flight are waited for and stored; Ctrl-C again to abandon them"
+                            );
+                        }
+                    }
+                });
+            });
+        }
+        Err(err) => tracing::warn!("Ctrl-C will end the process without cleaning up: {err}"),
+    }
+    halt
+}
+
 /// Runs a clone or a fetch of commits with a bar of objects, bytes and speed, stopped cleanly
 /// by Ctrl-C.
 pub fn with_transfer_bar<T>(

@@ -43,7 +43,7 @@ fn tasks_an_annotation_file_made_are_never_calibration_tasks_nor_assigned() {
         report["why_none"]
             .as_str()
             .unwrap()
-            .contains("already has 1 raters"),
+            .contains("already has 1 rater,"),
         "{report}"
     );
     let said = h.ok(&["assign", "--per-case", "1"]);
@@ -324,9 +324,30 @@ fn questions_are_named_alike_everywhere_and_listed() {
     assert!(help.contains("postgres://USER@HOST:PORT/DB"), "{help}");
     let text = h.ok(&["questions"]);
     assert!(
-        text.starts_with("1.1\tunderspecified\tscale\tordinal\t0 | 1 | 2 | 3"),
+        text.starts_with("1.1\tunderspecified\tscale\tordinal\t0 | 1 | 2 | 3\trequired\n"),
         "{text}"
     );
+    // Every rule a submission must meet is listed: a note's length, an answer another one
+    // requires.
+    assert!(
+        text.contains("1.2\tunderspecified_notes\ttext\tnominal\t-\trequired; at least 100 characters; at most 20,000 characters\n")
+            && text.contains("3.4\tother_notes\ttext\tnominal\t-\trequired when 3.3 (other_major_issues) is 1 (Yes), else optional; at most 20,000 characters\n"),
+        "{text}"
+    );
+    let notes = &questions[7];
+    assert_eq!(
+        (
+            &notes["min_chars"],
+            &notes["max_chars"],
+            &notes["required_if"]
+        ),
+        (
+            &serde_json::Value::Null,
+            &serde_json::json!(20_000),
+            &serde_json::json!({"question": "other_major_issues", "number": "3.3", "values": [1]})
+        )
+    );
+    assert_eq!(questions[1]["min_chars"], 100);
 
     let on_11 = h.json(&["disagreements", "--question", "1.1", "--json"]);
     assert_eq!(on_11.as_array().unwrap().len(), 2, "{on_11}");

@@ -183,7 +183,7 @@ fn answers_saved_at_once_by_processes_take_one_revision_on_a_server() {
     let raters = panel(&mut p);
     let logins: HashMap<String, ops::PanelLogin> = raters
         .iter()
-        .map(|r| (r.clone(), ops::panel_grant(&mut p, r, T0).unwrap()))
+        .map(|r| (r.clone(), ops::panel_grant(&mut p, r, false, T0).unwrap()))
         .collect();
     drop(p);
     let dir = tempfile::tempdir().unwrap();

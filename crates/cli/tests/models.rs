@@ -5,7 +5,9 @@
 //! errors, and model answers kept out of the panel's statistics unless asked for.
 #![allow(clippy::unwrap_used)]
 
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -361,25 +363,32 @@ fn an_endpoint_that_takes_only_json_object_is_asked_that_way_and_provenance_says
     assert_eq!(listed[0]["dialect"], "json_object");
 }
 
+/// `verity models rate NAME ARGS... --json` that its budget stops: its exit status 3, its JSON
+/// report and its stderr.
+fn rate_over_budget(h: &Harness, name: &str, extra: &[&str]) -> (Value, String) {
+    let mut args = vec!["models", "rate", name, "--json"];
+    args.extend_from_slice(extra);
+    let out = verity(h, &args, None);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
 #[test]
 fn the_budget_stops_the_run_before_a_request_that_could_overrun_it() {
     let server = ChatServer::start();
-    let h = project_with_tasks(5);
     // Each request's worst case is about 1,000 output tokens at $1,000 per million: $1.
-    add_model(
-        &h,
-        &server,
-        "dear",
-        &[
-            "--price-in",
-            "1",
-            "--price-out",
-            "1000",
-            "--max-output-tokens",
-            "1000",
-        ],
-    );
-    let report = rate(
+    let dear = [
+        "--price-in",
+        "1",
+        "--price-out",
+        "1000",
+        "--max-output-tokens",
+        "1000",
+    ];
+    let h = project_with_tasks(5);
+    add_model(&h, &server, "dear", &dear);
+    let (report, stderr) = rate_over_budget(
         &h,
         "dear",
         &["--all", "--concurrency", "1", "--budget-usd", "1.5"],
@@ -388,8 +397,30 @@ fn the_budget_stops_the_run_before_a_request_that_could_overrun_it() {
     assert!((1..5).contains(&rated), "{report}");
     assert!(report["cost_usd"].as_f64().unwrap() <= 1.5, "{report}");
     assert_eq!(served(&server) as u64, rated);
-    let zero = rate(&h, "dear", &["--all", "--budget-usd", "0"]);
+    // It says what is left of the budget, the next request's worst case from its prompt's
+    // tokens and the reply's limit at the model's prices, and how many tasks are left.
+    let left = 5 - rated;
+    assert!(
+        stderr.contains("of the $1.5 budget is left, and the next request could cost $1.0")
+            && stderr
+                .contains("prompt tokens at $1 and up to 1,000 reply tokens at $1000 per million")
+            && stderr.contains(&format!("{left} task"))
+            && stderr.contains("left unrated"),
+        "{stderr}"
+    );
+    let (zero, _) = rate_over_budget(&h, "dear", &["--all", "--budget-usd", "0"]);
     assert_eq!(zero["rated"], 0);
+
+    // Requests at once hold their worst cases only while in flight: the run waits for them
+    // instead of stopping, and rates as many tasks as one at a time.
+    let h = project_with_tasks(5);
+    add_model(&h, &server, "dear", &dear);
+    let (together, _) = rate_over_budget(
+        &h,
+        "dear",
+        &["--all", "--concurrency", "4", "--budget-usd", "1.5"],
+    );
+    assert_eq!(together["rated"].as_u64(), Some(rated), "{together}");
 }
 
 /// Replies answered by the server so far.
@@ -589,6 +620,270 @@ fn ctrl_c_stops_a_run_cleanly_and_a_rerun_finishes_it_without_paying_twice() {
     assert_one_submission_per_task(&h, 30);
 }
 
+/// A server holding every request from now on, and a project of `tasks` tasks with a priced
+/// model rater `m` that rated the first (so its endpoint's dialect is known and no request
+/// waits for another's).
+fn held_model(tasks: usize) -> (ChatServer, Harness) {
+    let server = ChatServer::start();
+    let h = project_with_tasks(tasks);
+    add_model(
+        &h,
+        &server,
+        "m",
+        &[
+            "--price-in",
+            "2",
+            "--price-out",
+            "8",
+            "--max-output-tokens",
+            "500",
+        ],
+    );
+    rate(&h, "m", &["--case", "acme__calc-1000"]);
+    server.hold();
+    (server, h)
+}
+
+/// `verity models rate m --all --concurrency 2 --json` started in the background, and its
+/// stderr's lines as they come.
+fn spawn_two_at_once(h: &Harness) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args([
+            "models",
+            "rate",
+            "m",
+            "--all",
+            "--concurrency",
+            "2",
+            "--json",
+        ])
+        .env("VERITY_PROJECT", h.project())
+        .env(KEY_VAR, KEY)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (lines, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { return };
+            if lines.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    (child, received)
+}
+
+/// Sends the process SIGINT, as Ctrl-C does.
+fn interrupt(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// Waits (a minute at most) for a line of stderr holding `text`; returns the lines up to it.
+fn line_with(lines: &mpsc::Receiver<String>, text: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no line with {text:?}: {seen:?}"));
+        let found = line.contains(text);
+        seen.push(line);
+        if found {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn the_first_ctrl_c_sends_nothing_new_and_stores_the_replies_of_the_requests_in_flight() {
+    let (server, h) = held_model(6);
+    let (mut child, lines) = spawn_two_at_once(&h);
+    wait_until(|| server.log().len() == 3);
+    interrupt(&child);
+    line_with(&lines, "stopping: no new request is sent");
+    // The two requests in flight are answered after the stop, and the run waits for them.
+    server.release();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let rest: Vec<String> = lines.iter().collect();
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("stopped: 3 tasks left unrated")),
+        "{rest:?}"
+    );
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["rated"], 2, "{report}");
+    assert!(report.get("abandoned").is_none(), "{report}");
+    // Every request the server served was counted, with its cost, and nothing more was sent.
+    let log = server.log();
+    assert_eq!(log.len(), 3);
+    assert!(log.iter().all(|l| l.answered_at.is_some()));
+    let listed = h.json(&["models", "list", "--json"]);
+    assert_eq!(listed[0]["requests"], 3);
+    assert_eq!(listed[0]["answers"], 3);
+    assert_eq!(stored_reply_bodies(&h, &server).len(), 3);
+    // The rerun pays for none of them again.
+    let stored = stored_reply_bodies(&h, &server);
+    let second = rate(&h, "m", &["--all"]);
+    assert_eq!(
+        (second["rated"].as_u64(), second["skipped"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(repeats(&server, 3, &stored).0, 0);
+    assert_one_submission_per_task(&h, 6);
+}
+
+#[test]
+fn a_second_ctrl_c_abandons_the_requests_in_flight_and_counts_each_with_its_estimated_spend() {
+    let (server, h) = held_model(6);
+    let before = h.json(&["models", "list", "--json"])[0]["cost_usd"]
+        .as_f64()
+        .unwrap();
+    let (mut child, lines) = spawn_two_at_once(&h);
+    wait_until(|| server.log().len() == 3);
+    interrupt(&child);
+    line_with(&lines, "stopping");
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    server.release();
+    assert_eq!(status.code(), Some(130));
+    let rest: Vec<String> = lines.iter().collect();
+    assert!(
+        rest.iter().any(|l| l.contains("abandoning the requests in flight"))
+            && rest.iter().any(|l| l.contains(
+                "2 requests left in flight are counted with their spend estimated from their prompts"
+            )),
+        "{rest:?}"
+    );
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (report["rated"].as_u64(), report["abandoned"].as_u64()),
+        (Some(0), Some(2)),
+        "{report}"
+    );
+    // The prompts' estimated tokens at the input price: more than nothing, and no output.
+    let input = report["input_tokens"].as_u64().unwrap();
+    assert!(input > 0 && report["output_tokens"] == 0, "{report}");
+    let cost = report["cost_usd"].as_f64().unwrap();
+    assert!((cost - input as f64 * 2.0 / 1e6).abs() < 2e-6, "{report}");
+    // Both requests sent are counted, with that spend; no reply of theirs is stored.
+    let listed = h.json(&["models", "list", "--json"]);
+    assert_eq!(listed[0]["requests"], 3);
+    let total = listed[0]["cost_usd"].as_f64().unwrap();
+    assert!((total - before - cost).abs() < 2e-6, "{listed}");
+    assert_eq!(stored_reply_bodies(&h, &server).len(), 1);
+}
+
+#[test]
+fn a_model_added_without_a_variable_reads_openai_api_key_and_says_so() {
+    let server = ChatServer::start();
+    server.require_key(KEY);
+    let h = project_with_tasks(1);
+    let endpoint = server.endpoint();
+    h.ok(&[
+        "models",
+        "add",
+        "default",
+        "--endpoint",
+        &endpoint,
+        "--model",
+        "test-model",
+    ]);
+    let listed = h.json(&["models", "list", "--json"]);
+    assert!(listed[0]["api_key_env"].is_null(), "{listed}");
+    assert_eq!(listed[0]["api_key_var"], "OPENAI_API_KEY");
+    let text = h.ok(&["models", "list"]);
+    assert!(
+        text.contains("key from OPENAI_API_KEY (the default)"),
+        "{text}"
+    );
+    let run = |key: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_verity"));
+        command
+            .args(["models", "rate", "default", "--all"])
+            .env("VERITY_PROJECT", h.project())
+            .env_remove("OPENAI_API_KEY");
+        if let Some(key) = key {
+            command.env("OPENAI_API_KEY", key);
+        }
+        command.output().unwrap()
+    };
+    // Unset: nothing is sent as a key, and the refusal names the variable to set.
+    let out = run(None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refused the API key (none was given: OPENAI_API_KEY is not set)"),
+        "{err}"
+    );
+    // Set: sent as the bearer token, and never written anywhere.
+    let out = run(Some(KEY));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        server.log().last().unwrap().authorization.as_deref(),
+        Some(&*format!("Bearer {KEY}"))
+    );
+    for entry in std::fs::read_dir(h.path("")).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap_or_default();
+        assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
+    }
+    let out = String::from_utf8_lossy(&out.stdout).to_string() + &text;
+    assert!(!out.contains(KEY));
+}
+
+#[test]
+fn costs_print_without_a_negative_zero_and_their_json_to_the_millionth() {
+    let server = ChatServer::start();
+    let h = project_with_tasks(3);
+    add_model(
+        &h,
+        &server,
+        "cheap",
+        &["--price-in", "0.1", "--price-out", "0.3"],
+    );
+    let text = h.ok(&["models", "list"]);
+    assert!(
+        text.contains("0 requests, $0.0000 spent") && !text.contains("-0"),
+        "{text}"
+    );
+    assert_eq!(h.json(&["models", "list", "--json"])[0]["cost_usd"], 0.0);
+    let report = rate(&h, "cheap", &["--all"]);
+    let millionths = |v: &Value| {
+        let text = v.to_string();
+        text.split_once('.').is_none_or(|(_, d)| d.len() <= 6)
+    };
+    assert!(millionths(&report["cost_usd"]), "{report}");
+    let listed = h.json(&["models", "list", "--json"]);
+    assert!(millionths(&listed[0]["cost_usd"]), "{listed}");
+    for e in model_events(&h, "cheap") {
+        assert!(millionths(&e["provenance"]["cost_usd"]), "{e}");
+    }
+}
+
 #[test]
 fn models_are_listed_and_removed_and_refuse_bad_input_in_one_sentence() {
     let server = ChatServer::start();
@@ -683,7 +978,7 @@ fn rate_all(p: &mut annotations::ops::Project) -> annotations::ops::RateReport {
         &request,
         &time::OffsetDateTime::now_utc,
         &mut |_| {},
-        &std::sync::atomic::AtomicBool::new(false),
+        &annotations::ops::Halt::new(),
     )
     .unwrap()
 }
@@ -1022,7 +1317,7 @@ fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
     let report = rate_all(&mut p);
     assert_eq!(report.rated, 2);
 
-    let err = annotations::ops::panel_grant(&mut p, "gpt", t0).unwrap_err();
+    let err = annotations::ops::panel_grant(&mut p, "gpt", false, t0).unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("model rater") && !message.contains('\n'),
@@ -1030,7 +1325,7 @@ fn a_model_rater_gets_no_login_and_a_raters_login_reads_no_model_answer() {
     );
     assert_eq!(annotations::ops::panel_members(&mut p).unwrap().len(), 0);
 
-    let login = annotations::ops::panel_grant(&mut p, "ana", t0).unwrap();
+    let login = annotations::ops::panel_grant(&mut p, "ana", false, t0).unwrap();
     let as_ana = |sql: &str| {
         db.try_sql(Some((login.role.as_str(), login.password.as_str())), sql)
             .unwrap()

@@ -345,9 +345,9 @@ fn case_show_gives_texts_patches_tests_and_each_raters_revisions_to_who_may_see_
 
     let text = h.ok(&["case", "show", "acme__calc-101"]);
     for needle in [
-        "== Gold patch: 1 files, +2 -0",
+        "== Gold patch: 1 file, +2 -0",
         "  src/calc.py  +2 -0",
-        "== Test patch: 1 files, +3 -0",
+        "== Test patch: 1 file, +3 -0",
         "FAIL_TO_PASS (1):\n  tests/test_calc.py::test_div",
         "alice (submitted):",
         "submitted (revision 1)",
@@ -505,4 +505,96 @@ fn adjudication_needs_a_rated_case_and_an_adjudicator() {
     );
     h.ok(&["adjudicators", "add", "lead"]);
     assert!(adjudicate("acme__calc-101", Some("lead")).status.success());
+}
+
+#[test]
+fn agreement_in_text_says_how_many_rater_pairs_it_left_out_and_why() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    three_raters_on_every_case(&h);
+    for r in ["alice", "bob", "carol"] {
+        submit(&h, r, "acme__calc-101", &answer(json!(1), 0));
+    }
+    let said = h.ok(&["agreement", "--question", "1.1"]);
+    assert!(
+        said.contains(
+            "Cohen's kappa leaves out 3 rater pairs that share fewer than 10 units, too few for a kappa"
+        ),
+        "{said}"
+    );
+    let json = h.json(&["agreement", "--question", "1.1", "--json"]);
+    assert_eq!(
+        json["questions"][0]["report"]["few_shared_pairs"]["pairs"],
+        3
+    );
+}
+
+#[test]
+fn an_empty_project_says_there_is_nothing_yet_and_a_folder_is_no_project() {
+    let h = Harness::new();
+    assert_eq!(
+        h.ok(&["raters", "list"]),
+        "no raters yet: add one with `verity raters add NAME`\n"
+    );
+    assert!(
+        h.ok(&["raters", "quality"]).starts_with("no raters yet"),
+        "quality of no raters"
+    );
+    h.ok(&["raters", "add", "ana"]);
+    assert!(
+        h.ok(&["raters", "quality"])
+            .starts_with("no rater has submitted an answer yet"),
+        "quality of no answers"
+    );
+    std::fs::create_dir(h.path("panel")).unwrap();
+    let folder = h.path("panel").display().to_string();
+    for args in [vec!["cases"], vec!["init"]] {
+        let mut all = vec!["--project", folder.as_str()];
+        all.extend(args);
+        let err = h.fails(&all);
+        assert!(
+            err.contains("is a folder, and a project is a file") && err.contains("panel.verity"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_reactivated_rater_is_told_their_released_cases_are_not_given_back_and_counts_agree() {
+    let h = Harness::new();
+    h.ok(&["import", &fixture("swebench.jsonl")]);
+    h.ok(&["raters", "add", "ana"]);
+    h.ok(&["assign", "--per-case", "1"]);
+    submit(&h, "ana", "acme__calc-101", &answer(json!(1), 0));
+    let left = h.ok(&["raters", "deactivate", "ana"]);
+    assert!(
+        left.contains("1 submitted answer kept, 1 unfinished case released"),
+        "{left}"
+    );
+    let back = h.ok(&["raters", "activate", "ana"]);
+    assert!(
+        back.contains("the cases released when they left are not given back")
+            && back.contains("verity assign --per-case K")
+            && back.contains("verity assign --rater ana --case ID"),
+        "{back}"
+    );
+    assert_eq!(
+        h.ok(&["cases", "--rater", "ana"]).lines().last(),
+        Some("1 case")
+    );
+}
+
+#[test]
+fn a_csv_that_is_no_openai_file_is_told_which_headers_are_understood() {
+    let h = Harness::new();
+    let file = h.write("ratings.csv", "task,annotator,score\nx,a,1\n");
+    let err = h.fails(&["import", &file]);
+    assert!(
+        err.contains("a CSV that is none of OpenAI's annotation files")
+            && err.contains("instance_id, user_id, underspecified")
+            && err.contains("filter_out")
+            && err.contains("this file's header is task, annotator, score"),
+        "{err}"
+    );
+    assert_eq!(h.ok(&["cases"]), "0 cases\n");
 }

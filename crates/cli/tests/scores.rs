@@ -206,7 +206,11 @@ fn formats_score_alike(p: &mut Project, dir: &Path, ids: &[String]) {
             (r.tasks, r.submitted, r.resolved, r.unknown_ids),
             (6, 5, 3, 1)
         );
-        assert!(r.warnings[0].contains("1 of its 6 task ids are not in the project"));
+        assert!(
+            r.warnings[0].contains("1 of its 6 task ids is not in the project and was left out"),
+            "{}",
+            r.warnings[0]
+        );
     }
     let report = ops::scores(p, &ScoresOptions::default()).unwrap();
     let c = &report.coverage;
@@ -327,7 +331,7 @@ fn every_format_scores_alike_on_a_server_and_a_raters_login_reads_no_result() {
     let (_, mut p) = db.coordinator_project("secret", "determinacy");
     project::import(&mut p, &[dir.path().join("audit")]);
     formats_score_alike(&mut p, dir.path(), &ids);
-    let login = ops::panel_grant(&mut p, "ana", T0).unwrap();
+    let login = ops::panel_grant(&mut p, "ana", false, T0).unwrap();
     let as_ana = Some((login.role.as_str(), login.password.as_str()));
     let stored = db
         .try_sql(None, "SELECT COUNT(*) FROM verity.system_results")
@@ -374,7 +378,7 @@ fn a_bad_results_file_is_refused_whole_with_one_sentence() {
         (
             "none.csv",
             "instance_id,resolved\nnobody,1\n".to_string(),
-            "none of its 1 tasks is in the project",
+            "its one task is not in the project",
         ),
     ] {
         let path = h.write(name, text);
@@ -403,8 +407,12 @@ fn a_bad_results_file_is_refused_whole_with_one_sentence() {
     assert_eq!(report["system"], "run");
     assert_eq!(report["submitted"], 2);
     assert_eq!(report["unknown_ids"], 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("1 of its 3 task ids are not in the project")
+        stderr.contains(
+            "1 of its 3 task ids is not in the project and was left out: instance_other\n"
+        ),
+        "{stderr}"
     );
     let scores = h.json(&["scores", "--json"]);
     let system = &scores["systems"][0];
@@ -428,6 +436,57 @@ fn a_bad_results_file_is_refused_whole_with_one_sentence() {
     assert!(scores.get("kendall_tau").is_some());
     h.ok(&["results", "remove", "run"]);
     h.fails(&["results", "remove", "run"]);
+}
+
+#[test]
+fn a_partial_runs_harness_summary_is_imported_and_its_tasks_without_a_prediction_are_not_resolved()
+{
+    let h = Harness::new();
+    let dir = tempfile::tempdir().unwrap();
+    let ids = audit_folder(dir.path());
+    h.ok(&["import", dir.path().to_str().unwrap()]);
+    // The harness's summary of a run that predicted four of the six tasks, and five tasks of
+    // another dataset: the tasks without a prediction are in incomplete_ids alone.
+    let outside: Vec<String> = (1..=5).map(|i| format!("other__task-{i}")).collect();
+    let submitted: Vec<&str> = ids[..4]
+        .iter()
+        .chain(&outside)
+        .map(String::as_str)
+        .collect();
+    let summary = json!({
+        "total_instances": 6, "submitted_instances": 9, "completed_instances": 3,
+        "resolved_instances": 1, "unresolved_instances": 1, "empty_patch_instances": 1,
+        "error_instances": 1, "completed_ids": [ids[0], ids[1], ids[2]],
+        "incomplete_ids": [ids[4], ids[5]], "empty_patch_ids": [ids[3]],
+        "submitted_ids": submitted, "resolved_ids": [ids[0]], "unresolved_ids": [ids[1]],
+        "infra_failure_ids": [], "ambiguous_failure_ids": [ids[1]],
+        "failure_reasons": {ids[1].as_str(): "a timeout"}, "error_ids": [ids[2]],
+        "schema_version": 2,
+    });
+    let file = h.write("model.run.json", summary.to_string());
+    let out = h.run(&["results", "import", &file]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "4 of the project's 6 tasks submitted, 1 resolved; the other 2 count as not resolved"
+        ),
+        "{stdout}"
+    );
+    // Five ids the project lacks: the first three named.
+    assert!(
+        stderr.contains(
+            "5 of its 9 task ids are not in the project and were left out: other__task-1, other__task-2, other__task-3, …"
+        ),
+        "{stderr}"
+    );
+    let scores = h.json(&["scores", "--json"]);
+    let system = &scores["systems"][0];
+    assert_eq!(
+        (&system["n"], &system["submitted"], &system["resolved"]),
+        (&json!(6), &json!(4), &json!(1))
+    );
 }
 
 /// A project file of the determinacy questionnaire (the default one has no audit tiers) with
@@ -487,6 +546,75 @@ fn the_underdetermined_export_lists_each_task_left_out_and_why() {
             ),
         ]
     );
+}
+
+#[test]
+fn imported_verdicts_the_questionnaire_does_not_read_are_named_with_what_to_run() {
+    // The README's order: the default questionnaire, then the tasks with the audit, then
+    // results. The audit's verdicts are not the default questionnaire's to read.
+    let h = Harness::new();
+    let dir = tempfile::tempdir().unwrap();
+    let ids = audit_folder(dir.path());
+    h.ok(&["import", dir.path().to_str().unwrap()]);
+    let results = h.write(
+        "run.csv",
+        std::iter::once("instance_id,resolved".to_string())
+            .chain(ids.iter().map(|i| format!("{i},1")))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    h.ok(&["results", "import", &results]);
+    let text = h.ok(&["scores"]);
+    let notes: Vec<&str> = text.lines().filter(|l| l.contains("note:")).collect();
+    assert_eq!(
+        notes,
+        [
+            "  note: the audit's verdicts on 5 tasks are not read: questionnaire swe-bench-verified 1.0.0 decides which tasks are determinate by the panel's labels and reference label sets alone; to score by them, make a project with `verity init --questionnaire determinacy` and import the tasks, the audit's folders and the results into it"
+        ],
+        "{text}"
+    );
+    let json = h.json(&["scores", "--json"]);
+    let unread = &json["coverage"]["unread"];
+    assert_eq!(
+        (&unread[0]["source"], &unread[0]["tasks"], &unread[0]["set"]),
+        (&json!("audit"), &json!(5), &Value::Null),
+        "{unread}"
+    );
+    // The export says so too: on stderr, and for each task in its row.
+    let out = h.path("left-out.csv");
+    let run = h.run(&[
+        "export",
+        "--format",
+        "underdetermined",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.starts_with("note: the audit's verdicts on 5 tasks are not read"),
+        "{stderr}"
+    );
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        csv.contains(&format!(
+            "{},unlabelled,,no panel label; the audit's verdict (entailed) is not read by questionnaire swe-bench-verified 1.0.0 (`verity scores` says what to run)",
+            ids[0]
+        )),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(&format!(
+            "{},unlabelled,,no panel label and no imported verdict",
+            ids[5]
+        )),
+        "{csv}"
+    );
+
+    // The determinacy questionnaire reads them, and no note is given.
+    let (p, _) = determinacy_project(&h);
+    let json = h.json(&["--project", &p, "scores", "--json"]);
+    assert_eq!(json["coverage"]["unread"], json!([]));
 }
 
 /// A Wilson interval in the report's words: percent with one decimal.
@@ -613,7 +741,8 @@ fn the_real_audits_folders_agree_with_its_coverage() {
     assert_eq!(determined, 78);
     let dir = tempfile::tempdir().unwrap();
     let p = project_at(&dir.path().join("p.verity"), &root);
-    let left_out = ops::left_out_tasks(&p).unwrap();
+    let (left_out, unread) = ops::left_out_tasks(&p).unwrap();
+    assert!(unread.is_empty());
     let count = |d: &str| {
         left_out
             .iter()

@@ -55,8 +55,8 @@ impl Panel {
             T0,
         )
         .unwrap();
-        let ana = ops::panel_grant(&mut p, "ana", T0).unwrap();
-        let bo = ops::panel_grant(&mut p, "bo", T0).unwrap();
+        let ana = ops::panel_grant(&mut p, "ana", false, T0).unwrap();
+        let bo = ops::panel_grant(&mut p, "bo", false, T0).unwrap();
         Some(Panel {
             db,
             coordinator,
@@ -382,8 +382,18 @@ fn a_revoked_login_cannot_connect_and_its_answers_stay() {
     );
     let err = ops::panel_revoke(&mut p, "bo").unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    // A new grant is a new password for the same rater.
-    let again = ops::panel_grant(&mut p, "ana", T0).unwrap();
+    // A rater with a login is refused a second one, saying how to reset it and what it does.
+    let err = ops::panel_grant(&mut p, "ana", false, T0).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::AlreadyExists);
+    assert!(
+        err.to_string().contains("ana has a login already")
+            && err.to_string().contains("--reset")
+            && err.to_string().contains("the old one stops working"),
+        "{err}"
+    );
+    // A reset is a new password for the same rater, and the old one opens nothing.
+    let again = ops::panel_grant(&mut p, "ana", true, T0).unwrap();
+    assert!(again.reset);
     assert_eq!(again.role, panel.ana.role);
     assert_ne!(again.password, panel.ana.password);
     let err = ops::open_project_with_password(
@@ -402,7 +412,7 @@ fn logins_are_for_server_projects() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = project::init(&dir.path().join("p.verity"), "swe-bench-verified");
     ops::add_rater(&mut p, "ana", T0).unwrap();
-    let err = ops::panel_grant(&mut p, "ana", T0).unwrap_err();
+    let err = ops::panel_grant(&mut p, "ana", false, T0).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotAServer);
     assert!(err.to_string().contains("verity package"), "{err}");
 }
@@ -447,7 +457,7 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
     let out = verity(role, password, &["queue"]);
     let queue = String::from_utf8_lossy(&out.stdout);
     assert!(queue.contains(ONE) && !queue.contains(TWO), "{queue}");
-    assert!(queue.ends_with("1 tasks for cy\n"), "{queue}");
+    assert!(queue.ends_with("1 task for cy\n"), "{queue}");
     let out = verity(role, password, &["case", "show", ONE]);
     verity_testkit::assert_success(&out);
     let out = verity(role, password, &["case", "show", TWO]);
@@ -460,6 +470,29 @@ fn the_command_line_grants_a_login_and_a_rater_uses_it_as_a_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("password authentication failed"), "{err}");
     assert!(!err.contains("wrong"), "{err}");
+    // A second grant is refused, naming --reset; with it the old password stops working.
+    let out = verity(
+        &panel.coordinator,
+        COORDINATOR_PASSWORD,
+        &["panel", "grant", "cy"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cy has a login already") && err.contains("verity panel grant cy --reset"),
+        "{err}"
+    );
+    verity_testkit::assert_success(&verity(role, password, &["queue"]));
+    let out = verity(
+        &panel.coordinator,
+        COORDINATOR_PASSWORD,
+        &["panel", "grant", "cy", "--reset"],
+    );
+    verity_testkit::assert_success(&out);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("the old password no longer works"), "{said}");
+    let out = verity(role, password, &["queue"]);
+    assert_eq!(out.status.code(), Some(2), "the old password still works");
 }
 
 #[test]

@@ -724,3 +724,131 @@ fn a_proposals_file_names_a_task_by_a_short_id_and_one_without_proposals_says_so
         assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
     }
 }
+
+#[test]
+fn a_sweep_its_budget_stops_exits_3_and_says_how_many_tasks_are_left() {
+    use verity_testkit::chat_server::ChatServer;
+
+    let (h, _, _) = setup();
+    let server = ChatServer::start();
+    let endpoint = server.endpoint();
+    h.ok(&[
+        "models",
+        "add",
+        "proposer",
+        "--endpoint",
+        &endpoint,
+        "--model",
+        "test-model",
+        "--price-in",
+        "1",
+        "--price-out",
+        "100",
+        "--max-output-tokens",
+        "1000",
+    ]);
+    // A request's worst case is over $0.10 (1,000 reply tokens at $100 per million): a budget
+    // of 5 cents sends nothing.
+    let out = h.run(&[
+        "sweep",
+        "--all",
+        "--model",
+        "proposer",
+        "--budget-usd",
+        "0.05",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("stopped by the budget: $0.0500 of the $0.05 budget is left")
+            && stderr.contains("1 task left unswept"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("0 swept, 0 failed, 0 swept before by this model, 1 left"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(server.log().len(), 0);
+}
+
+#[test]
+fn ctrl_c_stops_a_model_sweep_after_the_reply_in_flight_and_counts_every_request() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use verity_testkit::chat_server::ChatServer;
+
+    let (h, _, commit) = setup();
+    // A second task of the same repository and base commit.
+    let row = json!({
+        "instance_id": "acme__store-2", "repo": "acme/store", "base_commit": commit,
+        "problem_statement": "db.mget should read many keys at once, again.",
+        "patch": gold_patch(),
+        "test_patch": "diff --git a/test/database.js b/test/database.js\n--- a/test/database.js\n+++ b/test/database.js\n@@ -5,0 +6,1 @@\n+assert.deepStrictEqual(await db.mget([]), []);\n",
+    });
+    let second = h.write("second.jsonl", format!("{row}\n"));
+    h.ok(&["import", &second]);
+    let server = ChatServer::start();
+    server.answer_with(
+        |_| json!({"choice": "what a falsy key list gives", "graded_value": "[]", "snippets": []}),
+    );
+    server.hold();
+    let endpoint = server.endpoint();
+    h.ok(&[
+        "models",
+        "add",
+        "proposer",
+        "--endpoint",
+        &endpoint,
+        "--model",
+        "test-model",
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verity"))
+        .args([
+            "sweep",
+            "--all",
+            "--model",
+            "proposer",
+            "--concurrency",
+            "1",
+        ])
+        .env("VERITY_PROJECT", h.project())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let waited = std::time::Instant::now();
+    while server.log().is_empty() {
+        assert!(waited.elapsed().as_secs() < 60, "no request was sent");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut said = Vec::new();
+    for line in stderr.by_ref() {
+        let line = line.unwrap();
+        let stopping = line.contains("stopping: no new request is sent");
+        said.push(line);
+        if stopping {
+            break;
+        }
+    }
+    server.release();
+    let status = child.wait().unwrap();
+    said.extend(stderr.map(Result::unwrap));
+    assert_eq!(status.code(), Some(130), "{said:?}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("stopped: 1 task left unswept")),
+        "{said:?}"
+    );
+    // The request in flight was answered and kept; the second task's was never sent.
+    assert_eq!(server.log().len(), 1);
+    let models = h.json(&["models", "list", "--json"]);
+    assert_eq!(models[0]["requests"], 1, "{models:#}");
+}

@@ -24,6 +24,49 @@ pub trait ReplyCache: Sync {
     fn put(&self, hash: &str, raw: &str);
 }
 
+/// How a caller stops its requests, in two steps: [`Halt::stop`] sends no new request (a
+/// retry included) and lets those in flight finish, so their replies are kept;
+/// [`Halt::abandon`] drops those in flight too.
+#[derive(Debug, Default)]
+pub struct Halt {
+    stop: AtomicBool,
+    abandon: AtomicBool,
+}
+
+impl Halt {
+    /// A halt not yet asked for.
+    pub fn new() -> Halt {
+        Halt::default()
+    }
+
+    /// No new request is sent; those in flight go on.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// No new request is sent, and those in flight are dropped.
+    pub fn abandon(&self) {
+        self.stop();
+        self.abandon.store(true, Ordering::Relaxed);
+    }
+
+    /// Clears both, for the next run.
+    pub fn clear(&self) {
+        self.stop.store(false, Ordering::Relaxed);
+        self.abandon.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether a stop (or an abandon) was asked for.
+    pub fn is_stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether the requests in flight are to be dropped.
+    pub fn is_abandoned(&self) -> bool {
+        self.abandon.load(Ordering::Relaxed)
+    }
+}
+
 /// A Chat Completions client for one endpoint and model.
 #[derive(Debug)]
 pub struct Client {
@@ -121,12 +164,14 @@ impl Client {
 
     /// Asks for one reply: from the cache when it holds this request's, else from the endpoint,
     /// retrying transient faults. `round` is the validation round (see [`Self::request_hash`]).
+    /// `halt` stops it: a stop sends nothing more (no first request, no retry) and waits for
+    /// the request in flight; an abandon drops that too.
     pub async fn complete(
         &self,
         request: &StructuredRequest,
         round: u32,
         cache: &dyn ReplyCache,
-        cancel: &AtomicBool,
+        cancel: &Halt,
     ) -> Result<Completion, EndpointError> {
         if let Some(dialect) = self.dialect() {
             return self.finish(self.exchange(request, round, dialect, cache, cancel).await);
@@ -181,7 +226,7 @@ impl Client {
         round: u32,
         dialect: Dialect,
         cache: &dyn ReplyCache,
-        cancel: &AtomicBool,
+        cancel: &Halt,
     ) -> Outcome {
         let hash = self.request_hash(request, dialect, round);
         if let Some(raw) = cache.get(&hash) {
@@ -201,12 +246,15 @@ impl Client {
         let backoff = self.config.backoff;
         let mut last = String::new();
         for attempt in 1..=backoff.max_attempts {
-            if cancel.load(Ordering::Relaxed) {
-                return Outcome::Done(Err(EndpointError::Cancelled));
+            let sent = attempt > 1;
+            if cancel.is_stopping() {
+                return Outcome::Done(Err(EndpointError::Cancelled { sent }));
             }
             let step = tokio::select! {
                 step = self.attempt(&body) => step,
-                () = cancelled(cancel) => return Outcome::Done(Err(EndpointError::Cancelled)),
+                () = abandoned(cancel) => {
+                    return Outcome::Done(Err(EndpointError::Cancelled { sent: true }));
+                }
             };
             match step {
                 Attempt::Reply { raw, latency } => {
@@ -235,8 +283,8 @@ impl Client {
                         Some(asked) => asked,
                         None => backoff.delay(attempt, &hash),
                     };
-                    if sleep_unless_cancelled(wait, cancel).await {
-                        return Outcome::Done(Err(EndpointError::Cancelled));
+                    if sleep_unless_stopped(wait, cancel).await {
+                        return Outcome::Done(Err(EndpointError::Cancelled { sent: true }));
                     }
                     last = reason;
                 }
@@ -299,7 +347,8 @@ impl Client {
         if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
             // The server's message is not repeated: OpenAI's names part of the key it refused.
             let source_note = match (&self.config.api_key, &self.config.api_key_source) {
-                (None, _) => " (none was given)".to_string(),
+                (None, Some(var)) => format!(" (none was given: {var} is not set)"),
+                (None, None) => " (none was given)".to_string(),
                 (Some(_), Some(var)) => format!(" from {var}"),
                 (Some(_), None) => String::new(),
             };
@@ -449,18 +498,23 @@ fn transport_reason(e: &reqwest::Error, timeout: Duration) -> String {
     reason
 }
 
-/// Resolves once `cancel` is set.
-async fn cancelled(cancel: &AtomicBool) {
-    while !cancel.load(Ordering::Relaxed) {
+/// Resolves once `halted` holds.
+async fn until(halted: impl Fn() -> bool) {
+    while !halted() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
-/// Sleeps for `wait`; true when cancelled meanwhile.
-async fn sleep_unless_cancelled(wait: Duration, cancel: &AtomicBool) -> bool {
+/// Resolves once the requests in flight are to be dropped.
+async fn abandoned(halt: &Halt) {
+    until(|| halt.is_abandoned()).await;
+}
+
+/// Sleeps for `wait` before a retry; true when a stop came meanwhile (the retry is not sent).
+async fn sleep_unless_stopped(wait: Duration, halt: &Halt) -> bool {
     tokio::select! {
         () = tokio::time::sleep(wait) => false,
-        () = cancelled(cancel) => true,
+        () = until(|| halt.is_stopping()) => true,
     }
 }
 

@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use client::{Client, ReplyCache};
+pub use client::{Client, Halt, ReplyCache};
 pub use retry::{Backoff, retry_after};
 pub use schema::questionnaire_schema;
 pub use wire::request_body;
@@ -230,9 +230,13 @@ pub enum EndpointError {
         /// Tokens billed for it.
         output_tokens: u64,
     },
-    /// The run was stopped (Ctrl-C, the app's Stop) before a reply came.
+    /// The run was stopped (Ctrl-C, the app's Stop) before a reply came: before the request
+    /// was sent, or (`sent`) after, when it was abandoned in flight or its retry was not sent.
     #[error("the request was cancelled")]
-    Cancelled,
+    Cancelled {
+        /// Whether the request had gone to the endpoint, which may bill it.
+        sent: bool,
+    },
 }
 
 /// Where a model's reply came from: the model, the prompt sent (its template and SHA-256),

@@ -4,12 +4,11 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use verity_endpoint::{
-    ApiKey, Backoff, Client, Completion, Dialect, EndpointConfig, EndpointError, ReplyCache,
+    ApiKey, Backoff, Client, Completion, Dialect, EndpointConfig, EndpointError, Halt, ReplyCache,
     StructuredRequest, questionnaire_schema,
 };
 use verity_task::questionnaire::{Questionnaire, Stage};
@@ -66,7 +65,7 @@ fn complete(
     request: &StructuredRequest,
     cache: &MemoryCache,
 ) -> Result<Completion, EndpointError> {
-    runtime().block_on(client.complete(request, 0, cache, &AtomicBool::new(false)))
+    runtime().block_on(client.complete(request, 0, cache, &Halt::new()))
 }
 
 #[test]
@@ -206,7 +205,7 @@ fn an_endpoint_that_takes_only_json_object_is_found_once_and_then_asked_that_way
     let client = Client::new(config(&server)).expect("client");
     let cache = MemoryCache::default();
     let rt = runtime();
-    let never = AtomicBool::new(false);
+    let never = Halt::new();
     let requests: Vec<StructuredRequest> = (0..8).map(|i| request(&format!("task {i}"))).collect();
     let results = rt.block_on(async {
         let calls = requests
@@ -238,7 +237,7 @@ fn a_reply_already_paid_for_is_taken_from_the_cache_and_each_round_asked_anew() 
     assert_eq!((first.attempts, again.attempts), (1, 0));
     assert_eq!(first.value, again.value);
     let rt = runtime();
-    rt.block_on(client.complete(&request("a"), 1, &cache, &AtomicBool::new(false)))
+    rt.block_on(client.complete(&request("a"), 1, &cache, &Halt::new()))
         .expect("round 1");
     assert_eq!(server.log().len(), 2, "a new round is a new request");
 }
@@ -258,20 +257,20 @@ fn an_endpoint_nobody_listens_on_is_unreachable_at_once() {
 }
 
 #[test]
-fn cancelling_stops_a_request_in_flight() {
+fn abandoning_drops_a_request_in_flight() {
     let server = ChatServer::start();
     server.fault(ChatFault::Delay(Duration::from_secs(30)));
     let client = Client::new(config(&server)).expect("client");
-    let cancel = AtomicBool::new(false);
+    let halt = Halt::new();
     let cache = MemoryCache::default();
     let started = Instant::now();
     let rt = runtime();
     let slow = request("a");
     let err = rt.block_on(async {
-        let call = client.complete(&slow, 0, &cache, &cancel);
+        let call = client.complete(&slow, 0, &cache, &halt);
         let stop = async {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            halt.abandon();
             std::future::pending::<()>().await
         };
         tokio::select! {
@@ -279,9 +278,70 @@ fn cancelling_stops_a_request_in_flight() {
             () = stop => unreachable!("pending forever"),
         }
     });
-    assert!(matches!(err, Err(EndpointError::Cancelled)), "{err:?}");
+    assert!(
+        matches!(err, Err(EndpointError::Cancelled { sent: true })),
+        "{err:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(cache.0.lock().expect("cache").is_empty());
+}
+
+#[test]
+fn a_stop_lets_the_request_in_flight_finish_and_sends_nothing_more() {
+    let server = ChatServer::start();
+    server.fault(ChatFault::Delay(Duration::from_millis(600)));
+    let client = Client::new(config(&server)).expect("client");
+    let halt = Halt::new();
+    let cache = MemoryCache::default();
+    let rt = runtime();
+    let (first, second) = (request("a"), request("b"));
+    let reply = rt.block_on(async {
+        let call = client.complete(&first, 0, &cache, &halt);
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            halt.stop();
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            result = call => result,
+            () = stop => unreachable!("pending forever"),
+        }
+    });
+    assert!(reply.is_ok(), "the reply in flight was kept: {reply:?}");
+    assert_eq!(cache.0.lock().expect("cache").len(), 1, "and cached");
+    // Stopped: a new request is not sent, and says so.
+    let after = rt.block_on(client.complete(&second, 0, &cache, &halt));
+    assert!(
+        matches!(after, Err(EndpointError::Cancelled { sent: false })),
+        "{after:?}"
+    );
+    assert_eq!(server.log().len(), 1);
+    // A request whose first try failed is not tried again once stopped: the server asks for
+    // 30 s before the retry, and the stop comes during the wait.
+    server.fault(ChatFault::Status(503, Some("30".into())));
+    let mut patient = config(&server);
+    patient.backoff.max_retry_after = Duration::from_secs(60);
+    let patient = Client::new(patient).expect("client");
+    let fresh = Halt::new();
+    let retried = rt.block_on(async {
+        let call = patient.complete(&second, 0, &cache, &fresh);
+        let stop = async {
+            while server.log().len() < 2 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            fresh.stop();
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            result = call => result,
+            () = stop => unreachable!("pending forever"),
+        }
+    });
+    assert!(
+        matches!(retried, Err(EndpointError::Cancelled { sent: true })),
+        "{retried:?}"
+    );
+    assert_eq!(server.log().len(), 2, "no retry after the stop");
 }
 
 #[test]

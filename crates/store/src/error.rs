@@ -26,6 +26,16 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// The project's path names a folder: a project is a file.
+    #[error(
+        "{path} is a folder, and a project is a file: name a project file in it, e.g. `--project {}` (`verity init --project {}` creates one)",
+        path.join("panel.verity").display(),
+        path.join("panel.verity").display()
+    )]
+    IsFolder {
+        /// The folder.
+        path: PathBuf,
+    },
     /// The file is a SQLite database of something else, or not SQLite at all.
     #[error("{path} is not a Verity project file")]
     NotAProject {

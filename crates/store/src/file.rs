@@ -97,6 +97,11 @@ impl Store {
 
     /// Creates a new file whose application id is `mark`.
     fn create_marked(path: &Path, mark: i64) -> Result<Store, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::IsFolder {
+                path: path.to_path_buf(),
+            });
+        }
         if path.exists() {
             return Err(StoreError::AlreadyExists {
                 path: path.to_path_buf(),
@@ -116,6 +121,11 @@ impl Store {
     /// be written (its folder or share neither) opens read-only: every read works, and every
     /// write is refused with [`StoreError::ReadOnly`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::IsFolder {
+                path: path.to_path_buf(),
+            });
+        }
         if !path.is_file() {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),

@@ -253,11 +253,14 @@ CREATE TABLE sweeps (
     // 13: what each model request was for (`store/models.rs`): rating a task, or proposing its
     // sweep (`verity sweep --model`).
     crate::models::PURPOSE_MIGRATION,
-    // 14: rater packages that prove whose they are. Each package made gets a secret of its own,
+    // 14: a model request left in flight when its run was stopped is recorded as `abandoned`
+    // (`store/models.rs`), so every request sent is counted with its spend.
+    crate::models::ABANDONED_MIGRATION,
+    // 15: rater packages that prove whose they are. Each package made gets a secret of its own,
     // kept here under the package's id with its rater and when it was made (the coordinator's:
     // no package carries this table); the package itself holds its own secret, and seals each
     // answer event its rater saves with it (`answer_seals`, by the event's global id), which a
-    // merge checks (`ops/packages.rs`).
+    // merge checks (`ops/packages/`).
     r#"
 CREATE TABLE package_keys (
     package_id TEXT PRIMARY KEY,

@@ -112,8 +112,9 @@ pub struct ModelAttempt {
     pub purpose: AttemptPurpose,
     /// The request's hash (see `endpoint::Client::request_hash`).
     pub request_hash: String,
-    /// `ok` (a valid answer), `invalid` (a reply the questionnaire refused) or `failed` (no
-    /// usable reply).
+    /// `ok` (a valid answer), `invalid` (a reply the questionnaire refused), `failed` (no
+    /// usable reply) or `abandoned` (sent, and left in flight when its run was stopped: its
+    /// tokens are estimated from the prompt).
     pub outcome: String,
     /// Why it is not `ok`.
     pub reason: Option<String>,
@@ -134,6 +135,33 @@ pub struct ModelAttempt {
 pub(super) const PURPOSE_MIGRATION: &str = r#"
 ALTER TABLE model_attempts ADD COLUMN purpose TEXT NOT NULL DEFAULT 'rate'
     CHECK (purpose IN ('rate', 'sweep'));
+"#;
+
+/// The file schema's migration 14: a request sent and left in flight when its run was stopped
+/// is recorded too, as `abandoned`, so that every request sent is counted with its spend.
+/// SQLite cannot change a column's check, so the table is made again with the rows.
+pub(super) const ABANDONED_MIGRATION: &str = r#"
+CREATE TABLE model_attempts_next (
+    id            INTEGER PRIMARY KEY,
+    rater_id      INTEGER NOT NULL REFERENCES raters(id),
+    case_id       INTEGER NOT NULL REFERENCES cases(id),
+    request_hash  TEXT NOT NULL,
+    outcome       TEXT NOT NULL CHECK (outcome IN ('ok', 'invalid', 'failed', 'abandoned')),
+    reason        TEXT,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency_ms    INTEGER NOT NULL,
+    cost_usd      TEXT,
+    at            TEXT NOT NULL,
+    purpose       TEXT NOT NULL DEFAULT 'rate' CHECK (purpose IN ('rate', 'sweep'))
+);
+INSERT INTO model_attempts_next
+    SELECT id, rater_id, case_id, request_hash, outcome, reason, input_tokens, output_tokens,
+           latency_ms, cost_usd, at, purpose
+    FROM model_attempts;
+DROP TABLE model_attempts;
+ALTER TABLE model_attempts_next RENAME TO model_attempts;
+CREATE INDEX model_attempts_by_hash ON model_attempts (request_hash);
 "#;
 
 /// What a model's request was for.

@@ -11,7 +11,8 @@
 //! the JSON), `drop` (headers, then half the body and the connection closed). `partial` mode
 //! answers `json_schema` as llama.cpp's server does (a 500 naming the types it takes) and takes
 //! `json_object` with a schema. A key, when set, must come as `Authorization: Bearer KEY`; a
-//! wrong one gets OpenAI's 401.
+//! wrong one gets OpenAI's 401. `hold` keeps every request it has read waiting for its answer
+//! until `release`: requests in flight, for as long as a test needs them.
 //! Also serves `examples/chat_serve.rs`.
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -90,6 +91,7 @@ struct State {
     log: Vec<ChatLogged>,
     answer: Option<Answerer>,
     served: u64,
+    held: bool,
 }
 
 pub struct ChatServer {
@@ -131,6 +133,16 @@ impl ChatServer {
     /// Every answer waits this long, as a model's generation does.
     pub fn latency(&self, latency: Duration) {
         self.state.lock().unwrap().latency = latency;
+    }
+
+    /// Every request read from now on waits for its answer until [`ChatServer::release`].
+    pub fn hold(&self) {
+        self.state.lock().unwrap().held = true;
+    }
+
+    /// Lets the requests held, and those to come, be answered.
+    pub fn release(&self) {
+        self.state.lock().unwrap().held = false;
     }
 
     pub fn fault(&self, fault: ChatFault) {
@@ -277,6 +289,9 @@ fn answer_one(
     st.served += 1;
     let id = format!("chatcmpl-test{:06}", st.served);
     drop(st);
+    while state.lock().unwrap().held {
+        std::thread::sleep(Duration::from_millis(1));
+    }
     if !latency.is_zero() {
         std::thread::sleep(latency);
     }

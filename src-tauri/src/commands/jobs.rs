@@ -2,7 +2,6 @@
 //! stopping the running job.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 use annotations::ops::{
     self, ExportFormat, ExportFormatInfo, ExportOptions, FetchProgress, FetchReport, FetchRequest,
@@ -13,7 +12,7 @@ use tauri::{AppHandle, Manager};
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
-use crate::state::{AppState, long_job, with_project};
+use crate::state::{AppState, cancel_running_job, long_job, with_project};
 
 /// Imports task files, reporting progress on `on_progress`; `cancel_job` stops it and
 /// nothing is stored. Refused while an evidence run or another import is running.
@@ -47,15 +46,14 @@ pub async fn fetch_dataset(
     .await
 }
 
-/// Asks the running import, fetch, evidence run or clone to stop; what it did is rolled back
-/// (an import, a fetch's import) or kept (evidence already computed stays cached, and a new run
-/// resumes after it; a fetch's partly downloaded file and a clone's finished stages are kept,
-/// and fetching or cloning again resumes).
+/// Asks the running import, fetch, evidence run, clone or model run to stop; what it did is
+/// rolled back (an import, a fetch's import) or kept (evidence already computed stays cached,
+/// and a new run resumes after it; a fetch's partly downloaded file and a clone's finished
+/// stages are kept, and fetching or cloning again resumes; a model run waits for its requests
+/// in flight and stores their replies, and a second call abandons them).
 #[tauri::command(rename_all = "snake_case")]
 pub fn cancel_job(app: AppHandle) {
-    app.state::<AppState>()
-        .cancel
-        .store(true, Ordering::Relaxed);
+    cancel_running_job(&app.state::<AppState>());
 }
 
 /// Every export format with its title, hint, save dialog's file name and type, and whether the

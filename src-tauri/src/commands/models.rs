@@ -8,12 +8,12 @@ use annotations::ops::{
     ModelSummary, RateProgress, RateReport, RateRequest,
 };
 use serde::{Deserialize, Serialize};
-use tauri::AppHandle;
 use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
-use crate::state::{long_job, with_project};
+use crate::state::{AppState, long_job, with_project};
 
 /// The model raters, with their answers, failed tasks and what their requests cost so far.
 #[tauri::command(rename_all = "snake_case")]
@@ -64,8 +64,10 @@ pub struct ModelRun {
 const MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Runs a model rater over tasks, reporting tasks, tokens and cost on `on_progress` after each
-/// request; `cancel_job` stops it cleanly (answers stored stay, replies paid for are kept, and a
-/// new run goes on after them). The API key is read from its environment variable. One long
+/// request; `cancel_job` stops it cleanly (no new request; the replies of those in flight are
+/// waited for and stored, answers stored stay, and a new run goes on after them), and a second
+/// `cancel_job` abandons the requests in flight (each counted, its spend estimated). The API
+/// key is read from its environment variable (`OPENAI_API_KEY` when none was named). One long
 /// job at a time.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rate_model(
@@ -80,13 +82,14 @@ pub async fn rate_model(
         budget_usd: req.budget_usd,
         timeout: MODEL_REQUEST_TIMEOUT,
     };
+    let halt = app.state::<AppState>().halt.clone();
     long_job(
         app,
         "A model run",
         on_progress,
-        move |p, progress, cancel| {
+        move |p, progress, _cancel| {
             let mut report =
-                ops::rate_model(p, &request, &OffsetDateTime::now_utc, progress, cancel)?;
+                ops::rate_model(p, &request, &OffsetDateTime::now_utc, progress, &halt)?;
             let stopped = report.stopped.take();
             Ok(ModelRun { report, stopped })
         },

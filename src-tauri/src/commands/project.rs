@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use annotations::ops::{self, Actor, ErrorCode};
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_opener::OpenerExt;
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
@@ -198,7 +197,7 @@ pub async fn sign_out(app: AppHandle) -> Result<(), CommandError> {
 /// Opens a link from a task in the system browser, only for `http`, `https` and `mailto`:
 /// the page never navigates itself, and nothing else is handed to the desktop.
 #[tauri::command(rename_all = "snake_case")]
-pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
+pub fn open_external(url: String) -> Result<(), CommandError> {
     let allowed = ["https://", "http://", "mailto:"].iter().any(|scheme| {
         url.get(..scheme.len())
             .is_some_and(|s| s.eq_ignore_ascii_case(scheme))
@@ -209,7 +208,7 @@ pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
             format!("Verity opens only http, https and mailto links; {url:?} was not opened."),
         ));
     }
-    app.opener().open_url(&url, None::<&str>).map_err(|err| {
+    open::that_detached(&url).map_err(|err| {
         CommandError::new(
             ErrorCode::OpenFailed,
             format!("The system browser could not open {url}: {err}."),

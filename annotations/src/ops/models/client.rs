@@ -7,10 +7,13 @@ use std::time::Duration;
 use verity_endpoint::{ApiKey, Client, Dialect, EndpointConfig, EndpointError};
 use verity_store::{AttemptPurpose, ModelRater};
 
+use super::{DEFAULT_KEY_VAR, key_var};
 use crate::ops::{Error, ErrorCode, Result};
 
 /// The model's endpoint client for a run, refused before anything is sent when a budget is
-/// given that unknown prices make impossible to keep or the key's variable is unset.
+/// given that unknown prices make impossible to keep or the key's named variable is unset. A
+/// model added without a variable sends `OPENAI_API_KEY`'s key when it is set, as OpenAI's
+/// clients do, and none otherwise.
 pub(super) fn open_client(
     model: &ModelRater,
     budget_usd: Option<f64>,
@@ -47,6 +50,8 @@ pub(super) fn open_client(
             ));
         }
     }
+    // A variable named is required; OpenAI's own, read by default, only when set (an endpoint
+    // on this machine may take no key).
     let api_key = match &settings.api_key_env {
         Some(var) => Some(ApiKey::from_env(var).ok_or_else(|| {
             Error::refused(
@@ -57,11 +62,11 @@ pub(super) fn open_client(
                 ),
             )
         })?),
-        None => None,
+        None => ApiKey::from_env(DEFAULT_KEY_VAR),
     };
     let mut endpoint = EndpointConfig::new(settings.endpoint.clone(), settings.model.clone());
     endpoint.api_key = api_key;
-    endpoint.api_key_source = settings.api_key_env.clone();
+    endpoint.api_key_source = Some(key_var(settings).to_string());
     endpoint.temperature = settings.temperature;
     endpoint.seed = settings.seed;
     endpoint.max_output_tokens = settings.max_output_tokens;
@@ -89,7 +94,7 @@ pub(super) fn stored_dialect(model: &ModelRater) -> Option<Dialect> {
 /// The endpoint's error as a use case's: a cancelled request is the run's cancellation.
 pub(in crate::ops) fn endpoint_error(e: EndpointError) -> Error {
     match e {
-        EndpointError::Cancelled => Error::Cancelled,
+        EndpointError::Cancelled { .. } => Error::Cancelled,
         e => Error::refused(ErrorCode::ModelEndpoint, e.to_string()),
     }
 }

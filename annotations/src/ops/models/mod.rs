@@ -7,12 +7,13 @@
 mod client;
 mod compare;
 mod rate;
+mod report;
 mod run;
 
 pub use compare::{AgreementFigure, CompareRequest, HumanResult, ModelComparison, compare_models};
 pub use rate::{RateRequest, rate_model};
+pub use report::{RateFailure, RateProgress, RateReport};
 pub(super) use run::{Asking, Fields, Reply, RunPlan, run_model};
-pub use run::{RateFailure, RateProgress, RateReport};
 
 use std::collections::{HashMap, HashSet};
 
@@ -39,8 +40,18 @@ pub struct ModelAddRequest {
     pub settings: ModelSettings,
 }
 
-/// A model rater as listed: its configuration (prices `null` when unknown), its answers and
-/// failed tasks, and what its requests cost so far.
+/// The environment variable a model added without `--api-key-env` reads its key from, as
+/// OpenAI's own clients do.
+pub const DEFAULT_KEY_VAR: &str = "OPENAI_API_KEY";
+
+/// The environment variable a model reads its key from: the one it was added with, or
+/// [`DEFAULT_KEY_VAR`].
+pub(super) fn key_var(settings: &ModelSettings) -> &str {
+    settings.api_key_env.as_deref().unwrap_or(DEFAULT_KEY_VAR)
+}
+
+/// A model rater as listed: its configuration (prices `null` when unknown), the variable it
+/// reads its key from, its answers and failed tasks, and what its requests cost so far.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]
 pub struct ModelSummary {
@@ -52,6 +63,9 @@ pub struct ModelSummary {
     #[serde(flatten)]
     #[ts(flatten)]
     pub config: ModelConfig,
+    /// The environment variable it reads its API key from: `api_key_env`, or
+    /// `OPENAI_API_KEY` when none was named. Never the key.
+    pub api_key_var: String,
     /// The structured-output form its endpoint takes, once a run found it.
     pub dialect: Option<String>,
     /// Requests recorded.
@@ -60,7 +74,7 @@ pub struct ModelSummary {
     pub answers: usize,
     /// Tasks whose last run gave no valid answer (each retry refused), not answered since.
     pub failures: usize,
-    /// What its requests cost, in USD; `null` when a price is unknown.
+    /// What its requests cost, in USD to the millionth; `null` when a price is unknown.
     pub cost_usd: Option<f64>,
     /// When it was added.
     pub added_at: String,
@@ -160,12 +174,13 @@ pub fn list_models(project: &Project) -> Result<Vec<ModelSummary>> {
                 .collect();
             let cost = attempts
                 .iter()
-                .map(|a| a.cost_usd)
-                .sum::<Option<f64>>()
-                .filter(|_| known_prices(&m.config.settings));
+                .try_fold(0.0, |sum, a| a.cost_usd.map(|c| sum + c))
+                .filter(|_| known_prices(&m.config.settings))
+                .map(round_usd);
             Ok(ModelSummary {
                 name: m.rater.name,
                 active: m.rater.active,
+                api_key_var: key_var(&m.config.settings).to_string(),
                 config: m.config,
                 dialect: m.dialect,
                 requests: attempts.len(),
@@ -218,6 +233,13 @@ pub(super) fn find_model(project: &Project, name: &str) -> Result<ModelRater> {
 
 fn known_prices(settings: &ModelSettings) -> bool {
     settings.price_in.is_some() && settings.price_out.is_some()
+}
+
+/// A cost in USD to the millionth of a dollar, with no negative zero: what the JSON outputs
+/// give.
+pub(super) fn round_usd(usd: f64) -> f64 {
+    let rounded = (usd * 1e6).round() / 1e6;
+    if rounded == 0.0 { 0.0 } else { rounded }
 }
 
 /// What a request cost in USD, `None` when a price is unknown.

@@ -1,19 +1,19 @@
 //! `verity models rate`: a model rater's run over tasks (`run.rs`), each reply checked by the
 //! questionnaire and each valid answer submitted as the rater's, with its provenance.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use time::OffsetDateTime;
 
 use super::find_model;
-use super::run::{Asking, Fields, RateProgress, RateReport, Reply, RunPlan, run_model};
+use super::report::{RateProgress, RateReport};
+use super::run::{Asking, Fields, Reply, RunPlan, run_model};
 use crate::ops::access::Actor;
 use crate::ops::answers::{CheckedAnswer, check_answer_values, submit_model_answer};
 use crate::ops::model_prompt::{PromptTemplate, build_prompt};
 use crate::ops::raters::{CaseSelection, selected_cases};
 use crate::ops::{Error, ErrorCode, Project, Result, show_case};
-use verity_endpoint::StructuredRequest;
+use verity_endpoint::{Halt, StructuredRequest};
 use verity_store::{AttemptPurpose, CaseRow, EventKind, ModelRater};
 use verity_task::questionnaire::Stage;
 
@@ -34,15 +34,16 @@ pub struct RateRequest {
 
 /// Runs a model rater over tasks: assigns them, asks the model for each task not yet
 /// submitted, and stores each valid answer as the rater's submission with its provenance.
-/// `progress` hears after each request; `cancel` stops the run cleanly (requests in flight are
-/// dropped, nothing half-written). Refused before anything is sent when the key's variable is
-/// unset or a budget is given that unknown prices make impossible to keep.
+/// `progress` hears after each request; `halt` stops the run cleanly: a stop waits for the
+/// requests in flight and stores their answers, an abandon drops them (counted, with their
+/// spend estimated), and nothing is half-written. Refused before anything is sent when a named
+/// key's variable is unset or a budget is given that unknown prices make impossible to keep.
 pub fn rate_model(
     project: &mut Project,
     req: &RateRequest,
     clock: &dyn Fn() -> OffsetDateTime,
     progress: &mut dyn FnMut(&RateProgress),
-    cancel: &AtomicBool,
+    halt: &Halt,
 ) -> Result<RateReport> {
     project.require_coordinator("runs model raters")?;
     let model = find_model(project, &req.name)?;
@@ -80,7 +81,7 @@ pub fn rate_model(
         model: &model,
         template: &template,
     };
-    let result = run_model(project, &plan, &cases, &mut rating, clock, progress, cancel);
+    let result = run_model(project, &plan, &cases, &mut rating, clock, progress, halt);
     project.act_as(previous.unwrap_or(Actor::Coordinator))?;
     result
 }

@@ -5,21 +5,21 @@
 //! [`Asking`] with its provenance.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::client::{endpoint_error, open_client, stored_dialect};
-use super::{cost, known_prices};
+use super::report::{RateFailure, RateProgress, RateReport, Stop, finished};
+use super::{cost, known_prices, round_usd};
 use crate::ops::model_prompt::{PromptTemplate, prompt_sha256};
 use crate::ops::{Error, ErrorCode, Project, Result, stamp};
 use verity_endpoint::{
-    Client, Completion, Dialect, EndpointError, Provenance, ReplyCache, StructuredRequest,
+    Client, Completion, Dialect, EndpointError, Halt, Provenance, ReplyCache, StructuredRequest,
 };
+use verity_stats::natural::thousands;
 use verity_store::{AttemptPurpose, CaseRow, ModelAttempt, ModelRater};
 
 /// What a run asks the model for each task, and what it does with a valid reply.
@@ -65,61 +65,6 @@ pub(in crate::ops) struct Asked {
     pub instance_id: String,
 }
 
-/// How far a run is.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct RateProgress {
-    /// Tasks in the run.
-    pub tasks: usize,
-    /// Tasks finished (done, failed or skipped).
-    pub done: usize,
-    /// Valid replies stored (answers, or sweeps).
-    pub rated: usize,
-    /// Tasks that gave no valid reply.
-    pub failed: usize,
-    /// Tasks done before the run.
-    pub skipped: usize,
-    /// Input tokens paid for in this run.
-    pub input_tokens: u64,
-    /// Output tokens paid for in this run.
-    pub output_tokens: u64,
-    /// USD paid in this run; `None` when a price is unknown.
-    pub cost_usd: Option<f64>,
-}
-
-/// What a run did. Serialised with exactly the keys `verity models rate --json` promises.
-#[derive(Debug, Clone, Serialize)]
-pub struct RateReport {
-    /// Valid replies stored (answers, or sweeps).
-    pub rated: usize,
-    /// Tasks that gave no valid reply.
-    pub failed: usize,
-    /// Tasks done before the run.
-    pub skipped: usize,
-    /// USD paid in this run; `null` when a price is unknown.
-    pub cost_usd: Option<f64>,
-    /// Input tokens paid for.
-    pub input_tokens: u64,
-    /// Output tokens paid for.
-    pub output_tokens: u64,
-    /// Each task that gave no valid reply in this run, with why.
-    pub failures: Vec<RateFailure>,
-    /// Why the run stopped before its end (the budget, a cancel), with the tasks left.
-    #[serde(skip)]
-    pub stopped: Option<String>,
-    /// Whether a cancel (Ctrl-C, the app's Stop) ended the run before its end.
-    #[serde(skip)]
-    pub cancelled: bool,
-}
-
-/// A task that gave no valid reply, and why (the last attempt's reason).
-#[derive(Debug, Clone, Serialize)]
-pub struct RateFailure {
-    /// The task's instance id.
-    pub case: String,
-    /// Why its last attempt failed.
-    pub reason: String,
-}
-
 /// How a run is asked: the model, its prompt, what it is for, and its limits.
 pub(in crate::ops) struct RunPlan<'a> {
     /// The model rater whose endpoint is asked.
@@ -136,18 +81,24 @@ pub(in crate::ops) struct RunPlan<'a> {
     pub timeout: Duration,
 }
 
-/// Why a run stopped on a cancel (Ctrl-C, the app's Stop).
-const STOPPED: &str = "stopped";
-
 /// Validation rounds per task: a reply refused is asked for again, and after this many the
 /// task is a failed attempt with the reason.
 const ROUNDS: u32 = 3;
 
-/// A token estimate that errs high: three bytes a token (English prose runs about four, code
-/// about three), and a few tokens per message.
-fn estimate_tokens(request: &StructuredRequest) -> u64 {
-    let bytes = request.system.len() + request.user.len() + request.schema.to_string().len();
-    (bytes as u64).div_ceil(3) + 16
+/// A few tokens per message, beside its text.
+const MESSAGE_TOKENS: u64 = 16;
+
+/// The prompt's size in bytes: its messages and its schema.
+fn prompt_bytes(request: &StructuredRequest) -> u64 {
+    (request.system.len() + request.user.len() + request.schema.to_string().len()) as u64
+}
+
+/// A prompt's tokens, an estimate that errs high: a token for every three bytes (English prose
+/// runs about four, code about three), or as many as the endpoint's own counts came to on this
+/// run's prompts when those ran denser, and a few tokens for the messages.
+fn estimate_tokens(bytes: u64, tokens_per_byte: f64) -> u64 {
+    let dense = (bytes as f64 * tokens_per_byte).ceil() as u64;
+    bytes.div_ceil(3).max(dense) + MESSAGE_TOKENS
 }
 
 /// Replies by request hash: those the project holds for the requests in flight, looked up
@@ -177,6 +128,8 @@ struct Job {
     request: Arc<StructuredRequest>,
     /// Whether its reply was in the project before it was sent (then it costs nothing).
     cached: bool,
+    /// Its prompt's estimated tokens (see [`estimate_tokens`]).
+    prompt_tokens: u64,
     /// The worst case it could cost, held against the budget while it is in flight.
     reserved: f64,
 }
@@ -188,8 +141,9 @@ struct Done {
 
 /// Runs the model over `cases`: asks for each task `asking` does not count done, at the plan's
 /// concurrency and within its budget, and hands each valid reply to `asking`. `progress` hears
-/// after each request; `cancel` stops the run cleanly (requests in flight are dropped, nothing
-/// half-written).
+/// after each request. `halt` stops the run cleanly: a stop sends no new request and waits for
+/// those in flight, whose replies are stored and used; an abandon drops those too, each
+/// recorded with its spend estimated from its prompt. Nothing is half-written either way.
 pub(in crate::ops) fn run_model(
     project: &mut Project,
     plan: &RunPlan<'_>,
@@ -197,14 +151,14 @@ pub(in crate::ops) fn run_model(
     asking: &mut impl Asking,
     clock: &dyn Fn() -> OffsetDateTime,
     progress: &mut dyn FnMut(&RateProgress),
-    cancel: &AtomicBool,
+    halt: &Halt,
 ) -> Result<RateReport> {
     let client = open_client(plan.model, plan.budget_usd, plan.timeout, plan.purpose)?;
     let mut run = Run {
         plan,
         client: Arc::new(client),
         cache: Arc::new(RunCache::default()),
-        abort: Arc::new(AtomicBool::new(false)),
+        halt: Arc::new(Halt::new()),
         dialect: stored_dialect(plan.model),
         progress: RateProgress {
             tasks: cases.len(),
@@ -213,6 +167,8 @@ pub(in crate::ops) fn run_model(
         },
         spent: 0.0,
         reserved: 0.0,
+        tokens_per_byte: 0.0,
+        abandoned: 0,
         failures: Vec::new(),
     };
     let mut queue: VecDeque<(Asked, u32)> = VecDeque::new();
@@ -235,20 +191,20 @@ pub(in crate::ops) fn run_model(
         .map_err(|e| Error::refused(ErrorCode::Internal, format!("no async runtime: {e}")))?;
     let (job_tx, mut job_rx) = tokio::sync::mpsc::unbounded_channel::<Job>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
-    let (client, cache, abort) = (run.client.clone(), run.cache.clone(), run.abort.clone());
+    let (client, cache, inner) = (run.client.clone(), run.cache.clone(), run.halt.clone());
     let http = std::thread::spawn(move || {
         runtime.block_on(async move {
             let mut tasks = tokio::task::JoinSet::new();
             while let Some(job) = job_rx.recv().await {
-                let (client, cache, abort, done) = (
+                let (client, cache, halt, done) = (
                     client.clone(),
                     cache.clone(),
-                    abort.clone(),
+                    inner.clone(),
                     done_tx.clone(),
                 );
                 tasks.spawn(async move {
                     let result = client
-                        .complete(&job.request, job.round, &*cache, &abort)
+                        .complete(&job.request, job.round, &*cache, &halt)
                         .await;
                     let _ = done.send(Done { job, result });
                 });
@@ -258,33 +214,47 @@ pub(in crate::ops) fn run_model(
     });
     let concurrency = run.plan.concurrency.max(1);
     let mut in_flight = 0usize;
-    let mut stopped: Option<String> = None;
+    // The next request, prepared and waiting for the budget that requests in flight hold.
+    let mut next: Option<Job> = None;
+    let mut stopped: Option<Stop> = None;
     let mut fatal: Option<Error> = None;
     loop {
+        run.follow(halt);
         while in_flight < concurrency && stopped.is_none() && fatal.is_none() {
-            if cancel.load(Ordering::Relaxed) {
-                stopped = Some(STOPPED.into());
+            if halt.is_stopping() {
+                // A stop with nothing left to ask ends the run as done.
+                if next.is_some() || !queue.is_empty() {
+                    stopped = Some(Stop::Cancelled);
+                }
                 break;
             }
-            let Some((asked, round)) = queue.pop_front() else {
-                break;
-            };
-            let job = match run.prepare(project, asking, asked, round) {
-                Ok(job) => job,
-                Err(e) => {
-                    fatal = Some(e);
-                    break;
+            let job = match next.take() {
+                Some(job) => job,
+                None => {
+                    let Some((asked, round)) = queue.pop_front() else {
+                        break;
+                    };
+                    match run.prepare(project, asking, asked, round) {
+                        Ok(job) => job,
+                        Err(e) => {
+                            fatal = Some(e);
+                            break;
+                        }
+                    }
                 }
             };
             if let Some(budget) = run.plan.budget_usd
                 && !job.cached
                 && run.spent + run.reserved + job.reserved > budget
             {
-                stopped = Some(format!(
-                    "the budget of {budget} USD would not cover the next request (worst case {:.6} USD)",
-                    job.reserved
-                ));
-                queue.push_front((job.asked, job.round));
+                // Requests in flight hold their worst cases, which their replies mostly
+                // undercut: the run waits for them, and stops only when none is left.
+                if in_flight == 0 {
+                    stopped = Some(Stop::Budget(run.over_budget(budget, &job)));
+                    queue.push_front((job.asked, job.round));
+                } else {
+                    next = Some(job);
+                }
                 break;
             }
             run.reserved += job.reserved;
@@ -302,13 +272,7 @@ pub(in crate::ops) fn run_model(
         }
         let first = match done_rx.recv_timeout(Duration::from_millis(50)) {
             Ok(done) => done,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if cancel.load(Ordering::Relaxed) {
-                    run.abort.store(true, Ordering::Relaxed);
-                    stopped.get_or_insert_with(|| STOPPED.into());
-                }
-                continue;
-            }
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         let mut batch = vec![first];
@@ -316,7 +280,7 @@ pub(in crate::ops) fn run_model(
         // Every reply received is committed on its own before anything else is done with
         // it: a kill from here on never pays for it again.
         if let Err(e) = run.store_received(project, clock) {
-            run.abort.store(true, Ordering::Relaxed);
+            run.halt.abandon();
             fatal.get_or_insert(e);
         }
         for done in batch {
@@ -329,54 +293,74 @@ pub(in crate::ops) fn run_model(
                 Ok(Some(retry)) => queue.push_front(retry),
                 Ok(None) => {}
                 Err(e) => {
-                    run.abort.store(true, Ordering::Relaxed);
+                    run.halt.abandon();
                     fatal.get_or_insert(e);
                 }
             }
         }
         progress(&run.progress);
     }
+    if let Some(job) = next {
+        queue.push_front((job.asked, job.round));
+    }
     drop(job_tx);
     let _ = http.join();
     if let Some(e) = fatal {
         return Err(e);
     }
-    let left = run.progress.tasks - run.progress.done;
-    Ok(RateReport {
-        cancelled: stopped.as_deref() == Some(STOPPED),
-        rated: run.progress.rated,
-        failed: run.progress.failed,
-        skipped: run.progress.skipped,
-        cost_usd: run.progress.cost_usd,
-        input_tokens: run.progress.input_tokens,
-        output_tokens: run.progress.output_tokens,
-        failures: std::mem::take(&mut run.failures),
-        stopped: stopped.map(|why| {
-            format!(
-                "{why}: {left} task{} left {} (run again to go on; nothing paid for is asked again)",
-                if left == 1 { "" } else { "s" },
-                match run.plan.purpose {
-                    AttemptPurpose::Rate => "unrated",
-                    AttemptPurpose::Sweep => "unswept",
-                }
-            )
-        }),
-    })
+    Ok(finished(
+        &run.progress,
+        run.plan.purpose,
+        std::mem::take(&mut run.failures),
+        run.abandoned,
+        stopped,
+    ))
 }
 
 struct Run<'a> {
     plan: &'a RunPlan<'a>,
     client: Arc<Client>,
     cache: Arc<RunCache>,
-    abort: Arc<AtomicBool>,
+    /// What the requests in flight obey: the caller's halt, followed, and an abandon of its
+    /// own on a fatal error.
+    halt: Arc<Halt>,
     dialect: Option<Dialect>,
     progress: RateProgress,
     spent: f64,
     reserved: f64,
+    /// The most tokens a prompt byte came to on this run, by the endpoint's own counts.
+    tokens_per_byte: f64,
+    /// Requests left in flight by an abandon.
+    abandoned: usize,
     failures: Vec<RateFailure>,
 }
 
 impl Run<'_> {
+    /// Passes the caller's stop or abandon on to the requests in flight.
+    fn follow(&self, halt: &Halt) {
+        if halt.is_abandoned() {
+            self.halt.abandon();
+        } else if halt.is_stopping() {
+            self.halt.stop();
+        }
+    }
+
+    /// Why the budget stops the run before `job`: what is left of it, and the request's worst
+    /// case from its prompt's tokens and the reply's token limit at the model's prices.
+    fn over_budget(&self, budget: f64, job: &Job) -> String {
+        let settings = &self.plan.model.config.settings;
+        let price = |p: Option<f64>| p.map_or_else(|| "?".into(), |p| format!("${p}"));
+        format!(
+            "${:.4} of the ${budget} budget is left, and the next request could cost ${:.4} (about {} prompt tokens at {} and up to {} reply tokens at {} per million)",
+            (budget - self.spent).max(0.0),
+            job.reserved,
+            thousands(usize::try_from(job.prompt_tokens).unwrap_or(usize::MAX)),
+            price(settings.price_in),
+            thousands(settings.max_output_tokens.unwrap_or(0) as usize),
+            price(settings.price_out),
+        )
+    }
+
     /// The request for a task's round, with whether the project holds its reply already.
     fn prepare(
         &self,
@@ -401,13 +385,14 @@ impl Run<'_> {
             }
         }
         let settings = &self.plan.model.config.settings;
+        let prompt_tokens = estimate_tokens(prompt_bytes(&request), self.tokens_per_byte);
         let reserved = match (
             settings.price_in,
             settings.price_out,
             settings.max_output_tokens,
         ) {
             (Some(pin), Some(pout), Some(max)) if !cached => {
-                (estimate_tokens(&request) as f64 * pin + f64::from(max) * pout) / 1_000_000.0
+                (prompt_tokens as f64 * pin + f64::from(max) * pout) / 1_000_000.0
             }
             _ => 0.0,
         };
@@ -416,6 +401,7 @@ impl Run<'_> {
             round,
             request: Arc::new(request),
             cached,
+            prompt_tokens,
             reserved,
         })
     }
@@ -472,6 +458,9 @@ impl Run<'_> {
                 output_tokens,
                 ..
             }) => {
+                if !job.cached {
+                    self.learn_density(&job, input_tokens);
+                }
                 self.record(
                     project,
                     &job,
@@ -483,7 +472,22 @@ impl Run<'_> {
                 )?;
                 return Ok(self.next_round(job, last_round));
             }
-            Err(EndpointError::Cancelled) => return Ok(None),
+            Err(EndpointError::Cancelled { sent: false }) => return Ok(None),
+            // Sent, and left in flight (or its retry not sent) when the run was stopped: the
+            // endpoint may bill it, so it is counted with its prompt's estimated tokens.
+            Err(EndpointError::Cancelled { sent: true }) => {
+                self.abandoned += 1;
+                self.record(
+                    project,
+                    &job,
+                    &hash,
+                    "abandoned",
+                    Some("the run was stopped before its reply came; its tokens are estimated from the prompt".into()),
+                    (job.prompt_tokens, 0, 0),
+                    &at,
+                )?;
+                return Ok(None);
+            }
             Err(e @ (EndpointError::Exhausted { .. } | EndpointError::TooLong { .. })) => {
                 self.record(
                     project,
@@ -507,6 +511,9 @@ impl Run<'_> {
             completion.output_tokens,
             completion.latency_ms,
         );
+        if !job.cached {
+            self.learn_density(&job, completion.input_tokens);
+        }
         let valid = match asking.check(project, &job.asked.instance_id, completion.value) {
             Ok(valid) => valid,
             Err(reason) => {
@@ -545,7 +552,8 @@ impl Run<'_> {
             input_tokens: completion.input_tokens,
             output_tokens: completion.output_tokens,
             latency_ms,
-            cost_usd: cost(settings, completion.input_tokens, completion.output_tokens),
+            cost_usd: cost(settings, completion.input_tokens, completion.output_tokens)
+                .map(round_usd),
             response_id: completion.response_id,
             dialect: completion.dialect.as_str().to_string(),
             request_hash: hash,
@@ -560,6 +568,16 @@ impl Run<'_> {
         self.progress.rated += 1;
         self.progress.done += 1;
         Ok(None)
+    }
+
+    /// Raises the tokens a prompt byte is reckoned at when the endpoint counted `input_tokens`
+    /// for `job`'s prompt, more than the estimate's three bytes a token.
+    fn learn_density(&mut self, job: &Job, input_tokens: u64) {
+        let bytes = prompt_bytes(&job.request);
+        if bytes > 0 {
+            let density = input_tokens.saturating_sub(MESSAGE_TOKENS) as f64 / bytes as f64;
+            self.tokens_per_byte = self.tokens_per_byte.max(density);
+        }
     }
 
     fn next_round(&mut self, job: Job, last_round: bool) -> Option<(Asked, u32)> {
@@ -618,7 +636,7 @@ impl Run<'_> {
             self.progress.output_tokens += output;
             if let Some(c) = cost(settings, input, output) {
                 self.spent += c;
-                self.progress.cost_usd = Some(self.progress.cost_usd.unwrap_or(0.0) + c);
+                self.progress.cost_usd = Some(round_usd(self.spent));
             }
         }
         Ok(())

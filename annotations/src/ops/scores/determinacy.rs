@@ -12,7 +12,7 @@ use ts_rs::TS;
 use crate::ops::ensemble::build_ensemble;
 use crate::ops::submitted::Panel;
 use crate::ops::{Error, Project, Result};
-use verity_task::questionnaire::{FilterCondition, ScoresSpec};
+use verity_task::questionnaire::{BUILTIN, FilterCondition, Questionnaire, ScoresSpec};
 
 /// Whether a task counts in a determinate-only score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
@@ -53,11 +53,30 @@ pub(super) struct TaskLabel {
     pub(super) why: String,
 }
 
+/// Imported labels the questionnaire's `[scores]` does not read, so the tasks they would
+/// decide are left unlabelled: which, on how many tasks, and what to run instead.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct UnreadLabels {
+    /// The audit's verdicts, or a reference label set.
+    pub source: LabelSource,
+    /// The reference set's name; `null` for the audit.
+    pub set: Option<String>,
+    /// Tasks nothing else labels that these would.
+    pub tasks: usize,
+    /// Why they are not read and what to run, in one sentence.
+    pub note: String,
+}
+
 /// Every task's determinacy, by case row id, with the tasks' ids.
 pub(super) struct DeterminacyMap {
     /// (case row id, instance id), in instance-id order.
     pub(super) tasks: Vec<(i64, String)>,
     pub(super) labels: HashMap<i64, TaskLabel>,
+    /// Imported labels the questionnaire does not read.
+    pub(super) unread: Vec<UnreadLabels>,
+    /// Why an unlabelled task is, when an unread label names it.
+    pub(super) unread_why: HashMap<i64, String>,
 }
 
 /// The conditions among `conditions` that the values meet, in words; `None` when a value a
@@ -180,7 +199,8 @@ pub(super) fn determinacy_map(project: &Project) -> Result<DeterminacyMap> {
             })?;
         }
     }
-    if let Some(tiers) = spec.and_then(|s| s.audit.as_ref()) {
+    let tiers = spec.and_then(|s| s.audit.as_ref());
+    if let Some(tiers) = tiers {
         for verdict in project.store.audit_verdicts()? {
             if labels.contains_key(&verdict.case_id) {
                 continue;
@@ -214,7 +234,122 @@ pub(super) fn determinacy_map(project: &Project) -> Result<DeterminacyMap> {
             );
         }
     }
-    Ok(DeterminacyMap { tasks, labels })
+    let mut unread = Vec::new();
+    let mut unread_why = HashMap::new();
+    if !spec.is_some_and(|s| s.reference) {
+        for (set, _) in project.store.reference_sets()? {
+            let mut tasks = 0;
+            project.store.each_reference_label(&set, &mut |row| {
+                if !labels.contains_key(&row.case_id) {
+                    tasks += 1;
+                    unread_why.entry(row.case_id).or_insert_with(|| {
+                        format!(
+                            "no panel label; reference set {set} labels it, which {} does not read (`verity scores` says what to run)",
+                            questionnaire_name(project)
+                        )
+                    });
+                }
+            })?;
+            if tasks > 0 {
+                unread.push(UnreadLabels {
+                    source: LabelSource::Reference,
+                    note: unread_note(
+                        project,
+                        (
+                            &format!("reference set {set}'s labels"),
+                            "the reference file",
+                        ),
+                        tasks,
+                        |s| s.reference,
+                    ),
+                    set: Some(set),
+                    tasks,
+                });
+            }
+        }
+    }
+    if tiers.is_none() {
+        let mut tasks = 0;
+        for verdict in project.store.audit_verdicts()? {
+            if let Some(status) = &verdict.status
+                && !labels.contains_key(&verdict.case_id)
+            {
+                tasks += 1;
+                unread_why.insert(
+                    verdict.case_id,
+                    format!(
+                        "no panel label; the audit's verdict ({status}) is not read by {} (`verity scores` says what to run)",
+                        questionnaire_name(project)
+                    ),
+                );
+            }
+        }
+        if tasks > 0 {
+            unread.push(UnreadLabels {
+                source: LabelSource::Audit,
+                set: None,
+                tasks,
+                note: unread_note(
+                    project,
+                    ("the audit's verdicts", "the audit's folders"),
+                    tasks,
+                    |s| s.audit.is_some(),
+                ),
+            });
+        }
+    }
+    Ok(DeterminacyMap {
+        tasks,
+        labels,
+        unread,
+        unread_why,
+    })
+}
+
+/// The project's questionnaire as a sentence names it: `questionnaire swe-bench-verified 1.0.0`.
+fn questionnaire_name(project: &Project) -> String {
+    format!(
+        "questionnaire {} {}",
+        project.questionnaire.id, project.questionnaire.version
+    )
+}
+
+/// One sentence on imported labels the questionnaire does not read: `what` on `tasks` tasks,
+/// what the questionnaire reads instead, and the shipped questionnaire that `reads` them, in a
+/// new project that imports `source` again.
+fn unread_note(
+    project: &Project,
+    (what, source): (&str, &str),
+    tasks: usize,
+    reads: impl Fn(&ScoresSpec) -> bool,
+) -> String {
+    let spec = project.questionnaire.scores.as_ref();
+    let mut sources = vec!["the panel's labels"];
+    if spec.is_some_and(|s| s.reference) {
+        sources.push("reference label sets");
+    }
+    if spec.is_some_and(|s| s.audit.is_some()) {
+        sources.push("the audit's verdicts");
+    }
+    let instead = BUILTIN
+        .iter()
+        .filter_map(|(id, _)| Questionnaire::builtin(id).ok())
+        .find(|q| q.scores.as_ref().is_some_and(&reads))
+        .map_or_else(
+            || "; no questionnaire Verity ships reads them".to_string(),
+            |q| {
+                format!(
+                    "; to score by them, make a project with `verity init --questionnaire {}` and import the tasks, {source} and the results into it",
+                    q.id
+                )
+            },
+        );
+    format!(
+        "{what} on {} are not read: {} decides which tasks are determinate by {} alone{instead}",
+        crate::ops::counted(tasks, "task"),
+        questionnaire_name(project),
+        sources.join(" and "),
+    )
 }
 
 impl Determinacy {
@@ -262,42 +397,46 @@ pub struct LeftOutTask {
     pub why: String,
 }
 
-/// Every task a determinate-only score leaves out, in id order. A coordinator function.
-pub fn left_out_tasks(project: &Project) -> Result<Vec<LeftOutTask>> {
+/// Every task a determinate-only score leaves out, in id order, and the imported labels the
+/// questionnaire does not read (which leave tasks unlabelled). A coordinator function.
+pub fn left_out_tasks(project: &Project) -> Result<(Vec<LeftOutTask>, Vec<UnreadLabels>)> {
     project.require_coordinator("reads the panel's labels")?;
     let map = determinacy_map(project)?;
-    let mut out: Vec<LeftOutTask> = map
-        .tasks
-        .iter()
-        .filter_map(|(id, instance_id)| {
-            let (determinacy, source, why) = match map.labels.get(id) {
-                Some(l) if l.determinacy == Determinacy::Determinate => return None,
-                Some(l) => (l.determinacy, l.source, l.why.clone()),
-                None => (
-                    Determinacy::Unlabelled,
-                    None,
-                    "no panel label and no imported verdict".to_string(),
-                ),
-            };
-            Some(LeftOutTask {
-                instance_id: instance_id.clone(),
-                determinacy,
-                source,
-                why,
+    let mut out: Vec<LeftOutTask> =
+        map.tasks
+            .iter()
+            .filter_map(|(id, instance_id)| {
+                let (determinacy, source, why) = match map.labels.get(id) {
+                    Some(l) if l.determinacy == Determinacy::Determinate => return None,
+                    Some(l) => (l.determinacy, l.source, l.why.clone()),
+                    None => (
+                        Determinacy::Unlabelled,
+                        None,
+                        map.unread_why.get(id).cloned().unwrap_or_else(|| {
+                            "no panel label and no imported verdict".to_string()
+                        }),
+                    ),
+                };
+                Some(LeftOutTask {
+                    instance_id: instance_id.clone(),
+                    determinacy,
+                    source,
+                    why,
+                })
             })
-        })
-        .collect();
+            .collect();
     out.sort_by(|a, b| crate::ops::natural_cmp(&a.instance_id, &b.instance_id));
-    Ok(out)
+    Ok((out, map.unread))
 }
 
-/// Writes [`left_out_tasks`] as CSV (`instance_id,determinacy,source,why`); returns the rows.
+/// Writes [`left_out_tasks`] as CSV (`instance_id,determinacy,source,why`); returns the rows
+/// and the notes on imported labels the questionnaire does not read.
 pub(in crate::ops) fn write_left_out(
     project: &Project,
     out: &mut dyn std::io::Write,
     out_path: &Path,
-) -> Result<usize> {
-    let tasks = left_out_tasks(project)?;
+) -> Result<(usize, Vec<String>)> {
+    let (tasks, unread) = left_out_tasks(project)?;
     let failed = |e: csv::Error| Error::Write {
         path: out_path.to_path_buf(),
         source: std::io::Error::other(e),
@@ -320,5 +459,5 @@ pub(in crate::ops) fn write_left_out(
         path: out_path.to_path_buf(),
         source,
     })?;
-    Ok(tasks.len())
+    Ok((tasks.len(), unread.into_iter().map(|u| u.note).collect()))
 }

@@ -15,7 +15,7 @@ mod results;
 mod section;
 
 pub(in crate::ops) use determinacy::write_left_out;
-pub use determinacy::{Determinacy, LabelSource, LeftOutTask, left_out_tasks};
+pub use determinacy::{Determinacy, LabelSource, LeftOutTask, UnreadLabels, left_out_tasks};
 pub use pairs::PairComparison;
 pub use report::{Coverage, ScoresReport, SourceCount, SystemScore, scores};
 pub use results::{

@@ -7,7 +7,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::ScoresOptions;
-use super::determinacy::{Determinacy, LabelSource, determinacy_map};
+use super::determinacy::{Determinacy, LabelSource, UnreadLabels, determinacy_map};
 use super::pairs::{Bits, PairComparison, compare_pairs};
 use crate::ops::{Project, Result};
 use verity_stats::rates;
@@ -46,6 +46,8 @@ pub struct Coverage {
     pub sources: Vec<SourceCount>,
     /// The questionnaire's rule in words, when it has a `[scores]` section.
     pub rule: Option<String>,
+    /// Imported labels the questionnaire does not read, each with why and what to run.
+    pub unread: Vec<UnreadLabels>,
 }
 
 /// One system's rates.
@@ -175,6 +177,7 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
             .scores
             .as_ref()
             .map(|s| s.description.clone()),
+        unread: map.unread.clone(),
     };
     let mut names = Vec::new();
     let mut resolved_bits = Vec::new();

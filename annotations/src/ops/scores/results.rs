@@ -45,7 +45,7 @@ pub struct ResultsImport {
     pub unknown_ids: usize,
     /// True when it replaced results stored under the same name.
     pub replaced: bool,
-    /// What the user should know (ids left out).
+    /// What the user should know (ids left out: how many, and the first three).
     pub warnings: Vec<String>,
 }
 
@@ -93,7 +93,8 @@ fn default_system(path: &Path) -> String {
 /// Reads systems' results from files, in parallel, and stores them all in one transaction, or
 /// none when any file is refused: a malformed file, a task named twice or both resolved and
 /// not, a file matching no task of the project, or two files for one system. Ids the project
-/// does not hold are left out, with a warning saying how many. A coordinator function.
+/// does not hold are left out, with a warning saying how many and naming the first three. A
+/// coordinator function.
 pub fn import_results(
     project: &mut Project,
     sources: &[ResultsSource],
@@ -149,7 +150,11 @@ pub fn import_results(
             return Err(Error::refused(
                 ErrorCode::BadInput,
                 format!(
-                    "{origin}: none of its {mentioned} tasks is in the project; nothing was stored (import the tasks first)"
+                    "{origin}: {} in the project; nothing was stored (import the tasks first)",
+                    match mentioned {
+                        1 => "its one task is not".to_string(),
+                        n => format!("none of its {n} tasks is"),
+                    }
                 ),
             ));
         }
@@ -157,8 +162,16 @@ pub fn import_results(
         let mut warnings = Vec::new();
         if file.unknown > 0 {
             warnings.push(format!(
-                "{origin}: {} of its {mentioned} task ids are not in the project and were left out",
-                file.unknown
+                "{origin}: {} of its {mentioned} task ids {} not in the project and {} left out: {}{}",
+                file.unknown,
+                if file.unknown == 1 { "is" } else { "are" },
+                if file.unknown == 1 { "was" } else { "were" },
+                file.unknown_named.join(", "),
+                if file.unknown > file.unknown_named.len() {
+                    ", …"
+                } else {
+                    ""
+                }
             ));
         }
         reports.push(ResultsImport {
@@ -207,7 +220,12 @@ struct MatchedFile {
     resolved: usize,
     /// Ids the project does not hold.
     unknown: usize,
+    /// The first of them, as a warning names them.
+    unknown_named: Vec<String>,
 }
+
+/// How many of the ids a project lacks a warning names.
+const UNKNOWN_NAMED: usize = 3;
 
 /// Reads every file and matches its ids to the project's cases, on as many threads as the
 /// machine has cores (at most one a file); each file's ids are let go once matched, so a
@@ -228,13 +246,14 @@ fn read_all(sources: &[ResultsSource], ids: &TaskIds) -> Result<Vec<MatchedFile>
                     part.iter()
                         .map(|s| {
                             let file = read_results(&s.path, &mut buffer)?;
-                            let (outcomes, unknown) = match_ids(ids, &file);
+                            let (outcomes, unknown, unknown_named) = match_ids(ids, &file);
                             Ok(MatchedFile {
                                 format: file.format,
                                 outcomes: EncodedOutcomes::new(&outcomes),
                                 submitted: outcomes.len(),
                                 resolved: outcomes.iter().filter(|(_, r)| *r).count(),
                                 unknown,
+                                unknown_named,
                             })
                         })
                         .collect::<Result<Vec<_>>>()
@@ -250,12 +269,13 @@ fn read_all(sources: &[ResultsSource], ids: &TaskIds) -> Result<Vec<MatchedFile>
     Ok(files)
 }
 
-/// The file's outcomes on the project's cases, and how many of its ids the project lacks. A
-/// SWE-bench Pro key is tried without its `instance_` prefix when the project has no task by
-/// the whole key.
-fn match_ids(ids: &TaskIds, file: &ResultsFile<'_>) -> (Outcomes, usize) {
+/// The file's outcomes on the project's cases, how many of its ids the project lacks, and the
+/// first [`UNKNOWN_NAMED`] of those. A SWE-bench Pro key is tried without its `instance_` prefix
+/// when the project has no task by the whole key.
+fn match_ids(ids: &TaskIds, file: &ResultsFile<'_>) -> (Outcomes, usize, Vec<String>) {
     let mut outcomes = Vec::with_capacity(file.outcomes.len());
     let mut unknown = 0;
+    let mut named = Vec::new();
     for outcome in &file.outcomes {
         let id = &outcome.instance_id[..];
         let found = ids.get(id).or_else(|| {
@@ -264,10 +284,15 @@ fn match_ids(ids: &TaskIds, file: &ResultsFile<'_>) -> (Outcomes, usize) {
         });
         match found {
             Some(case_id) => outcomes.push((*case_id, outcome.resolved)),
-            None => unknown += 1,
+            None => {
+                unknown += 1;
+                if named.len() < UNKNOWN_NAMED {
+                    named.push(id.to_string());
+                }
+            }
         }
     }
-    (outcomes, unknown)
+    (outcomes, unknown, named)
 }
 
 /// Every system's stored results, by name. A coordinator function.

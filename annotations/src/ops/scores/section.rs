@@ -38,6 +38,7 @@ pub(in crate::ops) fn report_scores(
         },
     )?;
     let mut csv = Vec::new();
+    // The notes on labels the questionnaire does not read are the report's coverage's too.
     write_left_out(project, &mut csv, &dir.join(LEFT_OUT_FILE))?;
     Ok(Some(ReportScores {
         report,
@@ -84,8 +85,8 @@ pub(in crate::ops) fn render_section(
         .collect();
     let _ = writeln!(
         md,
-        "{} tasks: {} determinate, {} underdetermined, {} pending raters, {} unlabelled; decided: {}.{}\n",
-        c.tasks,
+        "{}: {} determinate, {} underdetermined, {} pending raters, {} unlabelled; decided: {}.{}\n",
+        crate::ops::counted(c.tasks, "task"),
         c.determinate,
         c.underdetermined,
         c.pending,
@@ -99,6 +100,9 @@ pub(in crate::ops) fn render_section(
             .as_ref()
             .map_or_else(String::new, |rule| format!(" {rule}"))
     );
+    for unread in &c.unread {
+        let _ = writeln!(md, "Not read: {}.\n", unread.note);
+    }
     let _ = writeln!(
         md,
         "| system | submitted | raw ({}) | determinate-only ({}) | underdetermined ({}) | pending ({}) |",

@@ -99,7 +99,7 @@ pub fn questions(s: &Session, args: QuestionsArgs, out: &mut dyn Write) -> Resul
                 .collect();
             writeln!(
                 out,
-                "{}\t{}\t{}\t{}\t{}{}",
+                "{}\t{}\t{}\t{}\t{}\t{}",
                 q.number,
                 q.id,
                 serde_json::to_value(q.kind)?.as_str().unwrap_or_default(),
@@ -109,9 +109,13 @@ pub fn questions(s: &Session, args: QuestionsArgs, out: &mut dyn Write) -> Resul
                 } else {
                     scale.join(" | ")
                 },
-                if q.required { "" } else { "\toptional" }
+                q.rules.join("; ")
             )?;
         }
+        writeln!(
+            out,
+            "a value is one of its question's scale, in a draft too; a submission (`verity answer --submit`) also meets every rule above"
+        )?;
     }
     Ok(())
 }

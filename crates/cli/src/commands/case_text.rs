@@ -169,8 +169,8 @@ fn write_patch(out: &mut dyn Write, title: &str, text: &str) -> Result<()> {
         Ok(patch) => {
             writeln!(
                 out,
-                "\n== {title}: {} files, +{} -{}",
-                patch.files.len(),
+                "\n== {title}: {}, +{} -{}",
+                ops::counted(patch.files.len(), "file"),
                 patch.added,
                 patch.removed
             )?;

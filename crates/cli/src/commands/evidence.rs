@@ -146,9 +146,9 @@ pub fn grep(s: &Session, args: GrepArgs, out: &mut dyn Write) -> Result<ExitCode
         }
         writeln!(
             out,
-            "{} matching lines in {} files{}\nreceipt: {}",
-            report.matches,
-            report.files.len(),
+            "{} in {}{}\nreceipt: {}",
+            ops::counted(report.matches, "matching line"),
+            ops::counted(report.files.len(), "file"),
             if report.truncated { " (cut short)" } else { "" },
             report.receipt
         )?;

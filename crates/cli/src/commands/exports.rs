@@ -25,10 +25,13 @@ pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> 
         history,
     };
     let summary = ops::export_to_file(&p, format, &options, &path, overwrite(force))?;
+    for note in &summary.notes {
+        eprintln!("note: {note}");
+    }
     writeln!(
         out,
-        "wrote {} rows to {}{}",
-        summary.rows,
+        "wrote {} to {}{}",
+        ops::counted(summary.rows, "row"),
         summary.path,
         if summary.replaced {
             " (replaced the file that was there)"
@@ -53,12 +56,12 @@ pub fn package(s: &Session, args: PackageArgs, out: &mut dyn Write) -> Result<()
     } else {
         writeln!(
             out,
-            "wrote {}'s package to {}: {} tasks, {} of their answer events, {} evidence reports{}",
+            "wrote {}'s package to {}: {}, {} of their answer events, {}{}",
             report.rater,
             report.file,
-            report.tasks,
+            ops::counted(report.tasks, "task"),
             report.events,
-            report.evidence,
+            ops::counted(report.evidence, "evidence report"),
             if report.replaced {
                 " (replaced the file that was there)"
             } else {
@@ -79,19 +82,19 @@ pub fn merge(s: &Session, args: MergeArgs, out: &mut dyn Write) -> Result<()> {
         for merged in &report.packages {
             writeln!(
                 out,
-                "{} ({}): {} events, {} added, {} already merged{}{}",
+                "{} ({}): {}, {} added, {} already merged{}{}",
                 merged.file,
                 merged.rater,
-                merged.events,
+                ops::counted(merged.events, "event"),
                 merged.added,
                 merged.already,
                 match merged.kept_before {
                     0 => String::new(),
-                    n => format!(", {n} kept as conflicts by an earlier merge"),
+                    n => format!(", {} kept by an earlier merge", ops::counted(n, "conflict")),
                 },
                 match merged.conflicts {
                     0 => String::new(),
-                    n => format!(", {n} kept as new conflicts"),
+                    n => format!(", {} kept", ops::counted(n, "new conflict")),
                 }
             )?;
         }
@@ -158,10 +161,11 @@ pub fn migrate(s: &Session, args: MigrateArgs, out: &mut dyn Write) -> Result<()
         let rows: usize = report.tables.iter().map(|(_, n)| n).sum();
         writeln!(
             out,
-            "copied {} to {}: {rows} rows in {} tables",
+            "copied {} to {}: {} in {}",
             report.from,
             report.to,
-            report.tables.len()
+            ops::counted(rows, "row"),
+            ops::counted(report.tables.len(), "table")
         )?;
     }
     Ok(())

@@ -3,12 +3,11 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use annotations::ops::{
-    self, AgreementFigure, BootstrapOptions, CaseSelection, CompareRequest, ModelComparison,
-    ModelSummary, Project, RateProgress, RateRequest,
+    self, AgreementFigure, BootstrapOptions, CaseSelection, CompareRequest, Halt, ModelComparison,
+    ModelSummary, Project, RateProgress, RateReport, RateRequest,
 };
 use anyhow::{Result, bail};
 use time::OffsetDateTime;
@@ -17,23 +16,31 @@ use crate::output::print_json;
 use crate::schema::models::ModelsAction;
 use crate::session::Session;
 
-/// A price or a cost: its value, or `unknown`.
+/// A price or a cost: its value, or `unknown`. Never `-0.0000`.
 pub(super) fn usd(value: Option<f64>) -> String {
-    value.map_or_else(|| "unknown".to_string(), |v| format!("${v:.4}"))
+    value.map_or_else(
+        || "unknown".to_string(),
+        |v| format!("${:.4}", if v == 0.0 { 0.0 } else { v }),
+    )
 }
 
 fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
     writeln!(
         out,
-        "{}{}\t{} at {}\tkey from {}\tprice in {} / out {} per Mtok\t{} requests, {} spent\tprompt {} {}{}",
+        "{}{}\t{} at {}\tkey from {}{}\tprice in {} / out {} per Mtok\t{}, {} spent\tprompt {} {}{}",
         m.name,
         if m.active { "" } else { " (deactivated)" },
         m.config.settings.model,
         m.config.settings.endpoint,
-        m.config.settings.api_key_env.as_deref().unwrap_or("(none)"),
+        m.api_key_var,
+        if m.config.settings.api_key_env.is_none() {
+            " (the default)"
+        } else {
+            ""
+        },
         usd(m.config.settings.price_in),
         usd(m.config.settings.price_out),
-        m.requests,
+        ops::counted(m.requests, "request"),
         usd(m.cost_usd),
         m.config.prompt_id,
         m.config.prompt_version,
@@ -49,8 +56,23 @@ fn write_summary(out: &mut dyn Write, m: &ModelSummary) -> Result<()> {
 /// SIGINT, as shells give it).
 pub(super) const STOPPED_STATUS: u8 = 130;
 
+/// The exit status of a model run that its budget stopped with tasks left.
+pub(super) const BUDGET_STATUS: u8 = 3;
+
+/// A model run's exit status: [`STOPPED_STATUS`] when Ctrl-C stopped it, [`BUDGET_STATUS`] when
+/// its budget did, else success.
+pub(super) fn run_status(report: &RateReport) -> ExitCode {
+    if report.cancelled {
+        ExitCode::from(STOPPED_STATUS)
+    } else if report.over_budget {
+        ExitCode::from(BUDGET_STATUS)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 /// `verity models add|list|remove|rate|compare`; `rate` stopped by Ctrl-C exits
-/// [`STOPPED_STATUS`].
+/// [`STOPPED_STATUS`], by its budget [`BUDGET_STATUS`].
 pub fn models(s: &Session, action: ModelsAction, out: &mut dyn Write) -> Result<ExitCode> {
     let p = &mut s.open()?;
     let now = s.now;
@@ -165,11 +187,11 @@ fn compare(results: &[ModelComparison], json: bool, out: &mut dyn Write) -> Resu
         };
         writeln!(
             out,
-            "{}\t{}\tε = {}\t{} tasks\t{verdict}\tκw vs consensus {}\tα humans {}\tα with model {}",
+            "{}\t{}\tε = {}\t{}\t{verdict}\tκw vs consensus {}\tα humans {}\tα with model {}",
             r.model,
             r.question,
             r.epsilon,
-            r.n_cases,
+            ops::counted(r.n_cases, "task"),
             figure(&r.kappa_vs_consensus),
             figure(&r.alpha_humans),
             figure(&r.alpha_with_model),
@@ -185,13 +207,14 @@ fn compare(results: &[ModelComparison], json: bool, out: &mut dyn Write) -> Resu
 }
 
 /// Runs a model over tasks with a bar of tasks, tokens and dollars on stderr (on a terminal),
-/// Ctrl-C cancelling it; `done` and `skipped` name the bar's counts ("rated", "skipped").
+/// Ctrl-C stopping it in steps (`output::halt_on_ctrl_c`); `done` and `skipped` name the bar's
+/// counts ("rated", "skipped").
 pub(super) fn with_run_bar<T>(
     prefix: String,
     (done, skipped): (&str, &str),
-    run: impl FnOnce(&mut dyn FnMut(&RateProgress), &AtomicBool) -> ops::Result<T>,
+    run: impl FnOnce(&mut dyn FnMut(&RateProgress), &Halt) -> ops::Result<T>,
 ) -> Result<T> {
-    let cancel = crate::output::cancel_on_ctrl_c();
+    let cancel = crate::output::halt_on_ctrl_c();
     let bar = crate::output::progress_bar(
         0,
         "{prefix} {bar:30} {pos}/{len} tasks, {msg} [{elapsed_precise}]",
@@ -237,22 +260,23 @@ fn rate(
     if let Some(why) = &report.stopped {
         eprintln!("verity: {why}");
     }
-    let status = if report.cancelled {
-        ExitCode::from(STOPPED_STATUS)
-    } else {
-        ExitCode::SUCCESS
-    };
+    let status = run_status(&report);
     if json {
         print_json(out, &report)?;
         return Ok(status);
     }
     writeln!(
         out,
-        "{}: {} rated, {} failed, {} skipped (already submitted); {} input and {} output tokens, {}",
+        "{}: {} rated, {} failed, {} skipped (already submitted){}; {} input and {} output tokens, {}",
         request.name,
         report.rated,
         report.failed,
         report.skipped,
+        if report.stopped.is_some() {
+            format!(", {} left", report.left)
+        } else {
+            String::new()
+        },
         report.input_tokens,
         report.output_tokens,
         usd(report.cost_usd)

@@ -22,22 +22,30 @@ pub fn raters(s: &Session, action: RaterAction, out: &mut dyn Write) -> Result<(
             let change = ops::deactivate_rater(&mut p, &name, s.now)?;
             writeln!(
                 out,
-                "deactivated {}: {} submitted answers kept, {} unfinished cases released (give them to others with `verity assign --per-case K`)",
-                change.name, change.submitted, change.released
+                "deactivated {}: {} kept, {} released (give them to others with `verity assign --per-case K`)",
+                change.name,
+                ops::counted(change.submitted, "submitted answer"),
+                ops::counted(change.released, "unfinished case"),
             )?;
         }
         RaterAction::Activate { name } => {
             let mut p = s.open()?;
             let rater = ops::reactivate_rater(&mut p, &name, s.now)?;
-            writeln!(out, "reactivated {}", rater.name)?;
+            let quoted = ops::shell_quote(&rater.name);
+            writeln!(
+                out,
+                "reactivated {}: the cases released when they left are not given back; `verity assign --per-case K` gives them a share of the cases still short of raters, and `verity assign --rater {quoted} --case ID` gives them named ones",
+                rater.name
+            )?;
         }
         RaterAction::Remove { name } => {
             let mut p = s.open()?;
             let change = ops::remove_rater(&mut p, &name)?;
             writeln!(
                 out,
-                "removed rater {} and {} assignments",
-                change.name, change.released
+                "removed rater {} and {}",
+                change.name,
+                ops::counted(change.released, "assignment")
             )?;
         }
         RaterAction::Quality {
@@ -59,6 +67,18 @@ pub fn raters(s: &Session, action: RaterAction, out: &mut dyn Write) -> Result<(
             )?;
             if json {
                 print_json(out, &report.raters)?;
+            } else if report.raters.iter().all(|r| r.tasks == 0) {
+                if ops::list_raters(&p)?.is_empty() {
+                    writeln!(
+                        out,
+                        "no raters yet: add them with `verity raters add NAME`, and their quality is measured once they submit"
+                    )?;
+                } else {
+                    writeln!(
+                        out,
+                        "no rater has submitted an answer yet: quality is measured on submitted answers"
+                    )?;
+                }
             } else {
                 write!(out, "{}", quality_text(&report))?;
             }
@@ -69,6 +89,9 @@ pub fn raters(s: &Session, action: RaterAction, out: &mut dyn Write) -> Result<(
             if json {
                 print_json(out, &raters)?;
             } else {
+                if raters.is_empty() {
+                    writeln!(out, "no raters yet: add one with `verity raters add NAME`")?;
+                }
                 for r in &raters {
                     writeln!(
                         out,
@@ -114,22 +137,22 @@ pub fn assign(s: &Session, args: AssignArgs, out: &mut dyn Write) -> Result<()> 
     } else {
         writeln!(
             out,
-            "{} new assignments over {} cases{}{}",
-            report.added,
-            report.cases,
+            "{} over {}{}{}",
+            ops::counted(report.added, "new assignment"),
+            ops::counted(report.cases, "case"),
             if report.calibration_assignments > 0 {
                 format!(
-                    ", {} of them of {} calibration tasks",
+                    ", {} of them of {}",
                     report.calibration_assignments,
-                    report.calibration.len()
+                    ops::counted(report.calibration.len(), "calibration task")
                 )
             } else {
                 String::new()
             },
             if report.without_materials > 0 {
                 format!(
-                    " ({} tasks without materials left out: import their instances first)",
-                    report.without_materials
+                    " ({} without materials left out: import their instances first)",
+                    ops::counted(report.without_materials, "task")
                 )
             } else {
                 String::new()
@@ -147,16 +170,23 @@ pub fn assign(s: &Session, args: AssignArgs, out: &mut dyn Write) -> Result<()> 
 
 pub fn panel(s: &Session, action: PanelAction, out: &mut dyn Write) -> Result<()> {
     match action {
-        PanelAction::Grant { name, json } => {
+        PanelAction::Grant { name, reset, json } => {
             let mut p = s.open()?;
-            let login = ops::panel_grant(&mut p, &name, s.now)?;
+            let login = ops::panel_grant(&mut p, &name, reset, s.now)?;
             if json {
                 print_json(out, &login)?;
             } else {
                 writeln!(
                     out,
-                    "{} connects as role {} with the password {} (shown once; give it to them privately)",
-                    login.rater, login.role, login.password
+                    "{} connects as role {} with the password {} (shown once; give it to them privately){}",
+                    login.rater,
+                    login.role,
+                    login.password,
+                    if login.reset {
+                        "; the old password no longer works"
+                    } else {
+                        ""
+                    }
                 )?;
             }
         }

@@ -65,14 +65,18 @@ fn import(
     for r in &reports {
         writeln!(
             out,
-            "{}: {} ({}): {} of the project's {} tasks submitted, {} resolved; the other {} count as not resolved{}",
+            "{}: {} ({}): {} of the project's {} submitted, {} resolved; {}{}",
             r.system,
             r.origin,
             r.format,
             r.submitted,
-            r.tasks,
+            ops::counted(r.tasks, "task"),
             r.resolved,
-            r.tasks - r.submitted,
+            match r.tasks - r.submitted {
+                0 => "every task was submitted".to_string(),
+                1 => "the other 1 counts as not resolved".to_string(),
+                n => format!("the other {n} count as not resolved"),
+            },
             if r.replaced {
                 " (replaced the results stored under this name)"
             } else {
@@ -133,19 +137,26 @@ fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
     let c = &report.coverage;
     writeln!(
         out,
-        "{} tasks: {} determinate, {} underdetermined, {} pending raters, {} unlabelled",
-        c.tasks, c.determinate, c.underdetermined, c.pending, c.unlabelled
+        "{}: {} determinate, {} underdetermined, {} pending raters, {} unlabelled",
+        ops::counted(c.tasks, "task"),
+        c.determinate,
+        c.underdetermined,
+        c.pending,
+        c.unlabelled
     )?;
     for s in &c.sources {
         writeln!(
             out,
-            "  decided by {}: {} tasks ({} determinate, {} underdetermined, {} pending)",
+            "  decided by {}: {} ({} determinate, {} underdetermined, {} pending)",
             s.source.name(),
-            s.tasks,
+            ops::counted(s.tasks, "task"),
             s.determinate,
             s.underdetermined,
             s.pending
         )?;
+    }
+    for unread in &c.unread {
+        writeln!(out, "  note: {}", unread.note)?;
     }
     if report.systems.is_empty() {
         writeln!(out, "no results yet: `verity results import FILE`")?;
@@ -155,7 +166,15 @@ fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
         out,
         "\nsystem\tsubmitted\traw (95% CI)\trank\tdeterminate-only (95% CI)\trank\tunderdetermined\tpending"
     )?;
-    for s in &report.systems {
+    // In rank order, as the report's table: by the raw rate, best first.
+    let mut ranked: Vec<&ops::SystemScore> = report.systems.iter().collect();
+    ranked.sort_by(|a, b| {
+        a.rank_raw
+            .unwrap_or(f64::INFINITY)
+            .total_cmp(&b.rank_raw.unwrap_or(f64::INFINITY))
+            .then_with(|| a.system.cmp(&b.system))
+    });
+    for s in ranked {
         writeln!(
             out,
             "{}\t{}/{}\t{}{}\t{}\t{}{}\t{}\t{}\t{}",

@@ -65,10 +65,10 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
     }
     writeln!(
         out,
-        "{}: {} cases, {} raters{}, first submissions",
+        "{}: {}, {}{}, first submissions",
         result.questionnaire,
-        result.cases,
-        result.raters.len(),
+        ops::counted(result.cases, "case"),
+        ops::counted(result.raters.len(), "rater"),
         if view.groups.is_some() {
             " (humans and models pooled)"
         } else {
@@ -88,9 +88,9 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
         for r in &q.reference {
             writeln!(
                 out,
-                "against reference {}: {} cases, agreement {}, kappa {}",
+                "against reference {}: {}, agreement {}, kappa {}",
                 r.set,
-                r.units,
+                ops::counted(r.units, "case"),
                 r.percent_agreement
                     .map_or_else(|| "undefined".into(), |v| format!("{v:.4}")),
                 r.kappa
@@ -101,8 +101,10 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
             for c in &q.confusion {
                 writeln!(
                     out,
-                    "\nconfusion {} (rows) x {} (columns), {} cases",
-                    c.rater_a, c.rater_b, c.units
+                    "\nconfusion {} (rows) x {} (columns), {}",
+                    c.rater_a,
+                    c.rater_b,
+                    ops::counted(c.units, "case")
                 )?;
                 writeln!(
                     out,
@@ -140,11 +142,11 @@ pub fn agreement(session: &Session, args: AgreementArgs, out: &mut dyn Write) ->
 fn write_group(out: &mut dyn Write, group: &ops::GroupAgreement) -> Result<()> {
     writeln!(
         out,
-        "\n== agreement among {}: {} raters ({}), {} cases",
+        "\n== agreement among {}: {} ({}), {}",
         group.among.name(),
-        group.raters.len(),
+        ops::counted(group.raters.len(), "rater"),
         group.raters.join(", "),
-        group.cases
+        ops::counted(group.cases, "case")
     )?;
     if let Some(why) = &group.absent {
         writeln!(out, "not measured: {why}")?;
@@ -209,9 +211,9 @@ pub fn ensemble(s: &Session, args: EnsembleArgs, out: &mut dyn Write) -> Result<
     }
     writeln!(
         out,
-        "rule {}: {} cases, {} kept, {} filtered out, {} undecided",
+        "rule {}: {}, {} kept, {} filtered out, {} undecided",
         report.rule,
-        report.cases.len(),
+        ops::counted(report.cases.len(), "case"),
         report.kept,
         report.filtered_out,
         report.undecided
@@ -278,10 +280,10 @@ pub fn report(s: &Session, args: ReportArgs, out: &mut dyn Write) -> Result<()> 
     )?;
     writeln!(
         out,
-        "wrote {} and {} charts ({} cases kept, {} filtered out)",
+        "wrote {} and {} ({} kept, {} filtered out)",
         summary.markdown,
-        summary.charts.len(),
-        summary.kept,
+        ops::counted(summary.charts.len(), "chart"),
+        ops::counted(summary.kept, "case"),
         summary.filtered_out
     )?;
     Ok(())

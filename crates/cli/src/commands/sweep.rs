@@ -12,13 +12,13 @@ use annotations::ops::{
 use anyhow::{Context, Result, bail};
 use time::OffsetDateTime;
 
-use super::models::{STOPPED_STATUS, usd, with_run_bar};
+use super::models::{run_status, usd, with_run_bar};
 use crate::output::print_json;
 use crate::schema::evidence::SweepArgs;
 use crate::session::Session;
 
 /// `verity sweep --proposals FILE`, `verity sweep (ID... | --all) --model NAME` (stopped by
-/// Ctrl-C it exits [`STOPPED_STATUS`]) or `verity sweep --for-raters on|off`.
+/// Ctrl-C or its budget, it exits as `models rate` does) or `verity sweep --for-raters on|off`.
 pub fn sweep(s: &Session, args: SweepArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let SweepArgs {
         cases,
@@ -153,11 +153,16 @@ fn with_model(
     )?;
     let run = &report.run;
     let summary = format!(
-        "{}: {} swept, {} failed, {} swept before by this model; {} input and {} output tokens, {}{}",
+        "{}: {} swept, {} failed, {} swept before by this model{}; {} input and {} output tokens, {}{}",
         request.name,
         run.rated,
         run.failed,
         run.skipped,
+        if run.stopped.is_some() {
+            format!(", {} left", run.left)
+        } else {
+            String::new()
+        },
         run.input_tokens,
         run.output_tokens,
         usd(run.cost_usd),
@@ -191,11 +196,7 @@ fn with_model(
     if let Some(why) = &run.stopped {
         eprintln!("verity: {why}");
     }
-    Ok(if run.cancelled {
-        ExitCode::from(STOPPED_STATUS)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(run_status(run))
 }
 
 fn write_results<'a>(
@@ -205,12 +206,12 @@ fn write_results<'a>(
     for r in results {
         writeln!(
             out,
-            "{}: {} ({} of {} snippets verified, {} live ways): {}",
+            "{}: {} ({} of {} verified, {}): {}",
             r.iid,
             r.tier.as_str(),
             r.n_verified,
-            r.snippets.len(),
-            r.ways_verified,
+            ops::counted(r.snippets.len(), "snippet"),
+            ops::counted(r.ways_verified, "live way"),
             r.rests_on
         )?;
         for snippet in &r.snippets {

@@ -122,13 +122,13 @@ pub fn fetch(s: &Session, args: FetchArgs, out: &mut dyn Write) -> Result<()> {
         let bytes: u64 = fetched.files.iter().map(|f| f.bytes).sum();
         writeln!(
             out,
-            "{} {} at {} ({}): {} files, {} bytes, {}",
+            "{} {} at {} ({}): {}, {}, {}",
             fetched.dataset,
             fetched.split,
             fetched.revision,
             fetched.commit,
-            fetched.files.len(),
-            bytes,
+            ops::counted(fetched.files.len(), "file"),
+            ops::counted(usize::try_from(bytes).unwrap_or(usize::MAX), "byte"),
             if report.from_cache {
                 format!(
                     "served from the cache {}, nothing downloaded",
@@ -172,7 +172,7 @@ pub fn queue(s: &Session, args: QueueArgs, out: &mut dyn Write) -> Result<()> {
                 item.title
             )?;
         }
-        writeln!(out, "{} tasks for {name}", queue.len())?;
+        writeln!(out, "{} for {name}", ops::counted(queue.len(), "task"))?;
     }
     Ok(())
 }
@@ -227,7 +227,7 @@ pub fn cases(s: &Session, args: CasesArgs, out: &mut dyn Write) -> Result<()> {
                 case.title
             )?;
         }
-        writeln!(out, "{} cases", cases.len())?;
+        writeln!(out, "{}", ops::counted(cases.len(), "case"))?;
     }
     Ok(())
 }

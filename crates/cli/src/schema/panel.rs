@@ -32,10 +32,14 @@ pub struct AssignArgs {
 
 #[derive(Subcommand)]
 pub enum PanelAction {
-    /// Make a login for a rater (or a new password for theirs) and print it once.
+    /// Make a login for a rater and print its password once (--reset: a new password for the
+    /// login they have; the old one stops working).
     Grant {
         /// The rater.
         name: String,
+        /// Replace the password of the rater's login; the old password stops working.
+        #[arg(long)]
+        reset: bool,
         /// Print {"rater", "role", "password"}.
         #[arg(long)]
         json: bool,

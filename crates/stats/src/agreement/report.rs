@@ -551,6 +551,21 @@ pub fn render_text(report: &AgreementReport) -> String {
             }
         }
     }
+    if let Some(few) = report.few_shared_pairs.as_ref().filter(|f| f.pairs > 0) {
+        let none = few.by_shared_units.first().copied().unwrap_or(0);
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "Cohen's kappa leaves out {} that share fewer than {} units, too few for a kappa{}; --json counts them by units shared (few_shared_pairs)",
+            crate::natural::counted(few.pairs, "rater pair"),
+            few.min_units,
+            match none {
+                0 => String::new(),
+                n if n == few.pairs => ", none of them sharing any".to_string(),
+                n => format!(" ({n} of them share none)"),
+            }
+        );
+    }
     if !report.reasons.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "undefined:");
@@ -627,6 +642,15 @@ mod tests {
         );
         assert_eq!(all.cohen_kappa.len(), 6);
         assert_eq!(all.few_shared_pairs, None);
+        // The text says how many pairs it left out, and why.
+        assert!(
+            render_text(&panel).contains(
+                "Cohen's kappa leaves out 5 rater pairs that share fewer than 10 units, too few for a kappa (3 of them share none)"
+            ),
+            "{}",
+            render_text(&panel)
+        );
+        assert!(!render_text(&all).contains("leaves out"));
         let json = serde_json::to_value(&panel).expect("serializable");
         assert_eq!(
             json["few_shared_pairs"],

@@ -4,7 +4,10 @@
 use rusqlite::Connection;
 
 use super::*;
-use crate::{AnswerStore, CaseStore, LabelStore, RaterStore, new_event_uid};
+use crate::{
+    AnswerStore, AttemptPurpose, CaseStore, LabelStore, ModelAttempt, ModelStore, RaterStore,
+    new_event_uid,
+};
 
 #[test]
 fn a_newer_project_file_is_refused_and_left_untouched() {
@@ -188,5 +191,81 @@ fn reopening_keeps_the_schema_version() {
     assert_eq!(
         Store::open(&path).unwrap().schema_version().unwrap(),
         version
+    );
+}
+
+#[test]
+fn a_file_of_schema_13_keeps_its_model_requests_and_records_abandoned_ones_after_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v13.verity");
+    {
+        let mut conn = Connection::open(&path).unwrap();
+        let tx = conn.transaction().unwrap();
+        for sql in &migrations::MIGRATIONS[..13] {
+            tx.execute_batch(sql).unwrap();
+        }
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        tx.pragma_update(None, "user_version", 13).unwrap();
+        tx.execute_batch(
+            r#"INSERT INTO cases VALUES (1, 'a', 't');
+            INSERT INTO raters(id, name, created_at, kind) VALUES (1, 'gpt', 't', 'model');
+            INSERT INTO model_attempts(rater_id, case_id, request_hash, outcome, reason,
+                input_tokens, output_tokens, latency_ms, cost_usd, at, purpose)
+              VALUES (1, 1, 'h1', 'ok', NULL, 10, 2, 5, '0.00001', 't', 'rate'),
+                     (1, 1, 'h2', 'failed', 'cut off', 10, 2, 5, NULL, 't', 'sweep');"#,
+        )
+        .unwrap();
+        assert!(
+            tx.execute(
+                "INSERT INTO model_attempts(rater_id, case_id, request_hash, outcome, input_tokens,
+                    output_tokens, latency_ms, at) VALUES (1, 1, 'h3', 'abandoned', 1, 0, 0, 't')",
+                []
+            )
+            .is_err(),
+            "schema 13 knows no abandoned request"
+        );
+        tx.commit().unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    let attempts = store.model_attempts(1).unwrap();
+    assert_eq!(
+        attempts
+            .iter()
+            .map(|a| (a.request_hash.as_str(), a.outcome.as_str(), a.purpose))
+            .collect::<Vec<_>>(),
+        [
+            ("h1", "ok", AttemptPurpose::Rate),
+            ("h2", "failed", AttemptPurpose::Sweep)
+        ]
+    );
+    assert_eq!(attempts[0].cost_usd, Some(0.00001));
+    let abandoned = ModelAttempt {
+        rater_id: 1,
+        case_id: 1,
+        purpose: AttemptPurpose::Rate,
+        request_hash: "h3".into(),
+        outcome: "abandoned".into(),
+        reason: Some("stopped".into()),
+        input_tokens: 40,
+        output_tokens: 0,
+        latency_ms: 0,
+        cost_usd: Some(0.00008),
+        at: "t2".into(),
+    };
+    store
+        .record_model_exchange(1, &[], Some(&abandoned), "t2")
+        .unwrap();
+    assert_eq!(store.model_attempts(1).unwrap().len(), 3);
+    assert!(
+        store
+            .conn
+            .execute(
+                "INSERT INTO model_attempts(rater_id, case_id, request_hash, outcome, input_tokens,
+                    output_tokens, latency_ms, at) VALUES (1, 1, 'h4', 'lost', 1, 0, 0, 't')",
+                []
+            )
+            .is_err(),
+        "an outcome the schema does not name is refused"
     );
 }

@@ -102,7 +102,7 @@ pub(super) const RATER_READS: &[&str] = &[
     "answer_seals",
 ];
 
-/// The rules `save_my_answer` checks a rater's answer against, as JSON (server schema 11 and
+/// The rules `save_my_answer` checks a rater's answer against, as JSON (server schema 12 and
 /// later): the most characters a note or a revision's reason holds
 /// ([`NOTE_MAX_CHARS`](verity_task::questionnaire::NOTE_MAX_CHARS), the limit the project file
 /// keeps), and per question its id, whether it takes text or an option (and which option

@@ -56,6 +56,15 @@ ALTER TABLE model_attempts ADD COLUMN IF NOT EXISTS purpose TEXT NOT NULL DEFAUL
     CHECK (purpose IN ('rate', 'sweep'));
 "#;
 
+/// The server schema's migration 11, the file schema's 14
+/// (`store::models::ABANDONED_MIGRATION`): a request left in flight when its run was stopped
+/// is recorded as `abandoned`.
+pub(super) const ABANDONED_MIGRATION: &str = r#"
+ALTER TABLE model_attempts DROP CONSTRAINT IF EXISTS model_attempts_outcome_check;
+ALTER TABLE model_attempts ADD CONSTRAINT model_attempts_outcome_check
+    CHECK (outcome IN ('ok', 'invalid', 'failed', 'abandoned'));
+"#;
+
 impl ModelStore for PgStore {
     fn add_model_rater(
         &mut self,

@@ -490,8 +490,11 @@ CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
 "#,
     // 10: what each model request was for, the file schema's 13 (`postgres/models.rs`).
     super::models::PURPOSE_MIGRATION,
-    // 11: what a rater's login gets and gives, held to the project file's rules (issue 39).
-    // Packages' secrets and their events' seals, the file schema's 14: the coordinator's alone
+    // 11: a model request left in flight when its run was stopped is recorded as
+    // `abandoned`, the file schema's 14 (`postgres/models.rs`).
+    super::models::ABANDONED_MIGRATION,
+    // 12: what a rater's login gets and gives, held to the project file's rules (issue 39).
+    // Packages' secrets and their events' seals, the file schema's 15: the coordinator's alone
     // (row-level security with no policy). The rules `save_my_answer` checks take the size a
     // note and a revision's reason may have (`access::questionnaire_rules` writes them again,
     // in their new shape, as the migration ends), and blank and short texts are counted as the

@@ -15,4 +15,9 @@ path: string,
 /**
  * True when it replaced a file that was there.
  */
-replaced: boolean, };
+replaced: boolean, 
+/**
+ * What the user should know of the file: imported labels the questionnaire does not read
+ * (`underdetermined`), each with what to run.
+ */
+notes: Array<string>, };

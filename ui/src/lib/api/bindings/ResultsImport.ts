@@ -37,6 +37,6 @@ unknown_ids: number,
  */
 replaced: boolean, 
 /**
- * What the user should know (ids left out).
+ * What the user should know (ids left out: how many, and the first three).
  */
 warnings: Array<string>, };

@@ -10,7 +10,7 @@ import { disagreements, questionnaire } from '../../testing/fixtures';
 function model(name: string, over: Partial<ModelSummary> = {}): ModelSummary {
   return {
     name, active: true, dialect: null, requests: 0, answers: 0, failures: 0, cost_usd: null, added_at: '2026-11-26T10:00:00Z',
-    endpoint: 'http://127.0.0.1:9000/v1', model: 'small-1', api_key_env: 'TEST_KEY', temperature: 0, seed: 7, max_output_tokens: 400,
+    endpoint: 'http://127.0.0.1:9000/v1', model: 'small-1', api_key_env: 'TEST_KEY', api_key_var: 'TEST_KEY', temperature: 0, seed: 7, max_output_tokens: 400,
     price_in: null, price_out: null, prompt_id: 'verity-rater', prompt_version: '1', ...over,
   };
 }
@@ -25,13 +25,18 @@ function backend(handlers: Handlers) {
 describe('ModelsSection', () => {
   afterEach(() => clearMocks());
 
-  it('lists model raters with their settings, answers, failures and cost; an unknown price or cost says unknown, never 0', async () => {
-    backend({ list_models: () => [model('mini'), model('priced', { price_in: 0.15, price_out: 0.6, cost_usd: 0.01234, answers: 10, failures: 2 })] });
+  it('lists model raters with their settings, the variable of their key, answers, failures and cost; an unknown price or cost says unknown, never 0', async () => {
+    backend({
+      list_models: () => [
+        model('mini'),
+        model('priced', { price_in: 0.15, price_out: 0.6, cost_usd: 0.01234, answers: 10, failures: 2, api_key_env: null, api_key_var: 'OPENAI_API_KEY' }),
+      ],
+    });
     const { findAllByTestId } = render(ModelsSection, { active: true });
     const rows = await findAllByTestId('model-row');
-    const cells = rows.map((r) => [...r.children].slice(0, 10).map((c) => c.textContent!.trim()));
-    expect(cells[0]).toEqual(['mini', 'small-1', 'http://127.0.0.1:9000/v1', '0', '7', 'unknown', 'unknown', '0', '0', 'unknown']);
-    expect(cells[1]).toEqual(['priced', 'small-1', 'http://127.0.0.1:9000/v1', '0', '7', '$0.15', '$0.6', '10', '2', '$0.0123']);
+    const cells = rows.map((r) => [...r.children].slice(0, 11).map((c) => c.textContent!.trim()));
+    expect(cells[0]).toEqual(['mini', 'small-1', 'http://127.0.0.1:9000/v1', 'TEST_KEY', '0', '7', 'unknown', 'unknown', '0', '0', 'unknown']);
+    expect(cells[1]).toEqual(['priced', 'small-1', 'http://127.0.0.1:9000/v1', 'OPENAI_API_KEY (the default)', '0', '7', '$0.15', '$0.6', '10', '2', '$0.0123']);
   });
 
   it('adds a model naming the environment variable of its key, empty fields sent as unknown', async () => {
@@ -102,9 +107,15 @@ describe('ModelsSection', () => {
     expect(calls.find((c) => c.cmd === 'rate_model')!.args.req).toEqual({ name: 'mini', cases: ['a-2'], concurrency: 2, budget_usd: 0.5 });
     channel!.onmessage({ tasks: 1, done: 0, rated: 0, failed: 0, skipped: 0, input_tokens: 1200, output_tokens: 40, cost_usd: 0.00128 });
     await waitFor(() => expect(getByTestId('run-progress-text').textContent).toBe('0 of 1 tasks · 0 rated · 0 failed · 0 skipped · 1200 tokens in, 40 out · $0.0013'));
+    // The first Stop waits for the requests in flight; the second abandons them.
     await fireEvent.click(getByTestId('run-stop'));
-    expect(calls.some((c) => c.cmd === 'cancel_job')).toBe(true);
+    expect(calls.filter((c) => c.cmd === 'cancel_job')).toHaveLength(1);
+    expect(getByTestId('run-stop').textContent).toBe('Stop now');
+    expect(getByTestId('run-stopping').textContent).toContain('Waiting for the requests in flight');
+    await fireEvent.click(getByTestId('run-stop'));
+    expect(calls.filter((c) => c.cmd === 'cancel_job')).toHaveLength(2);
     expect(getByTestId('run-stop').textContent).toBe('Stopping…');
+    expect((getByTestId('run-stop') as HTMLButtonElement).disabled).toBe(true);
     finish({ rated: 0, failed: 0, skipped: 0, cost_usd: 0.00128, input_tokens: 1200, output_tokens: 40, stopped: 'stopped: 1 task left unrated (run again to go on; nothing paid for is asked again)' });
     expect((await findByTestId('run-result')).textContent).toBe('Rated 0, failed 0, skipped 0 (already answered); 1200 tokens in, 40 out; cost $0.0013.');
     expect(getByTestId('run-stopped').textContent).toBe('Stopped: 1 task left unrated (run again to go on; nothing paid for is asked again).');

@@ -16,7 +16,7 @@ function system(name: string, rate: number, det: number, rankRaw: number, rankDe
 }
 
 const report: ScoresReport = {
-  coverage: { tasks: 100, determinate: 60, underdetermined: 30, pending: 10, unlabelled: 0, sources: [{ source: 'audit', tasks: 100, determinate: 60, underdetermined: 30, pending: 10 }], rule: 'Determinate: entailed or determined.' },
+  coverage: { tasks: 100, determinate: 60, underdetermined: 30, pending: 10, unlabelled: 0, sources: [{ source: 'audit', tasks: 100, determinate: 60, underdetermined: 30, pending: 10 }], rule: 'Determinate: entailed or determined.', unread: [] },
   systems: [system('beta', 0.3, 0.45, 2, 1), system('alpha', 0.4, 0.4, 1, 2)],
   kendall_tau: -1,
   pairs: [{ a: 'alpha', b: 'beta', denominator: 'all', n: 100, a_only: 15, b_only: 5, p_value: 0.0414, difference: 0.1, difference_ci: [0.02, 0.18] }],
@@ -42,6 +42,13 @@ describe('ScoresSection', () => {
     expect(getByTestId('scores-chart').getAttribute('aria-label')).toContain('alpha: raw 40.0% [35.0, 45.0], rank 1; determinate-only 40.0% [34.0, 46.0], rank 2');
     expect(getByTestId('scores-pairs').textContent).toContain('alpha − beta');
     expect(calls).toEqual([{ cmd: 'project_scores', args: { options: { bootstrap: 1000, seed: 0 } } }]);
+  });
+
+  it('says which imported labels the questionnaire does not read, and what to run', async () => {
+    const note = "the audit's verdicts on 728 tasks are not read: questionnaire swe-bench-verified 1.0.0 decides which tasks are determinate by the panel's labels and reference label sets alone; to score by them, make a project with `verity init --questionnaire determinacy` and import the tasks, the audit's folders and the results into it";
+    mockBackend({ project_scores: () => ({ ...report, coverage: { ...report.coverage, unread: [{ source: 'audit', set: null, tasks: 728, note }] } }) });
+    const { findByTestId } = render(ScoresSection, { active: true });
+    expect((await findByTestId('scores-unread')).textContent).toBe(`The audit's verdicts on 728 tasks are not read: questionnaire swe-bench-verified 1.0.0 decides which tasks are determinate by the panel's labels and reference label sets alone; to score by them, make a project with \`verity init --questionnaire determinacy\` and import the tasks, the audit's folders and the results into it.`);
   });
 
   it('downloads the tasks left out to the file the export format proposes', async () => {

@@ -38,9 +38,71 @@ export function answerText(question: Question | undefined, value: number | strin
   return label === undefined || label === String(value) ? String(value) : `${value} · ${label}`;
 }
 
-/** Task ids in natural order (`x-2` before `x-10`). */
+/** The shortest hexadecimal word: git's default abbreviation of a commit. */
+const HEX_WORD = 7;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isHex = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+/** Whether the character at `at` lies in a run of at least seven hex digits with a letter among
+ * them (a commit id, whole or abbreviated): text, not a number. */
+function inHexWord(s: string, at: number): boolean {
+  let start = at;
+  while (start > 0 && isHex(s.charCodeAt(start - 1))) start -= 1;
+  let end = at;
+  while (end < s.length && isHex(s.charCodeAt(end))) end += 1;
+  if (end - start < HEX_WORD) return false;
+  for (let k = start; k < end; k += 1) if (!isDigit(s.charCodeAt(k))) return true;
+  return false;
+}
+
+/** The end of the number starting at `at`: its run of digits, or its one digit inside a
+ * hexadecimal word. */
+function numberEnd(s: string, at: number): number {
+  if (inHexWord(s, at)) return at + 1;
+  let end = at;
+  while (end < s.length && isDigit(s.charCodeAt(end))) end += 1;
+  return end;
+}
+
+/** Code point order, as Rust compares strings. */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let k = 0; k < Math.min(x.length, y.length); k += 1) {
+    const d = (x[k].codePointAt(0) ?? 0) - (y[k].codePointAt(0) ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return Math.sign(x.length - y.length);
+}
+
+/**
+ * Task ids and names in natural order, as the command line sorts them (`verity_stats::natural`):
+ * runs of digits compare by value (`x-2` before `x-10`), the digits of a hexadecimal id as text
+ * (`00c70ce…` before `0c81642…`), everything else by character.
+ */
 export function naturalCompare(a: string, b: string): number {
-  return a.localeCompare(b, undefined, { numeric: true });
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    if (i >= a.length || j >= b.length) {
+      if (i >= a.length && j >= b.length) return byCodePoint(a, b);
+      return i >= a.length ? -1 : 1;
+    }
+    const c = a.codePointAt(i) ?? 0;
+    const d = b.codePointAt(j) ?? 0;
+    if (isDigit(c) && isDigit(d)) {
+      const [ei, ej] = [numberEnd(a, i), numberEnd(b, j)];
+      const [rx, ry] = [a.slice(i, ei), b.slice(j, ej)];
+      const [vx, vy] = [rx.replace(/^0+/, ''), ry.replace(/^0+/, '')];
+      const order = vx.length - vy.length || (vx < vy ? -1 : vx > vy ? 1 : 0) || rx.length - ry.length;
+      if (order !== 0) return Math.sign(order);
+      [i, j] = [ei, ej];
+    } else {
+      if (c !== d) return c < d ? -1 : 1;
+      i += c > 0xffff ? 2 : 1;
+      j += d > 0xffff ? 2 : 1;
+    }
+  }
 }
 
 /** The sentence an error carries, never a stack trace or "undefined". */
