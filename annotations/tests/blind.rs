@@ -270,4 +270,32 @@ fn a_raters_login_gets_nothing_of_the_audit_through_verity_or_in_any_row_it_read
     assert_blind("ana's login, case_text", &texts);
     let view = ops::case_evidence(&mut ana, &Engine::default(), NODEBB, false, at(7)).unwrap();
     assert!(view.report.precedents.is_empty());
+
+    // On a server too, a later proposal that verifies nothing, naming the task by a short id,
+    // erases nothing: the task keeps both sweeps, its standing stays, and the sweep says so.
+    let weaker = ops::read_proposals(
+        &serde_json::json!({"iid": &NODEBB[..30], "choice": "c", "proposed": [
+            {"path": "src/database/mongo/hash.js", "snippet": "module.neverWritten = 1;", "way": "w"}]})
+        .to_string(),
+        "weaker.json",
+    )
+    .unwrap();
+    let run = ops::sweep_proposals(
+        &mut coordinator,
+        &Engine::default(),
+        &weaker,
+        "weaker.json",
+        at(8),
+    )
+    .unwrap();
+    assert_eq!(run.results[0].iid, NODEBB);
+    let change = &run.changes[0];
+    assert_eq!((change.added, change.kept), (1, 2));
+    assert_eq!(change.before, change.after);
+    assert_eq!(
+        change.after.map(|s| (s.tier.as_str(), s.red)),
+        Some(("codebase-plural", true))
+    );
+    let kept = ops::show_case(&ana, NODEBB).unwrap().sweep.unwrap();
+    assert_eq!(kept.len(), 2);
 }

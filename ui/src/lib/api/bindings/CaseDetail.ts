@@ -86,7 +86,7 @@ extra: Record<string, unknown>,
  */
 assignments: Array<AssignmentStatus>, 
 /**
- * The case's latest sweep (`verity sweep`): the coordinator's, and a rater's only while
- * the project shows sweeps to raters.
+ * The case's sweeps (`verity sweep`), every proposal kept at its base commit: the
+ * coordinator's, and a rater's only while the project shows sweeps to raters.
  */
 sweep: Array<Record<string, unknown>> | null, };
