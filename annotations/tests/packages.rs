@@ -445,7 +445,7 @@ fn forgeries() -> Vec<(&'static str, String, &'static str)> {
         (
             "a value off the scale",
             set("underspecified", "9"),
-            "Question 1.1 (underspecified) must be one of 0, 1, 2, 3; 9 is not.",
+            "Question 1.1 (underspecified) must be one of 0, 1, 2, 3; 9 is not",
         ),
         (
             "an unknown key holding a script",

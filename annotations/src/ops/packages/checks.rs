@@ -142,9 +142,9 @@ pub(super) fn check_new(
             "breaks the questionnaire's rules: {}",
             violations
                 .iter()
-                .map(|v| v.message.as_str())
+                .map(|v| v.message.trim_end_matches('.'))
                 .collect::<Vec<_>>()
-                .join(" ")
+                .join("; ")
         )),
         Err(other) => Err(format!("cannot be checked: {other}")),
         Ok(checked) if checked.0 != event.answer => {
