@@ -23,11 +23,8 @@ pub fn overwrite(force: bool) -> ops::Overwrite {
     }
 }
 
-/// Sets the returned flag on the first Ctrl-C, so that a long job stops cleanly; a second
-/// Ctrl-C ends the process at once.
-pub fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
-    let cancel = std::sync::Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
+/// Calls `on_signal` at each Ctrl-C, from a thread of its own; a job's flags are set there.
+fn on_ctrl_c(mut on_signal: impl FnMut() + Send + 'static) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();
@@ -36,16 +33,26 @@ pub fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
             std::thread::spawn(move || {
                 runtime.block_on(async {
                     while tokio::signal::ctrl_c().await.is_ok() {
-                        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                            std::process::exit(130);
-                        }
-                        eprintln!("verity: stopping; Ctrl-C again to quit at once");
+                        on_signal();
                     }
                 });
             });
         }
         Err(err) => tracing::warn!("Ctrl-C will end the process without cleaning up: {err}"),
     }
+}
+
+/// Sets the returned flag on the first Ctrl-C, so that a long job stops cleanly; a second
+/// Ctrl-C ends the process at once.
+pub fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    on_ctrl_c(move || {
+        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+        eprintln!("verity: stopping; Ctrl-C again to quit at once");
+    });
     cancel
 }
 
@@ -55,34 +62,22 @@ pub fn cancel_on_ctrl_c() -> std::sync::Arc<AtomicBool> {
 pub fn halt_on_ctrl_c() -> std::sync::Arc<ops::Halt> {
     let halt = std::sync::Arc::new(ops::Halt::new());
     let flag = halt.clone();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build();
-    match runtime {
-        Ok(runtime) => {
-            std::thread::spawn(move || {
-                runtime.block_on(async {
-                    while tokio::signal::ctrl_c().await.is_ok() {
-                        if flag.is_abandoned() {
-                            std::process::exit(130);
-                        }
-                        if flag.is_stopping() {
-                            flag.abandon();
-                            eprintln!(
-                                "verity: abandoning the requests in flight (each is counted, its spend estimated from its prompt); Ctrl-C again to quit at once"
-                            );
-                        } else {
-                            flag.stop();
-                            eprintln!(
-                                "verity: stopping: no new request is sent, and the replies of those in flight are waited for and stored; Ctrl-C again to abandon them"
-                            );
-                        }
-                    }
-                });
-            });
+    on_ctrl_c(move || {
+        if flag.is_abandoned() {
+            std::process::exit(130);
         }
-        Err(err) => tracing::warn!("Ctrl-C will end the process without cleaning up: {err}"),
-    }
+        if flag.is_stopping() {
+            flag.abandon();
+            eprintln!(
+                "verity: abandoning the requests in flight (each is counted, its spend estimated from its prompt); Ctrl-C again to quit at once"
+            );
+        } else {
+            flag.stop();
+            eprintln!(
+                "verity: stopping: no new request is sent, and the replies of those in flight are waited for and stored; Ctrl-C again to abandon them"
+            );
+        }
+    });
     halt
 }
 
