@@ -253,6 +253,9 @@ CREATE TABLE sweeps (
     // 13: what each model request was for (`store/models.rs`): rating a task, or proposing its
     // sweep (`verity sweep --model`).
     crate::models::PURPOSE_MIGRATION,
+    // 14: the random samples humans rate (`store/samples.rs`): each draw and every task it
+    // offered with its probability, for prediction-powered estimates. The coordinator's alone.
+    crate::samples::MIGRATION,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

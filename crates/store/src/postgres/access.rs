@@ -97,6 +97,8 @@ pub(super) const RATER_READS: &[&str] = &[
     "model_replies",
     "answer_provenance",
     "sweeps",
+    "sample_draws",
+    "sample_frame",
 ];
 
 /// The rules `save_my_answer` checks a rater's answer against, as JSON: per question its id,

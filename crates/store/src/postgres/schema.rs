@@ -490,4 +490,7 @@ CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
 "#,
     // 10: what each model request was for, the file schema's 13 (`postgres/models.rs`).
     super::models::PURPOSE_MIGRATION,
+    // 11: the random samples humans rate, the file schema's 14 (`postgres/samples.rs`): the
+    // coordinator's alone, row-level security with no policy on each table.
+    super::samples::MIGRATION,
 ];
