@@ -313,6 +313,19 @@ pub fn assign(
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
     project.require_coordinator("assigns cases")?;
+    let (pairs, mut report) = plan_assignment(project, per_case, seed, selection)?;
+    let added = project.store.add_assignments(&pairs, &stamp(now))?;
+    finish_report(&mut report, added, per_case);
+    Ok(report)
+}
+
+/// The new (case, rater) pairs [`assign`] would make, and its report but for what was added.
+pub(super) fn plan_assignment(
+    project: &Project,
+    per_case: usize,
+    seed: u64,
+    selection: &CaseSelection,
+) -> Result<(Vec<(i64, i64)>, AssignReport)> {
     // Model raters are given their tasks by `verity models rate`, never the panel's share.
     let models = super::lookup::model_rater_ids(project)?;
     let raters: Vec<_> = project
@@ -392,8 +405,7 @@ pub fn assign(
         *load.entry(*rater_id).or_default() += 1;
     }
     pairs.extend(mixed.iter().copied());
-    let added = project.store.add_assignments(&pairs, &stamp(now))?;
-    let mut report = assign_report(&raters, &load, added, cases.len());
+    let mut report = assign_report(&raters, &load, pairs.len(), cases.len());
     let mut tasks: Vec<String> = mixed
         .iter()
         .filter_map(|(case_id, _)| calibration.get(case_id).cloned())
@@ -403,13 +415,20 @@ pub fn assign(
     report.calibration = tasks;
     report.calibration_assignments = mixed.len();
     report.without_materials = without_materials;
+    Ok((pairs, report))
+}
+
+/// Sets what was added, and why nothing was when nothing was.
+pub(super) fn finish_report(report: &mut AssignReport, added: usize, per_case: usize) {
+    report.added = added;
+    let (cases, without_materials) = (report.cases, report.without_materials);
     if added == 0 {
-        report.why_none = Some(if cases.is_empty() {
+        report.why_none = Some(if cases == 0 {
             "every selected task is a calibration task, and calibration tasks are mixed in only at the calibration rate (`verity calibration rate`)".to_string()
         } else {
             format!(
                 "each of the {} tasks already has {per_case} raters{}",
-                thousands(cases.len()),
+                thousands(cases),
                 if without_materials > 0 {
                     format!(
                         ", and {} more lack materials (import their instances first)",
@@ -421,7 +440,6 @@ pub fn assign(
             )
         });
     }
-    Ok(report)
 }
 
 /// The calibration assignments that bring each rater's queue to the rate: with `n` other

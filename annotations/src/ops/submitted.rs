@@ -228,6 +228,35 @@ impl Panel {
         self.adjudications.get(&case_id)?.get(question)
     }
 
+    /// The panel without the answers of the raters `leave_out` names, its adjudications kept: a
+    /// panel loaded with model raters, as the humans alone gave it.
+    pub(super) fn without(&self, leave_out: &dyn Fn(&str) -> bool) -> Panel {
+        let keep = |cases: &[CaseAnswers]| -> Vec<CaseAnswers> {
+            cases
+                .iter()
+                .filter_map(|case| {
+                    let answers: Vec<RaterEvent> = case
+                        .answers
+                        .iter()
+                        .filter(|(rater, _)| !leave_out(rater))
+                        .cloned()
+                        .collect();
+                    (!answers.is_empty()).then(|| CaseAnswers {
+                        case_id: case.case_id,
+                        instance_id: case.instance_id.clone(),
+                        answers,
+                    })
+                })
+                .collect()
+        };
+        Panel {
+            instance_ids: self.instance_ids.clone(),
+            first: keep(&self.first),
+            latest: keep(&self.latest),
+            adjudications: self.adjudications.clone(),
+        }
+    }
+
     /// Each case's latest submitted answers, by task id.
     pub(super) fn latest_by_case(&self) -> HashMap<&str, &CaseAnswers> {
         self.latest

@@ -35,6 +35,7 @@ pub(in crate::ops) fn report_scores(
         &ScoresOptions {
             bootstrap: u32::try_from(bootstrap).unwrap_or(u32::MAX),
             seed,
+            predictor: None,
         },
     )?;
     let mut csv = Vec::new();
