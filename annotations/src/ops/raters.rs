@@ -369,7 +369,11 @@ pub(super) fn plan_assignment(
         .collect();
     let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
+    // A model rater's task (`models rate` assigns it) is none of the panel's K raters.
     for a in project.store.list_assignments()? {
+        if models.contains(&a.rater_id) {
+            continue;
+        }
         existing.entry(a.case_id).or_default().push(a.rater_id);
         *load.entry(a.rater_id).or_default() += 1;
     }

@@ -1,5 +1,6 @@
 //! The random samples humans rate (`verity assign --sample`): each draw with how it was made,
-//! and every task it offered with the probability it gave that task and whether it was drawn,
+//! and every task it offered with the probability it gave that task and whether it was drawn
+//! (with each task an earlier draw took, and the probability this draw would have given it),
 //! so that an estimate knows what is a random sample and how to weigh it. The coordinator's
 //! alone: no rater's package carries it and a rater's login reads none of it.
 

@@ -1,7 +1,9 @@
 //! Drawing the tasks humans rate (`verity assign --sample`): uniformly, or with probabilities
 //! that grow with a predictor's uncertainty, among the tasks with materials not drawn before;
-//! each draw recorded with every task it offered and its probability, and the drawn tasks
-//! given to raters in the same transaction.
+//! each draw recorded with every task it offered and its probability (and, for each task an
+//! earlier draw took, the probability this draw would have given it, so that each task's chance
+//! of being in the sample is known under the whole design), and the drawn tasks given to
+//! raters in the same transaction.
 
 use std::collections::HashSet;
 
@@ -16,7 +18,7 @@ use crate::ops::raters::{AssignReport, CaseSelection, finish_report, plan_assign
 use crate::ops::submitted::Panel;
 use crate::ops::{Error, ErrorCode, Project, Result, natural_cmp, stamp};
 use verity_stats::natural::thousands;
-use verity_stats::ppi::design::{systematic_draw, uncertainty_probabilities, uniform_draw};
+use verity_stats::ppi::design::{systematic_draw, uncertainty_probabilities_beside, uniform_draw};
 use verity_store::{PairScope, PairState, SampleDraw};
 
 /// How a draw picks its tasks.
@@ -98,11 +100,12 @@ fn check(req: &SampleRequest) -> Result<()> {
 fn uncertainty_draw(
     project: &Project,
     offered: &[(i64, String)],
+    earlier: &[i64],
     size: usize,
     predictor: &str,
     label: &str,
     floor: f64,
-) -> Result<Vec<f64>> {
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let rule = LabelRule::parse(project, label)?;
     if !rule.is_share() {
         return Err(Error::refused(
@@ -145,14 +148,16 @@ fn uncertainty_draw(
         ));
     }
     let mean = known.iter().sum::<f64>() / known.len() as f64;
-    let uncertainty: Vec<f64> = offered
+    let uncertainty_of = |case: &i64| {
+        let f = values.get(case).copied().unwrap_or(mean).clamp(0.0, 1.0);
+        (f * (1.0 - f)).sqrt()
+    };
+    let pool: Vec<f64> = offered
         .iter()
-        .map(|(case, _)| {
-            let f = values.get(case).copied().unwrap_or(mean).clamp(0.0, 1.0);
-            (f * (1.0 - f)).sqrt()
-        })
+        .map(|(case, _)| uncertainty_of(case))
         .collect();
-    uncertainty_probabilities(&uncertainty, size, floor).map_err(stats_error)
+    let before: Vec<f64> = earlier.iter().map(uncertainty_of).collect();
+    uncertainty_probabilities_beside(&pool, &before, size, floor).map_err(stats_error)
 }
 
 /// Draws `req.size` tasks among those with materials that no earlier draw took, records the
@@ -173,6 +178,8 @@ pub fn draw_sample(
         .filter(|r| r.drawn)
         .map(|r| r.case_id)
         .collect();
+    let mut taken: Vec<i64> = earlier.iter().copied().collect();
+    taken.sort_unstable();
     let offered: Vec<(i64, String)> = project
         .store
         .list_cases()?
@@ -208,19 +215,27 @@ pub fn draw_sample(
             ),
         ));
     }
-    let (probabilities, positions) = match &req.method {
-        SampleMethod::Uniform => (
-            vec![req.size as f64 / offered.len() as f64; offered.len()],
-            uniform_draw(offered.len(), req.size, req.seed).map_err(stats_error)?,
-        ),
+    // Each offered task's probability, and what each task an earlier draw took would have had
+    // (its chance in this step of the design, recorded beside the offered ones).
+    let (probabilities, before, positions) = match &req.method {
+        SampleMethod::Uniform => {
+            let p = req.size as f64 / offered.len() as f64;
+            (
+                vec![p; offered.len()],
+                vec![p; taken.len()],
+                uniform_draw(offered.len(), req.size, req.seed).map_err(stats_error)?,
+            )
+        }
         SampleMethod::Uncertainty {
             predictor,
             label,
             floor,
         } => {
-            let p = uncertainty_draw(project, &offered, req.size, predictor, label, *floor)?;
+            let (p, before) = uncertainty_draw(
+                project, &offered, &taken, req.size, predictor, label, *floor,
+            )?;
             let drawn = systematic_draw(&p, req.seed).map_err(stats_error)?;
-            (p, drawn)
+            (p, before, drawn)
         }
     };
     let chosen: HashSet<usize> = positions.iter().copied().collect();
@@ -261,6 +276,12 @@ pub fn draw_sample(
         .zip(&probabilities)
         .enumerate()
         .map(|(i, ((case, _), p))| (*case, *p, chosen.contains(&i)))
+        .chain(
+            taken
+                .iter()
+                .zip(&before)
+                .map(|(case, p)| (*case, *p, false)),
+        )
         .collect();
     let (_, added) = project.store.put_sample_draw(&record, &frame, &pairs)?;
     finish_report(&mut assign, added, req.per_case);

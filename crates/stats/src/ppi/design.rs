@@ -65,7 +65,26 @@ pub fn uncertainty_probabilities(
     size: usize,
     floor: f64,
 ) -> Result<Vec<f64>, PpiError> {
+    Ok(uncertainty_probabilities_beside(uncertainty, &[], size, floor)?.0)
+}
+
+/// [`uncertainty_probabilities`] over the tasks a draw offers (`uncertainty`), and beside them
+/// the probability each task of `others` would have had with the same normalisation, had it
+/// been offered (a task an earlier draw took: its chance in this draw, so that a sample drawn in
+/// steps has each task's probability of being in it under the whole design).
+pub fn uncertainty_probabilities_beside(
+    uncertainty: &[f64],
+    others: &[f64],
+    size: usize,
+    floor: f64,
+) -> Result<(Vec<f64>, Vec<f64>), PpiError> {
     let population = uncertainty.len();
+    if let Some(i) = others.iter().position(|u| !(u.is_finite() && *u >= 0.0)) {
+        return Err(PpiError(format!(
+            "an earlier task's uncertainty ({i}) is {}, and must be a number at least 0",
+            others[i]
+        )));
+    }
     if !(floor > 0.0 && floor <= 1.0) {
         return Err(PpiError(format!(
             "the floor is {floor}, and must lie in (0, 1]"
@@ -103,6 +122,7 @@ pub fn uncertainty_probabilities(
     // Hold the probabilities above the cap there and scale the free ones up to fill the draw,
     // until none is above: each round holds at least one more, so this ends.
     let mut held = vec![false; population];
+    let mut free_scale = 1.0;
     loop {
         let over: Vec<usize> = (0..population)
             .filter(|&i| !held[i] && pi[i] > MAX_PROBABILITY)
@@ -117,11 +137,16 @@ pub fn uncertainty_probabilities(
         let fixed: f64 = (0..population).filter(|&i| held[i]).map(|i| pi[i]).sum();
         let free: f64 = (0..population).filter(|&i| !held[i]).map(|i| pi[i]).sum();
         let scale = (size as f64 - fixed) / free;
+        free_scale *= scale;
         for i in (0..population).filter(|&i| !held[i]) {
             pi[i] *= scale;
         }
     }
-    Ok(pi)
+    let beside = others
+        .iter()
+        .map(|u| (size as f64 * share(*u) * free_scale).min(MAX_PROBABILITY))
+        .collect();
+    Ok((pi, beside))
 }
 
 /// A draw with the given inclusion probabilities (summing to a whole number n, each in

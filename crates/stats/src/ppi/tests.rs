@@ -1,5 +1,6 @@
 use super::design::{
-    MAX_PROBABILITY, combined_probability, systematic_draw, uncertainty_probabilities, uniform_draw,
+    MAX_PROBABILITY, combined_probability, systematic_draw, uncertainty_probabilities,
+    uncertainty_probabilities_beside, uniform_draw,
 };
 use super::*;
 
@@ -391,6 +392,16 @@ fn uncertainty_probabilities_keep_their_floor_cap_and_total() {
     let flat = uncertainty_probabilities(&[0.0; 10], 4, 0.2).expect("valid");
     assert!(flat.iter().all(|p| (p - 0.4).abs() < 1e-12));
     assert!(uncertainty_probabilities(&u, 190, 0.2).is_err());
+    // A task not offered gets what its uncertainty would have given it among the offered.
+    let (offered, beside) =
+        uncertainty_probabilities_beside(&u[1..], &[u[0], u[199]], 40, 0.2).expect("valid");
+    assert!((offered.iter().sum::<f64>() - 40.0).abs() < 1e-9);
+    let like_first = offered[0];
+    assert!(
+        (beside[0] - like_first).abs() < 1e-12,
+        "{beside:?} against {like_first}"
+    );
+    assert!((beside[1] - offered[198]).abs() < 1e-12);
     assert!(uncertainty_probabilities(&u, 10, 0.0).is_err());
     assert!(uncertainty_probabilities(&[f64::NAN], 1, 0.5).is_err());
 }
