@@ -4,11 +4,11 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("how").required(true).args(["per_case", "rater"])))]
+#[command(group(clap::ArgGroup::new("how").required(true).multiple(true).args(["per_case", "rater", "sample"])))]
 #[command(group(clap::ArgGroup::new("which").args(["case_ids", "cases_file", "repo"])))]
 pub struct AssignArgs {
-    /// Raters per case.
-    #[arg(long)]
+    /// Raters per case (with --sample, 3 unless given).
+    #[arg(long, conflicts_with = "rater")]
     pub per_case: Option<usize>,
     /// Assign to this rater (repeat for several).
     #[arg(long)]
