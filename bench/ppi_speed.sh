@@ -78,10 +78,22 @@ for rater in ["ana", "ben", "chloe"]:
 PY
 v results import "$work"/system*.csv >/dev/null
 
-measure() { python3 bench/measure.py "$RUNS" "$@"; }
-read -r et em < <(measure "$verity" --project "$project" estimate --label 'underspecified>=2' --predictor model:gpt --json)
-read -r st sm < <(measure "$verity" --project "$project" scores --predictor model:gpt --bootstrap 0 --json)
-read -r bt bm < <(measure "$verity" --project "$project" scores --bootstrap 0 --json)
+# Each measured command in a script of its own that discards what it prints.
+quiet() {
+  local name=$1
+  shift
+  printf '#!/usr/bin/env bash\nexec %q --project %q' "$verity" "$project" >"$work/$name.sh"
+  printf ' %q' "$@" >>"$work/$name.sh"
+  printf ' >/dev/null\n' >>"$work/$name.sh"
+  chmod +x "$work/$name.sh"
+}
+quiet estimate estimate --label 'underspecified>=2' --predictor model:gpt --json
+quiet scores_ppi scores --predictor model:gpt --bootstrap 0 --json
+quiet scores scores --bootstrap 0 --json
+measure() { python3 bench/measure.py "$RUNS" "$work/$1.sh"; }
+read -r et em < <(measure estimate)
+read -r st sm < <(measure scores_ppi)
+read -r bt bm < <(measure scores)
 v estimate --label 'underspecified>=2' --predictor model:gpt | head -3
 printf '%-70s %8s %8s\n' "" "s" "peak MB"
 printf '%-70s %8s %8s\n' "estimate, $TASKS tasks, $LABELLED labelled, model:gpt" "$et" "$em"

@@ -342,6 +342,19 @@ fn an_estimate_stands_on_the_recorded_random_sample_and_nothing_else() {
         (36.into(), "uniform".into())
     );
 
+    // The report: the share from the sample beside the humans alone, and the rates.
+    h.ok(&["report", "--out", "report", "--bootstrap", "0"]);
+    let report = std::fs::read_to_string(h.path("report/report.md")).unwrap();
+    assert!(report.contains("## Few humans"), "{report}");
+    assert!(report.contains("| prediction-powered |") && report.contains("| humans alone |"));
+    assert!(
+        report.contains("From few humans: each determinate-only rate"),
+        "{report}"
+    );
+    assert!(
+        h.path("report/few-humans.svg").exists() && h.path("report/scores-few-humans.svg").exists()
+    );
+
     // A task given to a human by hand, outside the sample: no estimate while it is.
     let outside = (0..TASKS)
         .map(task)
@@ -357,6 +370,18 @@ fn an_estimate_stands_on_the_recorded_random_sample_and_nothing_else() {
         "{refused}"
     );
     assert!(refused.contains(&outside), "{refused}");
+    h.ok(&["report", "--out", "report", "--bootstrap", "0", "--force"]);
+    let report = std::fs::read_to_string(h.path("report/report.md")).unwrap();
+    assert!(
+        report.contains(
+            "no prediction-powered estimate stands: humans rate or adjudicate 1 task outside"
+        ),
+        "{report}"
+    );
+    assert!(
+        !report.contains("From few humans"),
+        "the scores stand on no sample either"
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod draw;
 mod grounds;
 mod label;
 mod predictor;
+mod section;
 
 pub use draw::{
     SampleMethod, SampleReport, SampleRequest, SampleStatus, draw_sample, sample_status,
@@ -18,6 +19,7 @@ pub use draw::{
 pub(crate) use grounds::{Grounds, grounds};
 pub(crate) use label::LabelRule;
 pub(crate) use predictor::{Predictor, predictions};
+pub(in crate::ops) use section::{FewHumansSection, render_few_humans, report_few_humans};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
