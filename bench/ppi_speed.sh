@@ -8,6 +8,7 @@
 # not timed. Target: each under 1 s and 200 MB.
 #
 #   TASKS=50000 LABELLED=1000 SYSTEMS=20 RUNS=5
+#   PPI_SPEED_WORK=   a folder for the project, kept after (a temporary one by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -20,7 +21,15 @@ RUNS=${RUNS:-5}
 echo "building (release)..." >&2
 cargo_build release -p verity-cli --bin verity -p verity-testkit --example chat_serve
 verity=$out/verity
-scratch
+if [ -n "${PPI_SPEED_WORK:-}" ]; then
+  work=$PPI_SPEED_WORK
+  rm -rf "$work"
+  mkdir -p "$work"
+  keep=1
+else
+  scratch
+  keep=0
+fi
 project=$work/p.verity
 v() { "$verity" --project "$project" "$@"; }
 
@@ -55,7 +64,7 @@ v import "$work/tasks.jsonl" >/dev/null
 mkdir -p "$work/chat"
 "$out/examples/chat_serve" "$work/chat" --answers "$work/replies.json" 2>/dev/null &
 chat_pid=$!
-trap 'kill "$chat_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "$chat_pid" 2>/dev/null || true; [ "$keep" = 1 ] || rm -rf "$work"' EXIT
 for _ in $(seq 300); do [ -s "$work/chat/port" ] && break; sleep 0.1; done
 v models add gpt --endpoint "http://127.0.0.1:$(cat "$work/chat/port")/v1" --model m --api-key-env VERITY_BENCH_KEY >/dev/null
 start=$(date +%s)

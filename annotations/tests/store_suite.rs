@@ -914,7 +914,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 10);
+    assert_eq!(store.schema_version().unwrap(), 11);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -987,7 +987,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 10);
+    assert_eq!(checked.schema_version().unwrap(), 11);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

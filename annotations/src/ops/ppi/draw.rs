@@ -131,7 +131,9 @@ fn uncertainty_draw(
         .into_iter()
         .map(|m| m.rater.name)
         .collect();
-    let panel = Panel::load_rated_of(project, true)?;
+    let read = rule.questions(project);
+    let questions: Vec<&str> = read.iter().map(String::as_str).collect();
+    let panel = Panel::load_questions(project, true, &questions)?;
     let values = predictions(project, &predictor, &rule, &panel, &models)?;
     let known: Vec<f64> = offered
         .iter()

@@ -89,7 +89,9 @@ pub(crate) fn grounds(project: &Project, rule: &LabelRule) -> Result<Grounds> {
     let model_raters = project.store.model_raters()?;
     let model_ids: HashSet<i64> = model_raters.iter().map(|m| m.rater.id).collect();
     let models: HashSet<String> = model_raters.into_iter().map(|m| m.rater.name).collect();
-    let panel = Panel::load_rated_of(project, true)?;
+    let read = rule.questions(project);
+    let questions: Vec<&str> = read.iter().map(String::as_str).collect();
+    let panel = Panel::load_questions(project, true, &questions)?;
     let humans = panel.without(&|rater| models.contains(rater));
 
     // Humans' work outside the sample: assignments, answers, adjudications.
@@ -146,7 +148,6 @@ pub(crate) fn grounds(project: &Project, rule: &LabelRule) -> Result<Grounds> {
         .into_iter()
         .map(|r| (r.id, r.name))
         .collect();
-    let read = rule.questions(project);
     let mut labels = BTreeMap::new();
     let (mut incomplete, mut undecided) = (0, 0);
     for &(case_id, _) in &population {
