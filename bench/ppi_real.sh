@@ -26,7 +26,7 @@ rm -rf "$out_dir"
 mkdir -p "$out_dir/audit/cases"
 # The development repositories' tasks, and their audit folders beside the audit's COVERAGE.md.
 python3 - "$data" "$out_dir" "${dev[@]}" <<'PY'
-import json, os, sys
+import json, os, shutil, sys
 data, out, repos = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 kept = set()
 with open(f"{out}/tasks.jsonl", "w") as fh:
@@ -39,8 +39,8 @@ cases = f"{data}/determinacy-audit/cases"
 for slug in sorted(os.listdir(cases)):
     iid = open(f"{cases}/{slug}/instance_id.txt").read().strip()
     if iid in kept or iid.removeprefix("instance_") in kept:
-        os.symlink(f"{cases}/{slug}", f"{out}/audit/cases/{slug}")
-os.symlink(f"{data}/determinacy-audit/COVERAGE.md", f"{out}/audit/COVERAGE.md")
+        shutil.copytree(f"{cases}/{slug}", f"{out}/audit/cases/{slug}")
+shutil.copy(f"{data}/determinacy-audit/COVERAGE.md", f"{out}/audit/COVERAGE.md")
 PY
 project=$out_dir/base.verity
 "$verity" --project "$project" init --questionnaire determinacy >/dev/null
