@@ -519,7 +519,8 @@ fn suite(store: &mut dyn ProjectStore) {
         drawn_at: T1.into(),
     };
     let third = 1.0 / 3.0;
-    let before = assigned(store, ten.case_id, bo.id);
+    let rater = store.list_raters().unwrap()[0].id;
+    let before = assigned(store, ten.case_id, rater);
     let (id, added) = store
         .put_sample_draw(
             &draw,
@@ -527,7 +528,7 @@ fn suite(store: &mut dyn ProjectStore) {
                 (ten.case_id, third, true),
                 (two.case_id, 1.0 - third, false),
             ],
-            &[(ten.case_id, bo.id)],
+            &[(ten.case_id, rater)],
         )
         .unwrap();
     assert_eq!(added, usize::from(!before));
@@ -544,7 +545,7 @@ fn suite(store: &mut dyn ProjectStore) {
         (of(two.case_id).probability, of(two.case_id).drawn),
         (1.0 - third, false)
     );
-    assert!(assigned(store, ten.case_id, bo.id));
+    assert!(assigned(store, ten.case_id, rater));
 }
 
 /// A project copied into a new one reads back cell for cell, and a copy into a project that

@@ -102,7 +102,7 @@ fn panel(second: bool) -> (Harness, Vec<ChatServer>) {
         let server = ChatServer::start();
         server.answer_with(move |request| {
             let i = asked(request);
-            let right = underspecified(i) != (i % every == 0);
+            let right = underspecified(i) != i.is_multiple_of(every);
             answer(if right { 2 } else { 0 })
         });
         rate_with(&h, &server, name);
@@ -234,7 +234,7 @@ fn an_estimate_stands_on_the_recorded_random_sample_and_nothing_else() {
     assert!(close(&zero["estimate"], share));
     assert_eq!(zero["ci"], zero["classical_ci"]);
     let model = |i: usize| {
-        if underspecified(i) != (i % 9 == 0) {
+        if underspecified(i) != i.is_multiple_of(9) {
             1.0
         } else {
             0.0

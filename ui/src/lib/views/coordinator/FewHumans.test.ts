@@ -6,7 +6,7 @@ import SamplePanel from './SamplePanel.svelte';
 import ScoresFromSample from './ScoresFromSample.svelte';
 import { mockBackend } from './mockBackend';
 import { domainTicks, estimateInterval, estimateValue, halfWidth, intervalDomain, moreText } from './ppi';
-import type { Estimate, SampleStatus, ScoresReport } from '../../api';
+import type { Estimate, SampleStatus, ScoresReport, SystemScore } from '../../api';
 
 const draw = { method: 'uniform', size: 100, seed: 7, per_case: 3, predictor: null, label: null, floor: null, drawn_at: '2026-11-28T10:00:00Z' };
 
@@ -74,7 +74,7 @@ describe('ScoresFromSample', () => {
   afterEach(() => clearMocks());
 
   it('tabulates each system’s prediction-powered rate beside the labelled tasks alone', async () => {
-    const system = (name: string, ppi: number, lab: number) => ({
+    const system = (name: string, ppi: number, lab: number): SystemScore => ({
       system: name, n: 731, submitted: 700, resolved: 150, rate: 0.2, rate_ci: [0.17, 0.23], determinate_n: 0, determinate_resolved: 0, determinate_rate: null, determinate_rate_ci: null,
       underdetermined_rate: null, underdetermined_n: 0, underdetermined_resolved: 0, underdetermined_rate_ci: null, pending_n: 0, pending_resolved: 0, pending_rate: null, rank_raw: 1, rank_determinate: null,
       determinate_rate_ppi: ppi, determinate_rate_ppi_ci: [ppi - 0.03, ppi + 0.03], determinate_rate_labeled: lab, determinate_rate_labeled_ci: [lab - 0.08, lab + 0.08],
@@ -82,7 +82,7 @@ describe('ScoresFromSample', () => {
     const report = {
       coverage: { tasks: 731, determinate: 0, underdetermined: 0, pending: 0, unlabelled: 731, sources: [], rule: null },
       systems: [system('beta', 0.2, 0.25), system('alpha', 0.3, 0.28)], kendall_tau: null,
-      pairs: [{ a: 'alpha', b: 'beta', denominator: 'determinate', n: 0, a_only: 0, b_only: 0, p_value: null, difference: null, difference_ci: null, difference_ppi: 0.1, difference_ppi_ci: [0.05, 0.15], difference_labeled: 0.03, difference_labeled_ci: [-0.05, 0.11] }],
+      pairs: [{ a: 'alpha', b: 'beta', denominator: 'determinate' as const, n: 0, a_only: 0, b_only: 0, p_value: null, difference: null, difference_ci: null, difference_ppi: 0.1, difference_ppi_ci: [0.05, 0.15], difference_labeled: 0.03, difference_labeled_ci: [-0.05, 0.11] }],
       bootstrap: 0, seed: 0,
       ppi: { predictor: 'models', n_labeled: 96, n_unlabeled: 635, sampled: 100, sampling: 'uniform', determinate_share: 0.8, determinate_share_ci: [0.77, 0.83], predictor_missing: 0, assumes: ['x'] },
     } as ScoresReport;
