@@ -157,7 +157,7 @@ pub struct Estimate {
     pub finite: bool,
     /// Whether the label is a share (0 or 1 per task) rather than a question's mean.
     pub share: bool,
-    /// The standard errors, prediction-powered and humans alone.
+    /// The prediction-powered estimate's standard error.
     pub se: f64,
     /// The humans-alone standard error.
     pub classical_se: f64,

@@ -65,7 +65,7 @@ finite: boolean,
  */
 share: boolean, 
 /**
- * The standard errors, prediction-powered and humans alone.
+ * The prediction-powered estimate's standard error.
  */
 se: number, 
 /**
