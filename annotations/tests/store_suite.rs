@@ -10,8 +10,8 @@ use verity_store::prelude::*;
 use verity_store::transfer::copy_rows;
 use verity_store::{
     AnswerSave, AnswerState, EncodedOutcomes, EventKind, EvidenceKey, NewAdjudication,
-    NewAnswerEvent, PairScope, PairState, ProjectStore, Store, StoreError, SubmissionFilter,
-    SystemRow, new_event_uid,
+    NewAnswerEvent, PairScope, PairState, ProjectStore, SampleDraw, Store, StoreError,
+    SubmissionFilter, SystemRow, new_event_uid,
 };
 use verity_task::case::{CaseRecord, Encoded, SourceKind};
 
@@ -503,6 +503,49 @@ fn suite(store: &mut dyn ProjectStore) {
     );
     assert!(store.remove_system_results("a").unwrap());
     assert!(!store.remove_system_results("a").unwrap());
+
+    // A sample's draw: recorded with every task it offered and its assignments in one
+    // transaction, read back with each probability as it was (shortest decimal text).
+    assert!(store.sample_draws().unwrap().is_empty());
+    let draw = SampleDraw {
+        id: 0,
+        method: "uncertainty".into(),
+        seed: -3,
+        size: 1,
+        per_case: 1,
+        predictor: Some("models".into()),
+        label: Some("underdetermined".into()),
+        floor: Some(0.5),
+        drawn_at: T1.into(),
+    };
+    let third = 1.0 / 3.0;
+    let rater = store.list_raters().unwrap()[0].id;
+    let before = assigned(store, ten.case_id, rater);
+    let (id, added) = store
+        .put_sample_draw(
+            &draw,
+            &[
+                (ten.case_id, third, true),
+                (two.case_id, 1.0 - third, false),
+            ],
+            &[(ten.case_id, rater)],
+        )
+        .unwrap();
+    assert_eq!(added, usize::from(!before));
+    let draws = store.sample_draws().unwrap();
+    assert_eq!(draws, vec![SampleDraw { id, ..draw }]);
+    let frame = store.sample_frame().unwrap();
+    assert_eq!(frame.len(), 2);
+    let of = |case: i64| frame.iter().find(|r| r.case_id == case).unwrap();
+    assert_eq!(
+        (of(ten.case_id).probability, of(ten.case_id).drawn),
+        (third, true)
+    );
+    assert_eq!(
+        (of(two.case_id).probability, of(two.case_id).drawn),
+        (1.0 - third, false)
+    );
+    assert!(assigned(store, ten.case_id, rater));
 }
 
 /// A project copied into a new one reads back cell for cell, and a copy into a project that
@@ -874,7 +917,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 12);
+    assert_eq!(store.schema_version().unwrap(), 13);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -947,7 +990,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 12);
+    assert_eq!(checked.schema_version().unwrap(), 13);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

@@ -122,6 +122,9 @@ pub enum ErrorCode {
     ModelEndpoint,
     /// A model rater's run cannot keep its budget (a price or the reply's size is unknown).
     BudgetUnknown,
+    /// A prediction-powered estimate has no recorded random sample to stand on: none was
+    /// drawn, humans rate tasks outside it, or too few of its tasks are complete.
+    NotRandomSample,
     /// A bug in Verity; the log has details.
     Internal,
 }

@@ -110,6 +110,11 @@ pub use packages::{
     MergeConflict, MergeReport, MergedEvent, PACKAGE_RATER, PROJECT_ID, PackageMerge,
     PackageReport, SettledBefore, merge_packages, package_for_rater,
 };
+mod ppi;
+pub use ppi::{
+    DrawSummary, Estimate, EstimateRequest, SampleMethod, SampleReport, SampleRequest,
+    SampleStatus, Sampling, Target, draw_sample, estimate, sample_status,
+};
 mod process;
 pub use process::{ProcessSetup, load_trust_store, set_up_process};
 mod panel;
@@ -137,13 +142,14 @@ pub use report::{ReportSummary, write_report};
 mod scores;
 pub use scores::{
     Coverage, Determinacy, LabelSource, LeftOutTask, PairComparison, ResultsImport, ResultsSource,
-    ScoresOptions, ScoresReport, SourceCount, SystemResults, SystemScore, UnreadLabels,
+    ScoresOptions, ScoresPpi, ScoresReport, SourceCount, SystemResults, SystemScore, UnreadLabels,
     import_results, left_out_tasks, list_results, remove_results, scores,
 };
 mod status;
 pub use status::{AnswerStatus, AssignmentStatus};
 mod sweep;
 mod sweep_access;
+mod verdict;
 pub use sweep::{
     ModelSweepReport, ModelSweepRequest, SweepChange, SweepRun, SweepSelection, SweepStanding,
     read_proposals, sweep_proposals, sweep_with_model,

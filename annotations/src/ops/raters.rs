@@ -316,6 +316,19 @@ pub fn assign(
     now: OffsetDateTime,
 ) -> Result<AssignReport> {
     project.require_coordinator("assigns cases")?;
+    let (pairs, mut report) = plan_assignment(project, per_case, seed, selection)?;
+    let added = project.store.add_assignments(&pairs, &stamp(now))?;
+    finish_report(&mut report, added, per_case);
+    Ok(report)
+}
+
+/// The new (case, rater) pairs [`assign`] would make, and its report but for what was added.
+pub(super) fn plan_assignment(
+    project: &Project,
+    per_case: usize,
+    seed: u64,
+    selection: &CaseSelection,
+) -> Result<(Vec<(i64, i64)>, AssignReport)> {
     // Model raters are given their tasks by `verity models rate`, never the panel's share.
     let models = super::lookup::model_rater_ids(project)?;
     let raters: Vec<_> = project
@@ -359,7 +372,11 @@ pub fn assign(
         .collect();
     let mut existing: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut load: HashMap<i64, usize> = raters.iter().map(|r| (r.id, 0)).collect();
+    // A model rater's task (`models rate` assigns it) is none of the panel's K raters.
     for a in project.store.list_assignments()? {
+        if models.contains(&a.rater_id) {
+            continue;
+        }
         existing.entry(a.case_id).or_default().push(a.rater_id);
         *load.entry(a.rater_id).or_default() += 1;
     }
@@ -395,8 +412,7 @@ pub fn assign(
         *load.entry(*rater_id).or_default() += 1;
     }
     pairs.extend(mixed.iter().copied());
-    let added = project.store.add_assignments(&pairs, &stamp(now))?;
-    let mut report = assign_report(&raters, &load, added, cases.len());
+    let mut report = assign_report(&raters, &load, pairs.len(), cases.len());
     let mut tasks: Vec<String> = mixed
         .iter()
         .filter_map(|(case_id, _)| calibration.get(case_id).cloned())
@@ -406,13 +422,20 @@ pub fn assign(
     report.calibration = tasks;
     report.calibration_assignments = mixed.len();
     report.without_materials = without_materials;
+    Ok((pairs, report))
+}
+
+/// Sets what was added, and why nothing was when nothing was.
+pub(super) fn finish_report(report: &mut AssignReport, added: usize, per_case: usize) {
+    report.added = added;
+    let (cases, without_materials) = (report.cases, report.without_materials);
     if added == 0 {
-        report.why_none = Some(if cases.is_empty() {
+        report.why_none = Some(if cases == 0 {
             "every selected task is a calibration task, and calibration tasks are mixed in only at the calibration rate (`verity calibration rate`)".to_string()
         } else {
             format!(
                 "{} already has {per_case} rater{}{}",
-                match cases.len() {
+                match cases {
                     1 => "the one task".to_string(),
                     n => format!("each of the {} tasks", thousands(n)),
                 },
@@ -428,7 +451,6 @@ pub fn assign(
             )
         });
     }
-    Ok(report)
 }
 
 /// The calibration assignments that bring each rater's queue to the rate: with `n` other

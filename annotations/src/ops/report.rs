@@ -10,6 +10,7 @@ use super::agreement::{
     QuestionAgreement, agreement_view,
 };
 use super::ensemble::{EnsembleReport, ensemble_labels};
+use super::ppi::{FewHumansSection, render_few_humans, report_few_humans};
 use super::quality::{QualityReport, QualityRequest, RaterQuality, rater_quality};
 use super::scores::{ReportScores, render_section, report_scores};
 use super::{Error, ErrorCode, Project, Result};
@@ -81,13 +82,16 @@ pub fn write_report(
             seed,
         },
     )?;
-    let scores = report_scores(project, dir, bootstrap, seed)?;
+    let few = report_few_humans(project)?;
+    let predictor = few.as_ref().and_then(|f| f.predictor()).map(str::to_string);
+    let scores = report_scores(project, dir, bootstrap, seed, predictor)?;
     let write_err = |path: PathBuf| move |source| Error::Write { path, source };
     let files = render(
         &agreement,
         &ensemble,
         &quality,
         scores.as_ref(),
+        few.as_ref(),
         bootstrap,
         seed,
     );
@@ -459,6 +463,7 @@ fn render(
     ensemble: &EnsembleReport,
     quality: &QualityReport,
     scores: Option<&ReportScores>,
+    few: Option<&FewHumansSection>,
     bootstrap: usize,
     seed: u64,
 ) -> Vec<(String, String)> {
@@ -600,6 +605,9 @@ fn render(
             );
             files.push((page, rater_page(r, quality)));
         }
+    }
+    if let Some(few) = few {
+        render_few_humans(few, &mut md, &mut files);
     }
     if let Some(scores) = scores {
         render_section(scores, &mut md, &mut files);

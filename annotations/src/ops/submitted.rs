@@ -228,6 +228,35 @@ impl Panel {
         self.adjudications.get(&case_id)?.get(question)
     }
 
+    /// The panel without the answers of the raters `leave_out` names, its adjudications kept: a
+    /// panel loaded with model raters, as the humans alone gave it.
+    pub(super) fn without(&self, leave_out: &dyn Fn(&str) -> bool) -> Panel {
+        let keep = |cases: &[CaseAnswers]| -> Vec<CaseAnswers> {
+            cases
+                .iter()
+                .filter_map(|case| {
+                    let answers: Vec<RaterEvent> = case
+                        .answers
+                        .iter()
+                        .filter(|(rater, _)| !leave_out(rater))
+                        .cloned()
+                        .collect();
+                    (!answers.is_empty()).then(|| CaseAnswers {
+                        case_id: case.case_id,
+                        instance_id: case.instance_id.clone(),
+                        answers,
+                    })
+                })
+                .collect()
+        };
+        Panel {
+            instance_ids: self.instance_ids.clone(),
+            first: keep(&self.first),
+            latest: keep(&self.latest),
+            adjudications: self.adjudications.clone(),
+        }
+    }
+
     /// Each case's latest submitted answers, by task id.
     pub(super) fn latest_by_case(&self) -> HashMap<&str, &CaseAnswers> {
         self.latest
@@ -254,6 +283,21 @@ impl Panel {
         let filter = SubmissionFilter {
             cases: None,
             questions: Some(&questions),
+        };
+        let index = PanelIndex::load(project, include_models)?;
+        index.panel(project, &filter, index.instance_ids.clone(), |_| true)
+    }
+
+    /// The submitted answers with only the values of `questions`, with model raters' answers or
+    /// without them: what an estimate reads of 50,000 tasks' answers, a fraction of the rest.
+    pub(super) fn load_questions(
+        project: &Project,
+        include_models: bool,
+        questions: &[&str],
+    ) -> Result<Panel> {
+        let filter = SubmissionFilter {
+            cases: None,
+            questions: Some(questions),
         };
         let index = PanelIndex::load(project, include_models)?;
         index.panel(project, &filter, index.instance_ids.clone(), |_| true)

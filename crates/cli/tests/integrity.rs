@@ -467,6 +467,8 @@ fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
         "DROP INDEX answer_events_one_revision;
+         DROP TABLE sample_frame;
+         DROP TABLE sample_draws;
          DROP TABLE answer_conflicts;
          DROP TABLE sweeps;
          DROP TABLE system_results;

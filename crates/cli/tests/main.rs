@@ -8,6 +8,7 @@ mod util;
 mod bad_input;
 mod cli;
 mod clone;
+mod estimate;
 mod hub;
 mod integrity;
 mod models;

@@ -3,7 +3,8 @@
 //! implements it (`MetaStore` in `meta.rs`, with its SQLite implementation in `file.rs`, `CaseStore` and `ImportBatch` in `cases.rs`,
 //! `RaterStore` in `raters.rs`, `AnswerStore` in `answers.rs`, `LabelStore` and `ImportLabels`
 //! in `labels.rs`, `RepoStore` in `repos.rs`, `TransferStore` in `transfer.rs`, `ProgressStore` in
-//! `progress.rs`, `ResultStore` in `results.rs`, `ModelStore` in `models.rs`);
+//! `progress.rs`, `ResultStore` in `results.rs`, `ModelStore` in `models.rs`, `SampleStore` in
+//! `samples.rs`);
 //! [`ProjectStore`] is all of them.
 //!
 //! The server backend (`postgres/`) implements each trait in the file of the same name as the
@@ -17,7 +18,7 @@
 use super::transfer::TransferStore;
 use super::{
     AnswerStore, CaseStore, LabelStore, MetaStore, ModelStore, ProgressStore, RaterStore,
-    RepoStore, ResultStore,
+    RepoStore, ResultStore, SampleStore,
 };
 
 /// Everything `ops` reads and writes in a project.
@@ -32,6 +33,7 @@ pub trait ProjectStore:
     + ProgressStore
     + ResultStore
     + ModelStore
+    + SampleStore
     + Send
     + std::fmt::Debug
 {
@@ -48,6 +50,7 @@ impl<T> ProjectStore for T where
         + ProgressStore
         + ResultStore
         + ModelStore
+        + SampleStore
         + Send
         + std::fmt::Debug
 {

@@ -1,5 +1,5 @@
 //! The project store: cases, their revisions, raters, assignments, append-only answer events,
-//! adjudications, repositories, results and the evidence cache, in a SQLite project file
+//! adjudications, repositories, results, random samples and the evidence cache, in a SQLite project file
 //! ([`Store`]) or a PostgreSQL database ([`postgres`]), both behind [`ProjectStore`], the traits
 //! each table group declares beside its SQLite code.
 #![forbid(unsafe_code)]
@@ -22,6 +22,7 @@ mod progress;
 mod raters;
 mod repos;
 mod results;
+mod samples;
 mod shared;
 mod sqlite;
 pub mod transfer;
@@ -46,7 +47,8 @@ pub use sqlite::Store;
 pub mod prelude {
     pub use super::{
         AnswerStore, CaseStore, ImportBatch, ImportLabels, LabelStore, MetaStore, ModelStore,
-        ProgressStore, ProjectStore, RaterStore, RepoStore, ResultStore, TransferStore,
+        ProgressStore, ProjectStore, RaterStore, RepoStore, ResultStore, SampleStore,
+        TransferStore,
     };
 }
 pub use labels::{
@@ -59,4 +61,5 @@ pub use models::{
 pub use raters::{Assignment, PackageKey, Rater, RaterStore};
 pub use repos::{CachedEvidence, EvidenceKey, RepoStore, Repository, StoredSweep};
 pub use results::{AuditVerdict, EncodedOutcomes, Outcomes, ResultStore, SystemRow};
+pub use samples::{FrameRow, SampleDraw, SampleStore};
 pub use transfer::TransferStore;

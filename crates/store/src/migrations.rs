@@ -273,6 +273,9 @@ CREATE TABLE answer_seals (
     seal      TEXT NOT NULL
 );
 "#,
+    // 16: the random samples humans rate (`store/samples.rs`): each draw and every task it
+    // offered with its probability, for prediction-powered estimates. The coordinator's alone.
+    crate::samples::MIGRATION,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -380,6 +380,33 @@ pub const TABLES: &[Table] = &[
         key: &["event_uid"],
         generated_id: false,
     },
+    Table {
+        name: "sample_draws",
+        columns: &[
+            int("id"),
+            text("method"),
+            int("seed"),
+            int("size"),
+            int("per_case"),
+            nullable(text("predictor")),
+            nullable(text("label")),
+            nullable(text("floor")),
+            text("drawn_at"),
+        ],
+        key: &["id"],
+        generated_id: true,
+    },
+    Table {
+        name: "sample_frame",
+        columns: &[
+            int("draw_id"),
+            int("case_id"),
+            text("probability"),
+            int("drawn"),
+        ],
+        key: &["draw_id", "case_id"],
+        generated_id: false,
+    },
 ];
 
 /// The table named `name`.

@@ -2,8 +2,9 @@
 //! their scores.
 
 use annotations::ops::{
-    self, AgreementRequest, AgreementView, CalibrationView, EnsembleReport, QualityReport,
-    QualityRequest, ResultsImport, ResultsSource, ScoresOptions, ScoresReport, SystemResults,
+    self, AgreementRequest, AgreementView, CalibrationView, EnsembleReport, Estimate,
+    EstimateRequest, QualityReport, QualityRequest, ResultsImport, ResultsSource, ScoresOptions,
+    ScoresReport, SystemResults,
 };
 use tauri::AppHandle;
 use time::OffsetDateTime;
@@ -86,6 +87,15 @@ pub async fn list_results(app: AppHandle) -> Result<Vec<SystemResults>, CommandE
 #[tauri::command(rename_all = "snake_case")]
 pub async fn remove_results(app: AppHandle, system: String) -> Result<(), CommandError> {
     with_project(app, move |p| ops::remove_results(p, &system)).await
+}
+
+/// A prediction-powered estimate beside the humans alone (`verity estimate`).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn project_estimate(
+    app: AppHandle,
+    request: EstimateRequest,
+) -> Result<Estimate, CommandError> {
+    with_project(app, move |p| ops::estimate(p, &request)).await
 }
 
 /// Each system's raw and determinate-only rates, ranks and pairwise comparisons.

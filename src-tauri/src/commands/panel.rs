@@ -4,7 +4,7 @@
 use annotations::ops::{
     self, AdjudicationRequest, AdjudicationView, AnswerRequest, AnswerView, AssignReport, CaseView,
     DisagreementPage, DisagreementQuery, ProgressPage, ProgressQuery, Questionnaire, QueuePage,
-    QueueQuery, RaterSummary,
+    QueueQuery, RaterSummary, SampleReport, SampleRequest, SampleStatus,
 };
 use tauri::AppHandle;
 use time::OffsetDateTime;
@@ -44,6 +44,25 @@ pub async fn assign_raters(
         )
     })
     .await
+}
+
+/// Draws a random sample of tasks for the humans, records it and assigns it (`verity assign
+/// --sample`).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn draw_sample(
+    app: AppHandle,
+    request: SampleRequest,
+) -> Result<SampleReport, CommandError> {
+    with_project(app, move |p| {
+        ops::draw_sample(p, &request, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// The project's draws and how far their tasks are.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn sample_status(app: AppHandle) -> Result<SampleStatus, CommandError> {
+    with_project(app, |p| ops::sample_status(p)).await
 }
 
 /// A page of a rater's queue, filtered and searched.

@@ -5,30 +5,16 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+pub use crate::ops::verdict::Determinacy;
+use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
 use crate::ops::ensemble::build_ensemble;
 use crate::ops::submitted::Panel;
+use crate::ops::verdict::judge;
 use crate::ops::{Error, Project, Result};
-use verity_task::questionnaire::{BUILTIN, FilterCondition, Questionnaire, ScoresSpec};
-
-/// Whether a task counts in a determinate-only score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
-#[serde(rename_all = "kebab-case")]
-#[ts(export)]
-pub enum Determinacy {
-    /// Its material selects the graded behaviour: it counts.
-    Determinate,
-    /// Shown (by the panel's filter, or a proven tier of the audit) not to: left out.
-    Underdetermined,
-    /// A claim waits for raters (an audit hypothesis, the panel's `unknown`): left out, and
-    /// reported apart from the underdetermined.
-    Pending,
-    /// Nothing labels it: left out, and reported.
-    Unlabelled,
-}
+use verity_task::questionnaire::{BUILTIN, Questionnaire, ScoresSpec};
 
 /// Who decided a task's determinacy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, TS)]
@@ -77,61 +63,6 @@ pub(super) struct DeterminacyMap {
     pub(super) unread: Vec<UnreadLabels>,
     /// Why an unlabelled task is, when an unread label names it.
     pub(super) unread_why: HashMap<i64, String>,
-}
-
-/// The conditions among `conditions` that the values meet, in words; `None` when a value a
-/// condition needs is missing and none is met.
-fn conditions_met(
-    conditions: &[FilterCondition],
-    value_of: &dyn Fn(&str) -> Option<Value>,
-) -> Option<Vec<String>> {
-    let mut met = Vec::new();
-    let mut unknown = false;
-    for c in conditions {
-        let Some(value) = value_of(&c.question) else {
-            unknown = true;
-            continue;
-        };
-        let at_least = c
-            .at_least
-            .is_some_and(|min| value.as_f64().is_some_and(|v| v >= min));
-        let one_of = c.one_of.as_ref().is_some_and(|list| list.contains(&value));
-        if at_least || one_of {
-            met.push(format!(
-                "{} = {}",
-                c.question,
-                crate::ops::submitted::value_text(&value)
-            ));
-        }
-    }
-    if met.is_empty() && unknown {
-        None
-    } else {
-        Some(met)
-    }
-}
-
-/// A task's determinacy from one source's values: pending when a `pending` condition holds,
-/// underdetermined when the filter drops it, determinate when it keeps it; `None` when a label
-/// the rule needs is missing.
-fn judge(
-    project: &Project,
-    spec: Option<&ScoresSpec>,
-    value_of: &dyn Fn(&str) -> Option<Value>,
-) -> Option<(Determinacy, String)> {
-    if let Some(spec) = spec
-        && let Some(met) = conditions_met(&spec.pending, value_of)
-        && !met.is_empty()
-    {
-        return Some((Determinacy::Pending, met.join(", ")));
-    }
-    let filter = project.questionnaire.filter.as_ref()?;
-    let met = conditions_met(&filter.any, value_of)?;
-    Some(if met.is_empty() {
-        (Determinacy::Determinate, "the filter keeps it".into())
-    } else {
-        (Determinacy::Underdetermined, met.join(", "))
-    })
 }
 
 pub(super) fn determinacy_map(project: &Project) -> Result<DeterminacyMap> {
@@ -350,18 +281,6 @@ fn unread_note(
         questionnaire_name(project),
         sources.join(" and "),
     )
-}
-
-impl Determinacy {
-    /// The name used in files and `--json`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Determinacy::Determinate => "determinate",
-            Determinacy::Underdetermined => "underdetermined",
-            Determinacy::Pending => "pending",
-            Determinacy::Unlabelled => "unlabelled",
-        }
-    }
 }
 
 impl LabelSource {

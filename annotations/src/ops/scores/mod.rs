@@ -10,6 +10,7 @@
 
 mod determinacy;
 mod pairs;
+mod ppi;
 mod report;
 mod results;
 mod section;
@@ -17,6 +18,7 @@ mod section;
 pub(in crate::ops) use determinacy::write_left_out;
 pub use determinacy::{Determinacy, LabelSource, LeftOutTask, UnreadLabels, left_out_tasks};
 pub use pairs::PairComparison;
+pub use ppi::ScoresPpi;
 pub use report::{Coverage, ScoresReport, SourceCount, SystemScore, scores};
 pub use results::{
     ResultsImport, ResultsSource, SystemResults, import_results, list_results, remove_results,
@@ -39,7 +41,7 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> 
 }
 
 /// Options of [`scores`].
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct ScoresOptions {
     /// Bootstrap resamples for the intervals of the differences (0: none).
@@ -47,6 +49,11 @@ pub struct ScoresOptions {
     /// The bootstrap's seed.
     #[ts(type = "number")]
     pub seed: u64,
+    /// A predictor on every task (`model:NAME`, `models`, `risk`): the determinate-only rates
+    /// and differences are also estimated from the panel's labels on the recorded random
+    /// sample and the predictor, beside the labelled tasks alone.
+    #[serde(default)]
+    pub predictor: Option<String>,
 }
 
 impl Default for ScoresOptions {
@@ -54,6 +61,7 @@ impl Default for ScoresOptions {
         ScoresOptions {
             bootstrap: 1000,
             seed: 0,
+            predictor: None,
         }
     }
 }

@@ -20,6 +20,19 @@ impl Bits {
     pub(super) fn set(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
     }
+    pub(super) fn get(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// Calls `each` with every position in both `self` and `other`.
+    pub(super) fn each_common(&self, other: &Bits, each: &mut dyn FnMut(usize)) {
+        for (k, (a, b)) in self.0.iter().zip(&other.0).enumerate() {
+            let mut both = a & b;
+            while both != 0 {
+                each(k * 64 + both.trailing_zeros() as usize);
+                both &= both - 1;
+            }
+        }
+    }
     pub(super) fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
@@ -91,6 +104,10 @@ pub(super) fn compare_pairs(
                 stream as u64,
             )
             .map(|(lo, hi)| [lo, hi]),
+            difference_ppi: None,
+            difference_ppi_ci: None,
+            difference_labeled: None,
+            difference_labeled_ci: None,
         }
     };
     let threads = std::thread::available_parallelism()
@@ -142,4 +159,13 @@ pub struct PairComparison {
     pub difference: Option<f64>,
     /// The difference's 95% percentile bootstrap interval, tasks resampled in pairs.
     pub difference_ci: Option<[f64; 2]>,
+    /// With `--predictor`, on the determinate denominator: the difference in prediction-powered
+    /// determinate-only rates.
+    pub difference_ppi: Option<f64>,
+    /// Its 95% interval (delta method).
+    pub difference_ppi_ci: Option<[f64; 2]>,
+    /// The difference over the labelled tasks alone.
+    pub difference_labeled: Option<f64>,
+    /// Its 95% interval (delta method).
+    pub difference_labeled_ci: Option<[f64; 2]>,
 }

@@ -9,6 +9,7 @@ use ts_rs::TS;
 use super::ScoresOptions;
 use super::determinacy::{Determinacy, LabelSource, UnreadLabels, determinacy_map};
 use super::pairs::{Bits, PairComparison, compare_pairs};
+use super::ppi::ppi_scores;
 use crate::ops::{Project, Result};
 use verity_stats::rates;
 
@@ -92,6 +93,15 @@ pub struct SystemScore {
     pub rank_raw: Option<f64>,
     /// Rank by `determinate_rate`.
     pub rank_determinate: Option<f64>,
+    /// With `--predictor`: the determinate-only rate over the sampled population, from the
+    /// panel's labels on the random sample and the predictor on every task (PPI++).
+    pub determinate_rate_ppi: Option<f64>,
+    /// Its 95% interval (delta method).
+    pub determinate_rate_ppi_ci: Option<[f64; 2]>,
+    /// The determinate-only rate over the labelled tasks alone, weighted as sampled.
+    pub determinate_rate_labeled: Option<f64>,
+    /// Its 95% interval (delta method).
+    pub determinate_rate_labeled_ci: Option<[f64; 2]>,
 }
 
 /// The scores of every system.
@@ -112,6 +122,8 @@ pub struct ScoresReport {
     /// The bootstrap's seed.
     #[ts(type = "number")]
     pub seed: u64,
+    /// With `--predictor`: what the prediction-powered rates stand on.
+    pub ppi: Option<super::ppi::ScoresPpi>,
 }
 
 fn interval(successes: usize, n: usize) -> Option<[f64; 2]> {
@@ -229,6 +241,10 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
                 pending_rate: rate(p, pn),
                 rank_raw: None,
                 rank_determinate: None,
+                determinate_rate_ppi: None,
+                determinate_rate_ppi_ci: None,
+                determinate_rate_labeled: None,
+                determinate_rate_labeled_ci: None,
             }
         })
         .collect();
@@ -248,7 +264,39 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
             kendall_tau = rates::kendall_tau_b(&raw, &det);
         }
     }
-    let pairs = compare_pairs(&names, &resolved_bits, n, &determinate, options)?;
+    let mut pairs = compare_pairs(&names, &resolved_bits, n, &determinate, options)?;
+    let ppi = match &options.predictor {
+        None => None,
+        Some(predictor) => {
+            let found = ppi_scores(project, predictor, &names, &resolved_bits, &position)?;
+            let interval =
+                |e: &Option<verity_stats::ppi::RatioEstimate>| e.map(|e| [e.ci.0, e.ci.1]);
+            for (s, p) in systems.iter_mut().zip(&found.systems) {
+                s.determinate_rate_ppi = p.rate.map(|e| e.estimate);
+                s.determinate_rate_ppi_ci = interval(&p.rate);
+                s.determinate_rate_labeled = p.labeled.map(|e| e.estimate);
+                s.determinate_rate_labeled_ci = interval(&p.labeled);
+            }
+            let index: HashMap<&str, usize> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i))
+                .collect();
+            for pair in pairs.iter_mut().filter(|p| p.denominator == "determinate") {
+                let (Some(&a), Some(&b)) = (index.get(pair.a.as_str()), index.get(pair.b.as_str()))
+                else {
+                    continue;
+                };
+                if let Some(p) = found.pairs.get(&(a, b)) {
+                    pair.difference_ppi = p.rate.map(|e| e.estimate);
+                    pair.difference_ppi_ci = interval(&p.rate);
+                    pair.difference_labeled = p.labeled.map(|e| e.estimate);
+                    pair.difference_labeled_ci = interval(&p.labeled);
+                }
+            }
+            Some(found.summary)
+        }
+    };
     Ok(ScoresReport {
         coverage,
         systems,
@@ -256,5 +304,6 @@ pub fn scores(project: &Project, options: &ScoresOptions) -> Result<ScoresReport
         pairs,
         bootstrap: options.bootstrap,
         seed: options.seed,
+        ppi,
     })
 }

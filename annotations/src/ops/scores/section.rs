@@ -20,12 +20,14 @@ pub(in crate::ops) struct ReportScores {
 }
 
 /// The scores for a report written into `dir`, when the project holds any system's results;
-/// the bootstrap intervals of the differences take `bootstrap` resamples from `seed`.
+/// the bootstrap intervals of the differences take `bootstrap` resamples from `seed`; with a
+/// predictor, the determinate-only rates from the sample too.
 pub(in crate::ops) fn report_scores(
     project: &Project,
     dir: &Path,
     bootstrap: usize,
     seed: u64,
+    predictor: Option<String>,
 ) -> Result<Option<ReportScores>> {
     if super::list_results(project)?.is_empty() {
         return Ok(None);
@@ -35,6 +37,7 @@ pub(in crate::ops) fn report_scores(
         &ScoresOptions {
             bootstrap: u32::try_from(bootstrap).unwrap_or(u32::MAX),
             seed,
+            predictor,
         },
     )?;
     let mut csv = Vec::new();
@@ -199,10 +202,67 @@ pub(in crate::ops) fn render_section(
             );
         }
     }
+    if let Some(ppi) = &report.ppi {
+        ppi_rates(report, ppi, md, files);
+    }
     let _ = writeln!(
         md,
         "\nThe {} tasks a determinate-only score leaves out, each with who decided and why: [{LEFT_OUT_FILE}]({LEFT_OUT_FILE}).",
         c.tasks - c.determinate
     );
     files.push((LEFT_OUT_FILE.into(), scores.left_out_csv.clone()));
+}
+
+/// Each system's determinate-only rate from the sample and the predictor beside the labelled
+/// tasks alone, in a table and a chart.
+fn ppi_rates(
+    report: &ScoresReport,
+    ppi: &super::ScoresPpi,
+    md: &mut String,
+    files: &mut Vec<(String, String)>,
+) {
+    let _ = writeln!(
+        md,
+        "\nFrom few humans: each determinate-only rate from the panel's labels on the random sample ({} labelled tasks) and `{}` on the {} others (PPI++, a ratio of two prediction-powered means with its delta-method interval), beside the labelled tasks alone; 95% intervals.\n",
+        ppi.n_labeled, ppi.predictor, ppi.n_unlabeled
+    );
+    let _ = writeln!(md, "| system | prediction-powered | labelled tasks alone |");
+    let _ = writeln!(md, "|---|---|---|");
+    let mut bars = Vec::new();
+    for s in &report.systems {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            cell(&s.system),
+            rate_cell(s.determinate_rate_ppi, s.determinate_rate_ppi_ci, None),
+            rate_cell(
+                s.determinate_rate_labeled,
+                s.determinate_rate_labeled_ci,
+                None
+            )
+        );
+        bars.push(Bar {
+            label: format!("{} prediction-powered", s.system),
+            value: s.determinate_rate_ppi,
+            interval: s.determinate_rate_ppi_ci,
+        });
+        bars.push(Bar {
+            label: format!("{} labelled alone", s.system),
+            value: s.determinate_rate_labeled,
+            interval: s.determinate_rate_labeled_ci,
+        });
+    }
+    files.push((
+        "scores-few-humans.svg".into(),
+        svg::interval_bars(
+            "Determinate-only rate from the sample, beside the labelled tasks alone (95%)",
+            &bars,
+            0.0,
+            1.0,
+        ),
+    ));
+    let _ = writeln!(
+        md,
+        "\n![determinate-only rates from few humans](scores-few-humans.svg)"
+    );
 }

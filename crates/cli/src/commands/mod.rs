@@ -13,6 +13,7 @@ use crate::session::Session;
 
 mod answers;
 mod case_text;
+mod estimates;
 mod evidence;
 mod exports;
 mod models;
@@ -68,6 +69,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Report(args) => statistics::report(&s, args, out)?,
         Command::Results { action } => results::results(&s, action, out)?,
         Command::Scores(args) => results::scores(&s, args, out)?,
+        Command::Estimate(args) => estimates::estimate(&s, args, out)?,
         Command::Models { action } => return models::models(&s, action, out),
     }
     Ok(ExitCode::SUCCESS)

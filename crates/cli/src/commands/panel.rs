@@ -116,9 +116,64 @@ pub fn assign(s: &Session, args: AssignArgs, out: &mut dyn Write) -> Result<()> 
         cases_file,
         repo,
         seed,
+        sample,
+        by,
+        predictor,
+        label,
+        floor,
         json,
     } = args;
     let mut p = s.open()?;
+    if let Some(size) = sample {
+        let method = match by.as_str() {
+            "uniform" => ops::SampleMethod::Uniform,
+            "uncertainty" => ops::SampleMethod::Uncertainty {
+                predictor: predictor.ok_or_else(|| {
+                    anyhow::anyhow!("--by uncertainty needs --predictor (models or risk)")
+                })?,
+                label,
+                floor,
+            },
+            other => bail!("--by {other:?}: a sample is drawn uniform or by uncertainty"),
+        };
+        let request = ops::SampleRequest {
+            size,
+            seed,
+            per_case: per_case.unwrap_or(3),
+            method,
+        };
+        let report = ops::draw_sample(&mut p, &request, s.now)?;
+        if json {
+            return print_json(out, &report);
+        }
+        let [low, high] = report.probability_range;
+        writeln!(
+            out,
+            "draw {}: {} of {} tasks{}, seed {}; {} in the sample now",
+            report.number,
+            report.drawn.len(),
+            report.offered,
+            if report.draw.method == "uniform" {
+                format!(", uniformly (each with probability {low:.4})")
+            } else {
+                format!(
+                    ", by the uncertainty of {} (probabilities {low:.4} to {high:.4})",
+                    report.draw.predictor.as_deref().unwrap_or("")
+                )
+            },
+            report.draw.seed,
+            report.sampled
+        )?;
+        writeln!(
+            out,
+            "{} new assignments, {} raters per task",
+            report.assign.added, request.per_case
+        )?;
+        for (name, load) in &report.assign.load {
+            writeln!(out, "{name}\t{load}")?;
+        }
+        return Ok(());
+    }
     let selection = if let Some(file) = cases_file {
         ops::CaseSelection::Ids(read_case_list(&file)?)
     } else if let Some(repo) = repo {

@@ -125,6 +125,7 @@ pub fn scores(s: &Session, args: ScoresArgs, out: &mut dyn Write) -> Result<()> 
     let options = ScoresOptions {
         bootstrap: args.bootstrap,
         seed: args.seed,
+        predictor: args.predictor,
     };
     let report = ops::scores(&s.open()?, &options)?;
     if args.json {
@@ -216,6 +217,60 @@ fn write_text(report: &ScoresReport, out: &mut dyn Write) -> Result<()> {
                 .map_or_else(|| "-".to_string(), |d| format!("{:+.1}", 100.0 * d)),
             interval(pair.difference_ci)
         )?;
+    }
+    if let Some(ppi) = &report.ppi {
+        write_ppi(report, ppi, out)?;
+    }
+    Ok(())
+}
+
+/// The prediction-powered rates and differences beside the labelled tasks' own.
+fn write_ppi(report: &ScoresReport, ppi: &ops::ScoresPpi, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "\nfrom few humans: {} labelled tasks of a {} sample and {} on {} more; determinate share {}{}",
+        ppi.n_labeled,
+        match ppi.sampling {
+            ops::Sampling::Uniform => "uniform",
+            ops::Sampling::Weighted => "weighted",
+        },
+        ppi.predictor,
+        ppi.n_unlabeled,
+        percent(ppi.determinate_share),
+        interval(ppi.determinate_share_ci)
+    )?;
+    writeln!(
+        out,
+        "system\tdeterminate-only, prediction-powered (95% CI)\tlabelled tasks alone (95% CI)"
+    )?;
+    for s in &report.systems {
+        writeln!(
+            out,
+            "{}\t{}{}\t{}{}",
+            s.system,
+            percent(s.determinate_rate_ppi),
+            interval(s.determinate_rate_ppi_ci),
+            percent(s.determinate_rate_labeled),
+            interval(s.determinate_rate_labeled_ci)
+        )?;
+    }
+    let points =
+        |d: Option<f64>| d.map_or_else(|| "-".to_string(), |d| format!("{:+.1}", 100.0 * d));
+    for pair in report.pairs.iter().filter(|p| p.difference_ppi.is_some()) {
+        writeln!(
+            out,
+            "{} vs {}: {}{} prediction-powered, {}{} labelled alone",
+            pair.a,
+            pair.b,
+            points(pair.difference_ppi),
+            interval(pair.difference_ppi_ci),
+            points(pair.difference_labeled),
+            interval(pair.difference_labeled_ci)
+        )?;
+    }
+    writeln!(out, "assumes:")?;
+    for a in &ppi.assumes {
+        writeln!(out, "  - {a}")?;
     }
     Ok(())
 }

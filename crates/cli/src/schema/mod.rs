@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 pub mod answers;
+pub mod estimates;
 pub mod evidence;
 pub mod exports;
 pub mod models;
@@ -156,6 +157,10 @@ pub enum Command {
     /// with 95% Wilson intervals, both orders and Kendall's tau-b between them, and every pair
     /// compared (McNemar's exact test, a bootstrap interval of the difference).
     Scores(results::ScoresArgs),
+    /// Estimate a label's share (or a question's mean) over every task from the panel's labels
+    /// on a recorded random sample (`assign --sample`) and a predictor on every task
+    /// (prediction-powered inference, PPI++), beside the humans alone, each with its interval.
+    Estimate(estimates::EstimateArgs),
     /// Model raters: an LLM behind an OpenAI-compatible endpoint rates tasks beside the panel,
     /// within a budget, each answer with its provenance.
     Models {

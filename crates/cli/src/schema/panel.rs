@@ -4,11 +4,11 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("how").required(true).args(["per_case", "rater"])))]
+#[command(group(clap::ArgGroup::new("how").required(true).multiple(true).args(["per_case", "rater", "sample"])))]
 #[command(group(clap::ArgGroup::new("which").args(["case_ids", "cases_file", "repo"])))]
 pub struct AssignArgs {
-    /// Raters per case.
-    #[arg(long)]
+    /// Raters per case (with --sample, 3 unless given).
+    #[arg(long, conflicts_with = "rater")]
     pub per_case: Option<usize>,
     /// Assign to this rater (repeat for several).
     #[arg(long)]
@@ -22,9 +22,36 @@ pub struct AssignArgs {
     /// Only the cases of this repository (OWNER/NAME).
     #[arg(long)]
     pub repo: Option<String>,
-    /// The seed that breaks ties between equally loaded raters.
+    /// The seed that breaks ties between equally loaded raters (and, with --sample, draws).
     #[arg(long, default_value_t = 0, conflicts_with = "rater")]
     pub seed: u64,
+    /// Draw N tasks at random among those with materials not drawn before, record the draw
+    /// with each task's probability, and give each --per-case raters (default 3): the random
+    /// sample prediction-powered estimates stand on.
+    #[arg(long, value_name = "N", conflicts_with_all = ["rater", "case_ids", "cases_file", "repo"])]
+    pub sample: Option<usize>,
+    /// How --sample draws: uniform, or uncertainty (likelier where --predictor is unsure).
+    #[arg(
+        long,
+        value_name = "uniform|uncertainty",
+        default_value = "uniform",
+        requires = "sample"
+    )]
+    pub by: String,
+    /// With --by uncertainty: models (the model raters' mean) or risk.
+    #[arg(long, value_name = "P", requires = "sample")]
+    pub predictor: Option<String>,
+    /// With --by uncertainty: the share whose uncertainty counts.
+    #[arg(
+        long,
+        value_name = "L",
+        default_value = "underdetermined",
+        requires = "sample"
+    )]
+    pub label: String,
+    /// With --by uncertainty: no task's probability below this share of the uniform one.
+    #[arg(long, value_name = "F", default_value_t = 0.5, requires = "sample")]
+    pub floor: f64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -11,6 +11,10 @@ pub struct ScoresArgs {
     /// The bootstrap's seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Also estimate each determinate-only rate and difference from the panel's labels on the
+    /// recorded random sample and this predictor on every task: model:NAME, models or risk.
+    #[arg(long, value_name = "P")]
+    pub predictor: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -100,6 +100,8 @@ pub(super) const RATER_READS: &[&str] = &[
     "sweeps",
     "package_keys",
     "answer_seals",
+    "sample_draws",
+    "sample_frame",
 ];
 
 /// The rules `save_my_answer` checks a rater's answer against, as JSON (server schema 12 and

@@ -18,6 +18,7 @@ mod progress;
 mod raters;
 mod repos;
 mod results;
+mod samples;
 mod schema;
 mod transfer;
 

@@ -693,4 +693,7 @@ UPDATE evidence_cache
         '{summary,precedents_found}', '0'::jsonb), '{summary,precedents_missing}', '0'::jsonb)::TEXT
     WHERE report::jsonb -> 'precedents' <> '[]'::jsonb;
 "#,
+    // 13: the random samples humans rate, the file schema's 16 (`postgres/samples.rs`): the
+    // coordinator's alone, row-level security with no policy on each table.
+    super::samples::MIGRATION,
 ];

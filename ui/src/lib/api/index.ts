@@ -21,6 +21,8 @@ import type {
   DisagreementQuery,
   EnsembleReport,
   ErrorCode,
+  Estimate,
+  EstimateRequest,
   EvidenceAllReport,
   EvidenceProgress,
   EvidenceView,
@@ -55,6 +57,9 @@ import type {
   ResultsImport,
   ResultsSource,
   Role,
+  SampleReport,
+  SampleRequest,
+  SampleStatus,
   ScoresOptions,
   ScoresReport,
   ShownFile,
@@ -121,6 +126,8 @@ export const api = {
   listRaters: () => call<RaterSummary[]>('list_raters'),
   addRater: (name: string) => call<RaterSummary>('add_rater', { name }),
   assignRaters: (perCase: number, seed: number) => call<AssignReport>('assign_raters', { per_case: perCase, seed }),
+  drawSample: (request: SampleRequest) => call<SampleReport>('draw_sample', { request }),
+  sampleStatus: () => call<SampleStatus>('sample_status'),
   /** A page of a rater's queue, filtered and searched, with the whole queue's counts. */
   queuePage: (query: QueueQuery) => call<QueuePage>('queue_page', { query }),
   /** The task to open first (`after` null), or the next one not submitted after `after`. */
@@ -162,6 +169,7 @@ export const api = {
   removeResults: (system: string) => call<void>('remove_results', { system }),
   /** Each system's raw and determinate-only rates, ranks and pairs compared. */
   projectScores: (options: ScoresOptions) => call<ScoresReport>('project_scores', { options }),
+  projectEstimate: (request: EstimateRequest) => call<Estimate>('project_estimate', { request }),
   /** A page of the disagreement queue, worst first, with the whole queue's figures. */
   disagreementPage: (query: DisagreementQuery) => call<DisagreementPage>('disagreement_page', { query }),
   adjudicate: (req: AdjudicationRequest) => call<AdjudicationView>('adjudicate', { req }),

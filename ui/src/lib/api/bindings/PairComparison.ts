@@ -39,4 +39,21 @@ difference: number | null,
 /**
  * The difference's 95% percentile bootstrap interval, tasks resampled in pairs.
  */
-difference_ci: [number, number] | null, };
+difference_ci: [number, number] | null, 
+/**
+ * With `--predictor`, on the determinate denominator: the difference in prediction-powered
+ * determinate-only rates.
+ */
+difference_ppi: number | null, 
+/**
+ * Its 95% interval (delta method).
+ */
+difference_ppi_ci: [number, number] | null, 
+/**
+ * The difference over the labelled tasks alone.
+ */
+difference_labeled: number | null, 
+/**
+ * Its 95% interval (delta method).
+ */
+difference_labeled_ci: [number, number] | null, };

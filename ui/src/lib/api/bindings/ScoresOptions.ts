@@ -11,4 +11,10 @@ bootstrap: number,
 /**
  * The bootstrap's seed.
  */
-seed: number, };
+seed: number, 
+/**
+ * A predictor on every task (`model:NAME`, `models`, `risk`): the determinate-only rates
+ * and differences are also estimated from the panel's labels on the recorded random
+ * sample and the predictor, beside the labelled tasks alone.
+ */
+predictor: string | null, };

@@ -79,4 +79,21 @@ rank_raw: number | null,
 /**
  * Rank by `determinate_rate`.
  */
-rank_determinate: number | null, };
+rank_determinate: number | null, 
+/**
+ * With `--predictor`: the determinate-only rate over the sampled population, from the
+ * panel's labels on the random sample and the predictor on every task (PPI++).
+ */
+determinate_rate_ppi: number | null, 
+/**
+ * Its 95% interval (delta method).
+ */
+determinate_rate_ppi_ci: [number, number] | null, 
+/**
+ * The determinate-only rate over the labelled tasks alone, weighted as sampled.
+ */
+determinate_rate_labeled: number | null, 
+/**
+ * Its 95% interval (delta method).
+ */
+determinate_rate_labeled_ci: [number, number] | null, };

@@ -12,6 +12,7 @@ function system(name: string, rate: number, det: number, rankRaw: number, rankDe
     determinate_n: 60, determinate_resolved: Math.round(det * 60), determinate_rate: det, determinate_rate_ci: [det - 0.06, det + 0.06],
     underdetermined_rate: 0.1, underdetermined_n: 30, underdetermined_resolved: 3, underdetermined_rate_ci: [0.03, 0.26],
     pending_n: 10, pending_resolved: 1, pending_rate: 0.1, rank_raw: rankRaw, rank_determinate: rankDet,
+    determinate_rate_ppi: null, determinate_rate_ppi_ci: null, determinate_rate_labeled: null, determinate_rate_labeled_ci: null,
   };
 }
 
@@ -19,9 +20,10 @@ const report: ScoresReport = {
   coverage: { tasks: 100, determinate: 60, underdetermined: 30, pending: 10, unlabelled: 0, sources: [{ source: 'audit', tasks: 100, determinate: 60, underdetermined: 30, pending: 10 }], rule: 'Determinate: entailed or determined.', unread: [] },
   systems: [system('beta', 0.3, 0.45, 2, 1), system('alpha', 0.4, 0.4, 1, 2)],
   kendall_tau: -1,
-  pairs: [{ a: 'alpha', b: 'beta', denominator: 'all', n: 100, a_only: 15, b_only: 5, p_value: 0.0414, difference: 0.1, difference_ci: [0.02, 0.18] }],
+  pairs: [{ a: 'alpha', b: 'beta', denominator: 'all', n: 100, a_only: 15, b_only: 5, p_value: 0.0414, difference: 0.1, difference_ci: [0.02, 0.18], difference_ppi: null, difference_ppi_ci: null, difference_labeled: null, difference_labeled_ci: null }],
   bootstrap: 1000,
   seed: 0,
+  ppi: null,
 };
 
 describe('ScoresSection', () => {
@@ -41,7 +43,7 @@ describe('ScoresSection', () => {
     expect(getByTestId('scores-coverage').textContent).toContain('60 determinate, 30 underdetermined, 10 waiting for raters, 0 unlabelled');
     expect(getByTestId('scores-chart').getAttribute('aria-label')).toContain('alpha: raw 40.0% [35.0, 45.0], rank 1; determinate-only 40.0% [34.0, 46.0], rank 2');
     expect(getByTestId('scores-pairs').textContent).toContain('alpha − beta');
-    expect(calls).toEqual([{ cmd: 'project_scores', args: { options: { bootstrap: 1000, seed: 0 } } }]);
+    expect(calls).toEqual([{ cmd: 'project_scores', args: { options: { bootstrap: 1000, seed: 0, predictor: null } } }]);
   });
 
   it('says which imported labels the questionnaire does not read, and what to run', async () => {
