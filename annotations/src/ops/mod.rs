@@ -60,6 +60,10 @@ pub use clone::{
 };
 mod conflicts;
 pub use conflicts::{ConflictView, Keep, list_conflicts, resolve_conflict};
+mod dataset;
+pub use dataset::{
+    CARD_FILE, DatasetFile, DatasetSubset, DatasetSummary, FOOTER_KEY, export_dataset,
+};
 mod demo;
 pub use demo::{
     APP_IDENTIFIER, DEMO_PROJECT_FILE, EMPTY_DEMO_PROJECT_FILE, default_demo_dir,
@@ -104,7 +108,7 @@ pub use models::{
     rate_model, remove_model,
 };
 mod output;
-pub use output::{Overwrite, Written, write_file, write_project_file};
+pub use output::{Overwrite, Written, write_file, write_folder, write_project_file};
 mod packages;
 pub use packages::{
     MergeConflict, MergeReport, MergedEvent, PACKAGE_RATER, PROJECT_ID, PackageMerge,

@@ -17,24 +17,62 @@ pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> 
         history,
         rule,
         reference,
+        license,
+        split,
+        subset,
+        rater_names,
     } = args;
     let p = s.open()?;
     let options = ops::ExportOptions {
         rule,
         reference,
         history,
+        license,
+        split,
+        subset: subset.map(Into::into),
+        rater_names,
+        shard_bytes: None,
     };
+    let replaced = |replaced: bool, what: &str| {
+        if replaced {
+            format!(" (replaced the {what} that was there)")
+        } else {
+            String::new()
+        }
+    };
+    if format == ops::ExportFormat::Hub {
+        let summary = ops::export_dataset(&p, &options, &path, overwrite(force), s.now)?;
+        writeln!(
+            out,
+            "wrote a dataset of {} tasks and {} annotations to {}{}",
+            summary.tasks,
+            summary.annotations,
+            summary.folder,
+            replaced(summary.replaced, "folder")
+        )?;
+        for file in &summary.files {
+            writeln!(
+                out,
+                "{}\t{} rows\t{} bytes",
+                file.path, file.rows, file.bytes
+            )?;
+        }
+        if summary.without_fields > 0 {
+            writeln!(
+                out,
+                "left out {} tasks imported without their SWE-bench fields",
+                summary.without_fields
+            )?;
+        }
+        return Ok(());
+    }
     let summary = ops::export_to_file(&p, format, &options, &path, overwrite(force))?;
     writeln!(
         out,
         "wrote {} rows to {}{}",
         summary.rows,
         summary.path,
-        if summary.replaced {
-            " (replaced the file that was there)"
-        } else {
-            ""
-        }
+        replaced(summary.replaced, "file")
     )?;
     Ok(())
 }
