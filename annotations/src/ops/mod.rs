@@ -10,7 +10,10 @@
 //! view calls only [`current_answer`] and [`rater_queue`], which never show another rater's.
 
 // What the front ends need of the lower layers, so that they import `ops` alone.
-pub use crate::hub::HubSettings;
+pub use crate::hub::{
+    FileAction, HubSettings, PublishProgress, PublishReport, PublishStage, PublishedFile,
+    UploadMode,
+};
 pub use verity_evidence::{
     Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
     render_text as render_evidence_text,
@@ -155,6 +158,8 @@ pub use sweep::{
 pub use sweep_access::{
     ProposedSweep, Proposer, SWEEP_FOR_RATERS, set_sweep_for_raters, sweep_for_raters,
 };
+mod publish;
+pub use publish::{DEFAULT_MESSAGE, PublishRequest, publish_dataset};
 mod project;
 pub use project::{
     Project, QuestionnaireChoice, check_server_url, init_project, init_project_with_password,

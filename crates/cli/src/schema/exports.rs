@@ -62,6 +62,30 @@ impl From<Subset> for DatasetSubset {
 }
 
 #[derive(Args)]
+pub struct PublishArgs {
+    /// The dataset repository, OWNER/NAME; made if it does not exist.
+    pub repo: String,
+    /// The dataset folder `verity export --format hub` wrote.
+    #[arg(long)]
+    pub folder: PathBuf,
+    /// Make the repository private when Verity makes it.
+    #[arg(long)]
+    pub private: bool,
+    /// The branch to commit to; made from main if it does not exist.
+    #[arg(long, default_value = "main")]
+    pub revision: String,
+    /// The commit message.
+    #[arg(long)]
+    pub message: Option<String>,
+    /// List what would be uploaded, and how, without uploading anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
 pub struct PackageArgs {
     /// The rater.
     #[arg(long)]
