@@ -225,7 +225,10 @@ impl Session<'_> {
     }
 
     fn api(&self, tail: &str) -> String {
-        format!("{}/api/datasets/{}/{tail}", self.settings.endpoint, self.repo)
+        format!(
+            "{}/api/datasets/{}/{tail}",
+            self.settings.endpoint, self.repo
+        )
     }
 
     async fn run(&mut self, what: &Publication) -> Result<PublishReport, HubError> {
@@ -324,7 +327,9 @@ impl Session<'_> {
             });
         }
         let lfs: Vec<usize> = (0..files.len())
-            .filter(|&i| planned[i].mode == UploadMode::Lfs && planned[i].action == FileAction::Upload)
+            .filter(|&i| {
+                planned[i].mode == UploadMode::Lfs && planned[i].action == FileAction::Upload
+            })
             .collect();
         if !what.dry_run && !lfs.is_empty() {
             let sent = self.upload_lfs(&files, &lfs, &mut planned).await?;
@@ -334,7 +339,13 @@ impl Session<'_> {
         if !what.dry_run && changed {
             let parent = head.as_ref().map(|(commit, _)| commit.clone());
             let (commit, commit_url) = self
-                .commit(&revision, &what.message, parent.as_deref(), &files, &planned)
+                .commit(
+                    &revision,
+                    &what.message,
+                    parent.as_deref(),
+                    &files,
+                    &planned,
+                )
                 .await?;
             report.commit = Some(commit);
             report.commit_url = Some(commit_url);
@@ -357,14 +368,17 @@ impl Session<'_> {
         let url = self.api(&format!("revision/{revision}"));
         let (status, headers, body) = self.send(Method::GET, &url, None, true).await?;
         if status.is_success() {
-            let info: Value = serde_json::from_slice(&body).map_err(|e| self.odd(&format!("{url} answered with no JSON ({e})")))?;
+            let info: Value = serde_json::from_slice(&body)
+                .map_err(|e| self.odd(&format!("{url} answered with no JSON ({e})")))?;
             let sha = info
                 .get("sha")
                 .and_then(Value::as_str)
                 .ok_or_else(|| self.odd(&format!("{url} gave no commit")))?;
             return Ok(Some((
                 sha.to_string(),
-                info.get("private").and_then(Value::as_bool).unwrap_or(false),
+                info.get("private")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
             )));
         }
         match (status, error_code(&headers).as_str()) {
@@ -388,7 +402,8 @@ impl Session<'_> {
     async fn create_repo(&mut self, private: bool) -> Result<(), HubError> {
         let (owner, name) = self.repo.split_once('/').unwrap_or(("", self.repo));
         let url = format!("{}/api/repos/create", self.settings.endpoint);
-        let body = json!({"name": name, "organization": owner, "type": "dataset", "private": private});
+        let body =
+            json!({"name": name, "organization": owner, "type": "dataset", "private": private});
         let (status, headers, answer) = self
             .send(Method::POST, &url, Some(json_body(&body)), true)
             .await?;
@@ -430,7 +445,11 @@ impl Session<'_> {
                 .collect();
             return Err(HubError::Rejected(format!(
                 "the Hub refused the card's metadata in {CARD}: {}",
-                if errors.is_empty() { "no reason given".into() } else { errors.join("; ") }
+                if errors.is_empty() {
+                    "no reason given".into()
+                } else {
+                    errors.join("; ")
+                }
             )));
         }
         Err(self.refusal(status, &headers, &answer, &url))
@@ -460,12 +479,18 @@ impl Session<'_> {
             }
             let answer: Value = serde_json::from_slice(&answer)
                 .map_err(|e| self.odd(&format!("its pre-upload answer is not JSON ({e})")))?;
-            let listed = answer.get("files").and_then(Value::as_array).cloned().unwrap_or_default();
+            let listed = answer
+                .get("files")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             for file in chunk {
                 let entry = listed
                     .iter()
                     .find(|e| e.get("path").and_then(Value::as_str) == Some(file.path.as_str()))
-                    .ok_or_else(|| self.odd(&format!("its pre-upload answer leaves out {}", file.path)))?;
+                    .ok_or_else(|| {
+                        self.odd(&format!("its pre-upload answer leaves out {}", file.path))
+                    })?;
                 let mode = match entry.get("uploadMode").and_then(Value::as_str) {
                     Some("lfs") => UploadMode::Lfs,
                     Some("regular") => UploadMode::Regular,
@@ -477,7 +502,11 @@ impl Session<'_> {
                     }
                 };
                 // An empty file cannot go through LFS, as huggingface_hub also has it.
-                let mode = if file.size == 0 { UploadMode::Regular } else { mode };
+                let mode = if file.size == 0 {
+                    UploadMode::Regular
+                } else {
+                    mode
+                };
                 let oid = entry.get("oid").and_then(Value::as_str).map(str::to_owned);
                 out.push((mode, oid));
             }
@@ -513,17 +542,31 @@ impl Session<'_> {
             }
             let answer: Value = serde_json::from_slice(&answer)
                 .map_err(|e| self.odd(&format!("its LFS batch answer is not JSON ({e})")))?;
-            let objects = answer.get("objects").and_then(Value::as_array).cloned().unwrap_or_default();
+            let objects = answer
+                .get("objects")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             for &i in chunk {
                 let object = objects
                     .iter()
-                    .find(|o| o.get("oid").and_then(Value::as_str) == Some(files[i].sha256.as_str()))
-                    .ok_or_else(|| self.odd(&format!("its LFS batch answer leaves out {}", files[i].path)))?;
+                    .find(|o| {
+                        o.get("oid").and_then(Value::as_str) == Some(files[i].sha256.as_str())
+                    })
+                    .ok_or_else(|| {
+                        self.odd(&format!(
+                            "its LFS batch answer leaves out {}",
+                            files[i].path
+                        ))
+                    })?;
                 if let Some(error) = object.get("error") {
                     return Err(HubError::Rejected(format!(
                         "the Hub's LFS storage refused {}: {}",
                         files[i].path,
-                        error.get("message").and_then(Value::as_str).unwrap_or("no reason given")
+                        error
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("no reason given")
                     )));
                 }
                 match object.get("actions").and_then(|a| a.get("upload")) {
@@ -556,10 +599,21 @@ impl Session<'_> {
             .and_then(|a| a.get("upload"))
             .cloned()
             .unwrap_or(Value::Null);
-        let Some(href) = upload.get("href").and_then(Value::as_str).map(str::to_owned) else {
-            return Err(self.odd(&format!("its LFS batch answer gives {} no upload address", file.path)));
+        let Some(href) = upload
+            .get("href")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Err(self.odd(&format!(
+                "its LFS batch answer gives {} no upload address",
+                file.path
+            )));
         };
-        if upload.get("header").and_then(|h| h.get("chunk_size")).is_some() {
+        if upload
+            .get("header")
+            .and_then(|h| h.get("chunk_size"))
+            .is_some()
+        {
             return Err(self.odd(&format!(
                 "it asks for {} in parts, which Verity does not send (it asked for single uploads)",
                 file.path
@@ -618,10 +672,15 @@ impl Session<'_> {
                         let body = response.bytes().await.unwrap_or_default();
                         return Err(self.refusal(status, &headers, &body, &href));
                     }
-                    Try::<()>::Again(retry_after(response.headers(), OffsetDateTime::now_utc()), status_text(status))
+                    Try::<()>::Again(
+                        retry_after(response.headers(), OffsetDateTime::now_utc()),
+                        status_text(status),
+                    )
                 }
                 Err(e) => match unreachable_from(&e) {
-                    HubError::Unreachable { reason, .. } if retryable_connect(&reason) => Try::Again(None, reason),
+                    HubError::Unreachable { reason, .. } if retryable_connect(&reason) => {
+                        Try::Again(None, reason)
+                    }
                     HubError::Unreachable { reason, .. } => return Err(self.unreachable(reason)),
                     other => return Err(other),
                 },
@@ -633,12 +692,21 @@ impl Session<'_> {
     }
 
     async fn verify(&mut self, file: &LocalFile, verify: &Value) -> Result<(), HubError> {
-        let Some(href) = verify.get("href").and_then(Value::as_str).map(str::to_owned) else {
-            return Err(self.odd(&format!("its LFS batch answer gives {} no verify address", file.path)));
+        let Some(href) = verify
+            .get("href")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Err(self.odd(&format!(
+                "its LFS batch answer gives {} no verify address",
+                file.path
+            )));
         };
         let body = json!({"oid": file.sha256, "size": file.size});
         let ours = same_host(&href, &self.settings.endpoint);
-        let (status, headers, answer) = self.send(Method::POST, &href, Some(lfs_body(&body)), ours).await?;
+        let (status, headers, answer) = self
+            .send(Method::POST, &href, Some(lfs_body(&body)), ours)
+            .await?;
         if status.is_success() {
             return Ok(());
         }
@@ -702,10 +770,15 @@ impl Session<'_> {
             .and_then(Value::as_str)
             .ok_or_else(|| self.odd("its commit answer has no commitOid"))?
             .to_string();
-        let commit_url = answer
-            .get("commitUrl")
-            .and_then(Value::as_str)
-            .map_or_else(|| format!("{}/datasets/{}/commit/{commit}", self.settings.endpoint, self.repo), str::to_owned);
+        let commit_url = answer.get("commitUrl").and_then(Value::as_str).map_or_else(
+            || {
+                format!(
+                    "{}/datasets/{}/commit/{commit}",
+                    self.settings.endpoint, self.repo
+                )
+            },
+            str::to_owned,
+        );
         tracing::info!(repo = self.repo, %commit, "committed");
         Ok((commit, commit_url))
     }
@@ -739,7 +812,10 @@ impl Session<'_> {
                     tracing::info!(%url, %status, ms = started.elapsed().as_millis() as u64, "hub request");
                     let headers = response.headers().clone();
                     if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-                        Try::Again(retry_after(&headers, OffsetDateTime::now_utc()), status_text(status))
+                        Try::Again(
+                            retry_after(&headers, OffsetDateTime::now_utc()),
+                            status_text(status),
+                        )
                     } else {
                         match response.bytes().await {
                             Ok(bytes) => Try::Done((status, headers, bytes.to_vec())),
@@ -748,7 +824,9 @@ impl Session<'_> {
                     }
                 }
                 Err(e) => match unreachable_from(&e) {
-                    HubError::Unreachable { reason, .. } if retryable_connect(&reason) => Try::Again(None, reason),
+                    HubError::Unreachable { reason, .. } if retryable_connect(&reason) => {
+                        Try::Again(None, reason)
+                    }
                     HubError::Unreachable { reason, .. } => return Err(self.unreachable(reason)),
                     other => return Err(other),
                 },
@@ -781,7 +859,12 @@ impl Session<'_> {
                 "{url} answered {why} {attempt} times in a row: try again later; files already uploaded are not sent twice"
             )));
         }
-        let wait = asked.unwrap_or_else(|| settings.backoff.saturating_mul(1 << attempt.min(6)).min(Duration::from_secs(30)));
+        let wait = asked.unwrap_or_else(|| {
+            settings
+                .backoff
+                .saturating_mul(1 << attempt.min(6))
+                .min(Duration::from_secs(30))
+        });
         let stage = self.state.stage;
         self.state.stage = PublishStage::Waiting;
         let until = Instant::now() + wait;
@@ -925,7 +1008,10 @@ fn same_host(url: &str, endpoint: &str) -> bool {
             .map(|(scheme, rest)| {
                 format!(
                     "{scheme}://{}",
-                    rest.split('/').next().unwrap_or_default().to_ascii_lowercase()
+                    rest.split('/')
+                        .next()
+                        .unwrap_or_default()
+                        .to_ascii_lowercase()
                 )
             })
             .unwrap_or_default()
@@ -956,7 +1042,10 @@ mod tests {
     #[test]
     fn the_token_goes_to_the_hubs_own_host_only() {
         assert!(same_host("http://127.0.0.1:9/lfs/x", "http://127.0.0.1:9"));
-        assert!(!same_host("https://cdn.example/x", "https://huggingface.co"));
+        assert!(!same_host(
+            "https://cdn.example/x",
+            "https://huggingface.co"
+        ));
         assert!(!same_host("http://127.0.0.1:10/x", "http://127.0.0.1:9"));
     }
 

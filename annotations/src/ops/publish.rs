@@ -52,7 +52,9 @@ fn check_branch(branch: &str) -> Result<()> {
     if bad {
         return Err(Error::refused(
             ErrorCode::BadInput,
-            format!("--revision {branch:?} is not a branch name git takes (no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\')"),
+            format!(
+                "--revision {branch:?} is not a branch name git takes (no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\')"
+            ),
         ));
     }
     Ok(())

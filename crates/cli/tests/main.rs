@@ -13,6 +13,7 @@ mod integrity;
 mod models;
 mod newcomer;
 mod panel;
+mod publish;
 mod quality;
 mod readme;
 mod scores;

@@ -78,7 +78,9 @@ pub(super) fn folder_files(
     if !root.is_dir() {
         return Err(HubError::Local {
             path: root.display().to_string(),
-            reason: "there is no such folder: write one with `verity export --format hub --out FOLDER`".into(),
+            reason:
+                "there is no such folder: write one with `verity export --format hub --out FOLDER`"
+                    .into(),
         });
     }
     let mut listed = Vec::new();

@@ -132,7 +132,11 @@ pub fn publish(args: PublishArgs, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     if report.branch_created {
-        writeln!(out, "{verb} create the branch {} from main", report.revision)?;
+        writeln!(
+            out,
+            "{verb} create the branch {} from main",
+            report.revision
+        )?;
     }
     for file in &report.files {
         let mode = match file.mode {
