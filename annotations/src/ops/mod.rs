@@ -159,7 +159,9 @@ pub use sweep_access::{
     ProposedSweep, Proposer, SWEEP_FOR_RATERS, set_sweep_for_raters, sweep_for_raters,
 };
 mod publish;
-pub use publish::{DEFAULT_MESSAGE, PublishRequest, publish_dataset};
+pub use publish::{
+    DEFAULT_MESSAGE, PublicationPreview, PublishRequest, prepare_publication, publish_dataset,
+};
 mod project;
 pub use project::{
     Project, QuestionnaireChoice, check_server_url, init_project, init_project_with_password,

@@ -2,16 +2,20 @@
 //! commit: the repository made if needed, large files through LFS, an interrupted upload resumed
 //! (`hub/publish.rs`); or, as a dry run, what would be uploaded.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
 use ts_rs::TS;
 
+use super::dataset::{DatasetSummary, export_dataset};
+use super::export::ExportOptions;
 use super::hub::check_dataset;
-use super::{Error, ErrorCode, Result};
+use super::{Error, ErrorCode, Overwrite, Project, Result};
 use crate::export::card::REPO_PLACEHOLDER;
 use crate::hub::{self, HubSettings, Publication, PublishProgress, PublishReport};
+use crate::markdown::render_markdown;
 
 /// The commit message when none is given.
 pub const DEFAULT_MESSAGE: &str = "Publish the panel's dataset with Verity";
@@ -101,6 +105,51 @@ pub fn publish_dataset(
         "published"
     );
     Ok(report)
+}
+
+/// A dataset folder made ready to publish, with its card as the Hub will show it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PublicationPreview {
+    /// What was written, and where.
+    pub dataset: DatasetSummary,
+    /// The card's YAML metadata, as written.
+    pub metadata: String,
+    /// The card's body as sanitized HTML, with the repository's name in its loading example.
+    pub html: String,
+}
+
+/// The card as published to `repo`: its loading example names the repository.
+fn card_for(card: &str, repo: &str) -> String {
+    card.replace(REPO_PLACEHOLDER, &serde_json::Value::from(repo).to_string())
+}
+
+/// Exports the project as a dataset folder for `repo` under `folders` (one folder per
+/// repository, replaced on each preparation) and returns the card as the Hub will show it:
+/// what the desktop app shows before the upload.
+pub fn prepare_publication(
+    project: &Project,
+    options: &ExportOptions,
+    repo: &str,
+    folders: &Path,
+    now: OffsetDateTime,
+) -> Result<PublicationPreview> {
+    check_dataset(repo)?;
+    let folder = folders.join(repo.replace('/', "--"));
+    let dataset = export_dataset(project, options, &folder, Overwrite::Replace, now)?;
+    let card = card_for(&dataset.card, repo);
+    let (metadata, body) = match card
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+    {
+        Some((yaml, body)) => (yaml.to_string(), body.to_string()),
+        None => (String::new(), card.clone()),
+    };
+    Ok(PublicationPreview {
+        dataset,
+        metadata,
+        html: render_markdown(&body).html,
+    })
 }
 
 #[cfg(test)]
