@@ -4,6 +4,8 @@
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 use super::parquet::{Cell, Column, TableWriter};
 
@@ -125,6 +127,71 @@ impl ShardedTable {
     }
 }
 
+/// Rows waiting for the writing thread: a bound on memory while the reader runs ahead.
+const QUEUED_ROWS: usize = 256;
+
+/// A [`ShardedTable`] written on a thread of its own: encoding and compressing the rows runs
+/// beside the reading that makes them.
+pub struct BackgroundTable {
+    rows: Option<SyncSender<Vec<Cell>>>,
+    writer: Option<JoinHandle<std::io::Result<Vec<Shard>>>>,
+}
+
+impl BackgroundTable {
+    /// Starts the thread that writes `table`.
+    pub fn start(mut table: ShardedTable) -> std::io::Result<BackgroundTable> {
+        let (rows, queue) = sync_channel::<Vec<Cell>>(QUEUED_ROWS);
+        let writer = std::thread::Builder::new()
+            .name("dataset writer".into())
+            .spawn(move || {
+                for row in queue {
+                    table.write_row(row)?;
+                }
+                table.finish()
+            })?;
+        Ok(BackgroundTable {
+            rows: Some(rows),
+            writer: Some(writer),
+        })
+    }
+
+    /// Hands a row to the thread; a thread that stopped on an error gives that error.
+    pub fn write_row(&mut self, cells: Vec<Cell>) -> std::io::Result<()> {
+        let sent = self.rows.as_ref().map(|rows| rows.send(cells));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            _ => self
+                .join()
+                .and_then(|_| Err(std::io::Error::other("the writing thread stopped early"))),
+        }
+    }
+
+    fn join(&mut self) -> std::io::Result<Vec<Shard>> {
+        self.rows = None;
+        match self.writer.take() {
+            Some(writer) => writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the writing thread failed"))),
+            None => Err(std::io::Error::other("the table was finished already")),
+        }
+    }
+
+    /// Waits for the thread to write the last row and name the shards.
+    pub fn finish(mut self) -> std::io::Result<Vec<Shard>> {
+        self.join()
+    }
+}
+
+impl Drop for BackgroundTable {
+    /// A table given up (the export failed) still waits for its thread, so that nothing writes
+    /// into the folder once it is removed.
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = self.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +243,36 @@ mod tests {
         let shards = empty.finish().expect("one empty shard");
         assert_eq!(shards.len(), 1);
         assert_eq!(shards[0].rows, 0);
+    }
+
+    #[test]
+    fn a_table_written_on_its_own_thread_gives_the_same_shards_and_its_errors() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let table = |folder: &str| {
+            ShardedTable::new(
+                dir.path(),
+                folder,
+                "test",
+                vec![Column::new("n", ColumnKind::Int)],
+                Vec::new(),
+                SHARD_BYTES,
+            )
+            .expect("a table")
+        };
+        let mut background = BackgroundTable::start(table("data")).expect("a thread");
+        for i in 0..1000 {
+            background.write_row(vec![Cell::Int(i)]).expect("a row");
+        }
+        let shards = background.finish().expect("finished");
+        assert_eq!(shards.len(), 1);
+        assert_eq!(shards[0].rows, 1000);
+        let mut background = BackgroundTable::start(table("bad")).expect("a thread");
+        background
+            .write_row(vec![Cell::Text("not a number".into())])
+            .expect("queued");
+        let err = (0..QUEUED_ROWS * 4)
+            .find_map(|i| background.write_row(vec![Cell::Int(i as i64)]).err())
+            .map_or_else(|| background.finish().expect_err("an error"), |e| e);
+        assert!(err.to_string().contains("column n"), "{err}");
     }
 }

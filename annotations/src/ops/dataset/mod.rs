@@ -17,7 +17,7 @@ use super::export::ExportOptions;
 use super::submitted::{Panel, option_index, rated_questions};
 use super::{Error, ErrorCode, Overwrite, Project, Result};
 use crate::export::card::{self, Card, CardConfig};
-use crate::export::dataset::{SHARD_BYTES, Shard, ShardedTable};
+use crate::export::dataset::{BackgroundTable, SHARD_BYTES, Shard, ShardedTable};
 use rows::{
     Annotation, AnnotationTable, PANEL, PRO_FIELDS, Pseudonyms, Seen, TASK_FIELDS, TaskPanel,
     TaskTable,
@@ -169,6 +169,19 @@ fn pairs(positions: &[usize]) -> (usize, usize) {
     (agreeing, m * m.saturating_sub(1) / 2)
 }
 
+/// What the first pass reads of a task: the rest of its JSON is skipped, not decoded.
+#[derive(Deserialize)]
+struct Survey {
+    #[serde(default)]
+    sources: Vec<SourceKind>,
+    #[serde(default)]
+    requirements: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    interface: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    extra: serde_json::Map<String, serde_json::Value>,
+}
+
 /// Tallies of the second pass, for the card.
 #[derive(Default)]
 struct Tally {
@@ -191,6 +204,7 @@ fn write_dataset(
         path: root.to_path_buf(),
         source,
     };
+    let started = std::time::Instant::now();
     // First pass: which tasks have their SWE-bench fields, and what their other fields hold.
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     let mut pro = false;
@@ -198,10 +212,15 @@ fn write_dataset(
     let mut exportable: HashSet<i64> = HashSet::new();
     let reserved: HashSet<&str> = TASK_FIELDS.iter().chain(&PRO_FIELDS).copied().collect();
     for (case_id, instance_id) in store.case_instance_ids()? {
-        let Some(stored) = store.case_by_instance(&instance_id)? else {
+        let Some(json) = store.case_json(&instance_id)? else {
             continue;
         };
-        let case = stored.case;
+        let case: Survey = serde_json::from_str(&json).map_err(|e| {
+            Error::refused(
+                ErrorCode::Store,
+                format!("the stored content of task {instance_id} does not read: {e}"),
+            )
+        })?;
         if !case.sources.contains(&SourceKind::Dataset) {
             without_fields += 1;
             continue;
@@ -214,16 +233,24 @@ fn write_dataset(
             }
         }
     }
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        tasks = exportable.len(),
+        "dataset: fields surveyed"
+    );
     let questionnaire = &project.questionnaire;
     let tasks_table = TaskTable::new(questionnaire, &seen, pro);
     let notes_table = AnnotationTable::new(questionnaire);
-    let mut tasks = ShardedTable::new(
-        root,
-        "data",
-        settings.split,
-        tasks_table.columns(),
-        vec![tasks_table.footer()],
-        settings.shard_bytes,
+    let mut tasks = BackgroundTable::start(
+        ShardedTable::new(
+            root,
+            "data",
+            settings.split,
+            tasks_table.columns(),
+            vec![tasks_table.footer()],
+            settings.shard_bytes,
+        )
+        .map_err(write_err)?,
     )
     .map_err(write_err)?;
     let mut notes = ShardedTable::new(
@@ -346,6 +373,10 @@ fn write_dataset(
             }
         }
     }
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "dataset: rows written"
+    );
     let task_shards = tasks.finish().map_err(write_err)?;
     let note_shards = notes.finish().map_err(write_err)?;
     let rows = |shards: &[Shard]| shards.iter().map(|s| s.rows).sum::<usize>();
@@ -395,6 +426,10 @@ fn write_dataset(
             now.date().to_string(),
         ),
     };
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "dataset: card's facts gathered"
+    );
     let text = card::render(&card);
     let card_path = root.join(CARD_FILE);
     std::fs::write(&card_path, &text).map_err(|source| Error::Write {
