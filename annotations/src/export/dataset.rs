@@ -272,7 +272,7 @@ mod tests {
             .expect("queued");
         let err = (0..QUEUED_ROWS * 4)
             .find_map(|i| background.write_row(vec![Cell::Int(i as i64)]).err())
-            .map_or_else(|| background.finish().expect_err("an error"), |e| e);
+            .unwrap_or_else(|| background.finish().expect_err("an error"));
         assert!(err.to_string().contains("column n"), "{err}");
     }
 }

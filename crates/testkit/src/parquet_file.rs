@@ -95,8 +95,11 @@ pub fn parquet_bytes(rows: &[Map<String, Value>], group: usize) -> Vec<u8> {
     out
 }
 
+/// A file's rows as JSON objects, and its footer's key-value pairs.
+pub type ReadRows = (Vec<Map<String, Value>>, Vec<(String, String)>);
+
 /// A Parquet file's rows as JSON objects, and its footer's key-value pairs.
-pub fn read_rows(path: &Path) -> (Vec<Map<String, Value>>, Vec<(String, String)>) {
+pub fn read_rows(path: &Path) -> ReadRows {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
     let footer = reader

@@ -120,7 +120,7 @@ pub fn publish(args: PublishArgs, out: &mut dyn Write) -> Result<()> {
         bar.finish_and_clear();
     }
     if json {
-        return Ok(print_json(out, &report)?);
+        return print_json(out, &report);
     }
     let verb = if report.dry_run { "would" } else { "did" };
     if report.created {
