@@ -342,7 +342,7 @@ fn write_dataset(
                 names: &names,
             };
             tasks
-                .write_row(tasks_table.row(&stored.case, &task_panel))
+                .write_row(tasks_table.row(stored.case, &task_panel))
                 .map_err(write_err)?;
             for (rater, event) in answers.iter().flat_map(|c| c.answers.iter()) {
                 if let std::collections::hash_map::Entry::Vacant(e) =

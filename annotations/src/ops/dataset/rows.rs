@@ -318,23 +318,24 @@ impl TaskTable {
     }
 
     /// A task's row: its fields, then the panel's.
-    pub(super) fn row(&self, case: &Case, panel: &TaskPanel<'_>) -> Vec<Cell> {
-        let text = |s: &str| Cell::Text(s.to_string());
-        let list = |tests: &[String]| Cell::Text(Value::from(tests.to_vec()).to_string());
+    /// A task's row: its fields (moved, not copied: a task's texts are most of an export's
+    /// bytes), then the panel's.
+    pub(super) fn row(&self, case: Case, panel: &TaskPanel<'_>) -> Vec<Cell> {
+        let list = |tests: &[String]| Cell::Text(Value::from(tests).to_string());
         let mut cells = vec![
-            text(&case.instance_id),
-            text(&case.repo),
-            case.base_commit.as_deref().map_or(Cell::Null, text),
-            text(&case.problem_statement),
-            text(&case.hints_text),
-            text(&case.gold_patch),
-            text(&case.test_patch),
+            Cell::Text(case.instance_id),
+            Cell::Text(case.repo),
+            case.base_commit.map_or(Cell::Null, Cell::Text),
+            Cell::Text(case.problem_statement),
+            Cell::Text(case.hints_text),
+            Cell::Text(case.gold_patch),
+            Cell::Text(case.test_patch),
             list(&case.fail_to_pass),
             list(&case.pass_to_pass),
         ];
         if self.pro {
-            cells.push(case.requirements.as_deref().map_or(Cell::Null, text));
-            cells.push(case.interface.as_deref().map_or(Cell::Null, text));
+            cells.push(case.requirements.map_or(Cell::Null, Cell::Text));
+            cells.push(case.interface.map_or(Cell::Null, Cell::Text));
         }
         for (name, kind, json) in &self.extras {
             cells.push(cell(*kind, *json, case.extra.get(name)));
