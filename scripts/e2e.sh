@@ -6,17 +6,19 @@
 # projects some tests open. A Hub, a git daemon and a Chat Completions endpoint on 127.0.0.1
 # serve what the fetch, clone and model tests take; nothing reaches the internet. Arguments, when given, are the test files to run.
 set -euo pipefail
-# A Hugging Face Hub on 127.0.0.1 serving a 24-row split (crates/testkit/examples/hub_serve.rs),
-# started before the app's driver so the app inherits HF_ENDPOINT and an empty cache.
+# A Hugging Face Hub on 127.0.0.1 serving a 24-row split (crates/testkit/examples/hub_serve.rs)
+# and taking uploads, started before the app's driver so the app inherits HF_ENDPOINT, its token
+# and an empty cache.
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # The app, the command line and the servers: the workspace's one debug build.
 bash "$here/scripts/build-app.sh"
 hub_dir="$(mktemp -d)"
-"$here/target/debug/examples/hub_serve" 24 "$hub_dir" &
+# It takes uploads with the one token the app is given (never a user's own: HF_TOKEN is set).
+"$here/target/debug/examples/hub_serve" 24 "$hub_dir" --token hf_e2e_publish &
 hub_pid=$!
 for _ in $(seq 300); do [ -s "$hub_dir/port" ] && break; sleep 0.1; done
-export HF_ENDPOINT="http://127.0.0.1:$(cat "$hub_dir/port")" HF_HOME="$hub_dir/hf"
-unset HF_TOKEN HF_HUB_OFFLINE HF_HUB_CACHE
+export HF_ENDPOINT="http://127.0.0.1:$(cat "$hub_dir/port")" HF_HOME="$hub_dir/hf" HF_TOKEN=hf_e2e_publish
+unset HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH HF_HUB_OFFLINE HF_HUB_CACHE
 # A git daemon on 127.0.0.1 serving VERITY_E2E_GIT_BASE (the tests put repositories there),
 # and a git config that sends https://github.com/ to it (git's url.insteadOf, which libgit2
 # honours), so the app's Clone button clones from it.

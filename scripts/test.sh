@@ -81,6 +81,9 @@ cargo test --workspace --locked
 phase "the tests' model endpoint checked with OpenAI's own Python package"
 bash bench/chat_check.sh
 
+phase "the tests' Hugging Face Hub checked with huggingface_hub, a published dataset read with pyarrow"
+bash bench/hub_check.sh
+
 # The app's command permissions are committed, as the bindings are: the app's build script writes
 # them and watches them, and a fresh clone that lacked them would build the app twice.
 phase "generated files are committed (TypeScript bindings, the app's command permissions)"

@@ -1,6 +1,7 @@
-//! Datasets from the Hugging Face Hub: a split's Parquet files, downloaded by `hf-hub` into the
-//! cache that Python's `huggingface_hub` shares, resumed after an interruption, retried on 429
-//! and 5xx with the server's Retry-After, checked against the Hub's hashes.
+//! Datasets from and to the Hugging Face Hub: a split's Parquet files, downloaded by `hf-hub`
+//! into the cache that Python's `huggingface_hub` shares, resumed after an interruption, retried
+//! on 429 and 5xx with the server's Retry-After, checked against the Hub's hashes; and a dataset
+//! folder published as one commit (`publish.rs`).
 //!
 //! The environment is read as `huggingface_hub` reads it: `HF_ENDPOINT`, `HF_HOME`,
 //! `HF_HUB_CACHE`, `HF_TOKEN`, `HF_TOKEN_PATH`, `HF_HUB_OFFLINE`; proxies from `HTTPS_PROXY`,
@@ -15,8 +16,13 @@ use ts_rs::TS;
 
 mod cache;
 mod client;
+mod publish;
 
 pub use cache::split_files;
+pub use publish::{
+    FileAction, Publication, PublishProgress, PublishReport, PublishStage, PublishedFile,
+    UploadMode, publish,
+};
 
 use cache::cached_split;
 use client::Fetch;
@@ -318,6 +324,22 @@ pub enum HubError {
     /// The user cancelled.
     #[error("the fetch was cancelled; a partly downloaded file resumes on the next fetch")]
     Cancelled,
+    /// The user stopped a publication.
+    #[error(
+        "the publication was stopped before its commit; publishing again sends only the files not yet uploaded"
+    )]
+    Stopped,
+    /// A local file or folder to publish could not be read, or is not a dataset folder.
+    #[error("{path}: {reason}")]
+    Local {
+        /// The file or folder.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The Hub refused what was sent (a card's metadata, a commit on a moved branch).
+    #[error("{0}")]
+    Rejected(String),
 }
 
 /// Fetches a split's Parquet files into the cache (or finds them there) without importing them.

@@ -116,6 +116,11 @@ fn suite(store: &mut dyn ProjectStore) {
         ["calc-10"]
     );
     assert!(store.case_by_instance("calc-3").unwrap().is_none());
+    // The current revision's JSON as stored, which parses as the case does.
+    let json = store.case_json("calc-2").unwrap().unwrap();
+    let parsed: verity_task::case::Case = serde_json::from_str(&json).unwrap();
+    assert_eq!(parsed, two.case);
+    assert!(store.case_json("calc-3").unwrap().is_none());
 
     // Raters: unique regardless of case, deactivated rather than deleted once they answer.
     let ana = store.add_rater("ana", T0).unwrap();

@@ -35,6 +35,8 @@ macro_rules! verity_commands {
             cancel_job,
             export_formats,
             export_project,
+            prepare_publication,
+            publish_dataset,
             project_agreement,
             rater_quality,
             calibration,

@@ -214,6 +214,34 @@ where
     .await
 }
 
+/// Runs a long job that needs no project (a publication to the Hub) on a blocking thread, as
+/// [`long_job`] does: refused while another long job runs, its cancel flag cleared first, each
+/// progress step sent on `on_progress`. The project stays free for other commands meanwhile.
+pub async fn background_job<T, P, F>(
+    app: AppHandle,
+    what: &'static str,
+    on_progress: Channel<P>,
+    work: F,
+) -> Result<T, CommandError>
+where
+    T: Send + 'static,
+    P: IpcResponse + Clone + Send + 'static,
+    F: FnOnce(&mut dyn FnMut(&P), &AtomicBool) -> ops::Result<T> + Send + 'static,
+{
+    let state = app.state::<AppState>();
+    let job = state.start_job(what)?;
+    let cancel = state.cancel.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        let _job = job;
+        let mut progress = |step: &P| {
+            let _ = on_progress.send(step.clone());
+        };
+        work(&mut progress, &cancel).map_err(CommandError::from)
+    })
+    .await
+    .map_err(background_failed)?
+}
+
 /// Runs `work` (which opens a project) on a blocking thread and makes its result the open
 /// project, acting for its first actor (see [`first_actor`]); when the project has an answer
 /// feed (a shared server), a watcher tells the window of other sessions' answers.

@@ -1,9 +1,12 @@
 //! Output formats: one file per format. Each writer takes rows that `ops` has already read and
 //! combined, and writes them; none of them reads the project.
 
+pub mod card;
 pub mod case_table;
+pub mod dataset;
 pub mod openai_annotations;
 pub mod openai_ensembled;
+pub mod parquet;
 pub mod svg;
 
 use std::io::{self, Write};

@@ -100,6 +100,11 @@ pub fn split_files(
         .filter(|f| split_of(f).is_some_and(|s| s == split))
         .map(|f| f.to_string())
         .collect();
+    // A dataset of several configs (a Verity dataset's tasks and annotations) keeps its default
+    // config under `data/`, as `datasets` lays one out: those files are the split's.
+    if chosen.iter().any(|f| f.starts_with("data/")) {
+        chosen.retain(|f| f.starts_with("data/"));
+    }
     chosen.sort();
     if !chosen.is_empty() {
         return Ok(chosen);

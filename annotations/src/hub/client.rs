@@ -505,7 +505,7 @@ impl Ctx<'_> {
 }
 
 /// A connection error turned into a failure sentence; the endpoint is named by the caller.
-fn unreachable_from(err: &reqwest::Error) -> HubError {
+pub(super) fn unreachable_from(err: &reqwest::Error) -> HubError {
     HubError::Unreachable {
         endpoint: String::new(),
         via: String::new(),
@@ -515,13 +515,13 @@ fn unreachable_from(err: &reqwest::Error) -> HubError {
 
 /// Failures that can pass: a connection that broke or timed out. A name that does not resolve,
 /// a refused connection or a failed TLS handshake is said at once.
-fn retryable_connect(reason: &str) -> bool {
+pub(super) fn retryable_connect(reason: &str) -> bool {
     reason.starts_with("the connection broke") || reason.starts_with("the request timed out")
 }
 
 /// What went wrong with a request, in words: the name lookup, the connection, the TLS
 /// handshake, or the transfer.
-fn transfer_reason(err: &reqwest::Error) -> String {
+pub(super) fn transfer_reason(err: &reqwest::Error) -> String {
     let mut chain = Vec::new();
     let mut source: Option<&dyn std::error::Error> = Some(err);
     while let Some(e) = source {
@@ -568,7 +568,7 @@ fn download_failure(err: &ApiError) -> String {
     }
 }
 
-fn status_text(status: StatusCode) -> String {
+pub(super) fn status_text(status: StatusCode) -> String {
     match status.canonical_reason() {
         Some(reason) => format!("{} {reason}", status.as_u16()),
         None => status.as_u16().to_string(),

@@ -56,6 +56,7 @@ fn a_split_is_found_by_the_names_datasets_gives_its_files() {
         "data/test-00001-of-00002.parquet",
         "data/dev-00000-of-00001.parquet",
         "default/train/0000.parquet",
+        "annotations/test-00000-of-00001.parquet",
         "lite.parquet",
     ]
     .iter()

@@ -44,21 +44,93 @@ pub(crate) fn read_rows(
         source,
     })?;
     let reader = SerializedFileReader::new(file).map_err(|e| bad(reader_error(&e)))?;
+    let published = Published::of(&reader).map_err(bad)?;
     let rows = reader
         .get_row_iter(None)
         .map_err(|e| bad(reader_error(&e)))?;
     for (index, row) in rows.enumerate() {
         let at = format!("row {}", index + 1);
         let row = row.map_err(|e| bad(format!("{at}: {}", reader_error(&e))))?;
-        let object = object_of(row).map_err(|reason| ImportError::BadField {
+        let mut object = object_of(row).map_err(|reason| ImportError::BadField {
             path: path.to_path_buf(),
             at: at.clone(),
             field: reason.0,
             reason: reason.1,
         })?;
+        if let Some(published) = &published {
+            published
+                .restore(&mut object)
+                .map_err(|(field, reason)| ImportError::BadField {
+                    path: path.to_path_buf(),
+                    at: at.clone(),
+                    field,
+                    reason,
+                })?;
+        }
         on_row(at, object)?;
     }
     Ok(())
+}
+
+/// The key of the footer entry of a dataset Verity published (`verity export --format hub`):
+/// a JSON object that lists the panel's columns (`labels`), which an import leaves out, and the
+/// columns holding JSON texts (`json`), which it decodes.
+pub const FOOTER_KEY: &str = "verity";
+
+/// What the footer of a dataset Verity published says of its columns: the panel's labels,
+/// which are not the task's fields, and the fields held as JSON texts.
+struct Published {
+    labels: Vec<String>,
+    json: Vec<String>,
+}
+
+impl Published {
+    /// The footer's account, when the file has one.
+    fn of(reader: &SerializedFileReader<File>) -> Result<Option<Published>, String> {
+        let Some(text) = reader
+            .metadata()
+            .file_metadata()
+            .key_value_metadata()
+            .and_then(|kv| kv.iter().find(|kv| kv.key == FOOTER_KEY))
+            .and_then(|kv| kv.value.clone())
+        else {
+            return Ok(None);
+        };
+        let footer: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("its footer's {:?} entry is not JSON ({e})", FOOTER_KEY))?;
+        let names = |key: &str| -> Vec<String> {
+            footer
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Ok(Some(Published {
+            labels: names("labels"),
+            json: names("json"),
+        }))
+    }
+
+    /// A row as the task was imported: the labels left out, JSON texts decoded, and the
+    /// fields a task did not have (null in a table where others had them) dropped.
+    fn restore(&self, row: &mut Map<String, Value>) -> Result<(), (String, String)> {
+        row.retain(|name, value| !value.is_null() && !self.labels.contains(name));
+        for name in &self.json {
+            if let Some(value) = row.get_mut(name)
+                && let Value::String(text) = value
+            {
+                *value = serde_json::from_str(text)
+                    .map_err(|e| (name.clone(), format!("holds no JSON text ({e})")))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The reader's message without its "Parquet error: " prefix.

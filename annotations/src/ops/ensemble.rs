@@ -9,7 +9,7 @@ use ts_rs::TS;
 use super::submitted::{Choice, Panel, RaterEvent, option_index, rated_questions, value_text};
 use super::{Error, ErrorCode, Project, Result};
 use verity_stats::ensemble::{self, Decision, EnsembleRule, Procedure, RaterAnswer};
-use verity_task::questionnaire::{Question, Questionnaire};
+use verity_task::questionnaire::{FilterCondition, Question, Questionnaire};
 
 /// One case's label for one question, and who or what decided it.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -129,30 +129,72 @@ fn no_label(question: &Question, reason: String) -> Label {
     }
 }
 
+/// The label a filter condition tests, when the case has one.
+fn condition_label<'a>(condition: &FilterCondition, labels: &'a [Label]) -> Option<&'a Value> {
+    labels
+        .iter()
+        .find(|l| l.question == condition.question)
+        .and_then(|l| l.value.as_ref())
+}
+
+/// Whether a label meets a filter condition.
+fn condition_holds(condition: &FilterCondition, value: &Value) -> bool {
+    let at_least = condition
+        .at_least
+        .is_some_and(|min| value.as_f64().is_some_and(|v| v >= min));
+    let one_of = condition
+        .one_of
+        .as_ref()
+        .is_some_and(|list| list.contains(value));
+    at_least || one_of
+}
+
 fn filter_verdict(questionnaire: &Questionnaire, labels: &[Label]) -> Option<bool> {
     let filter = questionnaire.filter.as_ref()?;
     let mut unknown = false;
     for condition in &filter.any {
-        let Some(value) = labels
-            .iter()
-            .find(|l| l.question == condition.question)
-            .and_then(|l| l.value.as_ref())
-        else {
+        let Some(value) = condition_label(condition, labels) else {
             unknown = true;
             continue;
         };
-        let at_least = condition
-            .at_least
-            .is_some_and(|min| value.as_f64().is_some_and(|v| v >= min));
-        let one_of = condition
-            .one_of
-            .as_ref()
-            .is_some_and(|list| list.contains(value));
-        if at_least || one_of {
+        if condition_holds(condition, value) {
             return Some(true);
         }
     }
     if unknown { None } else { Some(false) }
+}
+
+/// The filter's conditions a case's labels meet, each in words (`underspecified = 2, at least
+/// 2`): why the filter drops it.
+pub(super) fn filter_reasons(questionnaire: &Questionnaire, labels: &[Label]) -> Vec<String> {
+    let Some(filter) = questionnaire.filter.as_ref() else {
+        return Vec::new();
+    };
+    filter
+        .any
+        .iter()
+        .filter_map(|condition| {
+            let value = condition_label(condition, labels)?;
+            if !condition_holds(condition, value) {
+                return None;
+            }
+            let test = match (&condition.at_least, &condition.one_of) {
+                (Some(min), _) if value.as_f64().is_some_and(|v| v >= *min) => {
+                    format!("at least {min}")
+                }
+                (_, Some(list)) => format!(
+                    "one of {}",
+                    list.iter().map(value_text).collect::<Vec<_>>().join(", ")
+                ),
+                _ => String::new(),
+            };
+            Some(format!(
+                "{} = {}, {test}",
+                condition.question,
+                value_text(value)
+            ))
+        })
+        .collect()
 }
 
 pub(super) fn build_ensemble(

@@ -244,7 +244,8 @@ impl Error {
             Error::Write { .. } => ErrorCode::Write,
             Error::Encode { .. } => ErrorCode::Internal,
             Error::Evidence(_) => ErrorCode::Evidence,
-            Error::Hub(crate::hub::HubError::Cancelled) | Error::Cancelled => ErrorCode::Cancelled,
+            Error::Hub(crate::hub::HubError::Cancelled | crate::hub::HubError::Stopped)
+            | Error::Cancelled => ErrorCode::Cancelled,
             Error::Hub(_) => ErrorCode::Hub,
         }
     }

@@ -33,6 +33,24 @@ pub struct ExportOptions {
     /// each rater's latest submitted answer.
     #[serde(default)]
     pub history: bool,
+    /// For `hub`: the licence the dataset is published under, as the Hub names it; required,
+    /// never guessed.
+    #[serde(default)]
+    pub license: Option<String>,
+    /// For `hub`: the split's name; `test` when absent.
+    #[serde(default)]
+    pub split: Option<String>,
+    /// For `hub`: which tasks; the ones the filter keeps when absent.
+    #[serde(default)]
+    pub subset: Option<super::DatasetSubset>,
+    /// For `hub`: raters under their names instead of stable pseudonyms.
+    #[serde(default)]
+    pub rater_names: bool,
+    /// For `hub`: the size past which a Parquet shard is closed and another begun;
+    /// [`crate::export::dataset::SHARD_BYTES`] when absent.
+    #[serde(default)]
+    #[ts(skip)]
+    pub shard_bytes: Option<usize>,
 }
 
 fn resolve_reference(project: &Project, name: &str) -> Result<String> {
@@ -290,6 +308,14 @@ fn check_openai_columns(project: &Project, format: ExportFormat) -> Result<()> {
     ))
 }
 
+/// The refusal to write the hub format as one file.
+fn hub_is_a_folder() -> Error {
+    Error::refused(
+        ErrorCode::BadInput,
+        "the hub format is a folder of Parquet files and a card, not one file: export it with `verity export --format hub --out FOLDER`",
+    )
+}
+
 /// What [`export_to_file`] wrote.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]
@@ -361,6 +387,23 @@ fn export_with_notes(
         return Err(Error::refused(
             ErrorCode::BadInput,
             "--history writes every answer event, which only --format answers-jsonl holds",
+        ));
+    }
+    if format == ExportFormat::Hub {
+        return Err(hub_is_a_folder());
+    }
+    let hub_only = [
+        (options.license.is_some(), "--license"),
+        (options.split.is_some(), "--split"),
+        (options.subset.is_some(), "--subset"),
+        (options.rater_names, "--rater-names"),
+    ];
+    if let Some((_, flag)) = hub_only.iter().find(|(given, _)| *given) {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            format!(
+                "{flag} describes a dataset for the Hugging Face Hub, which only --format hub writes"
+            ),
         ));
     }
     let write_err = |source: std::io::Error| Error::Write {
@@ -443,6 +486,7 @@ fn export_with_notes(
             sink.finish().map_err(write_err)
         }
         ExportFormat::AnswersJsonl => super::export_jsonl(project, options.history, out, out_path),
+        ExportFormat::Hub => Err(hub_is_a_folder()),
         ExportFormat::Underdetermined => {
             return super::scores::write_left_out(project, out, out_path);
         }

@@ -26,6 +26,9 @@ pub enum ExportFormat {
     OpenaiEnsembled,
     /// The tasks a determinate-only score leaves out, and why: one CSV row each.
     Underdetermined,
+    /// A dataset folder for the Hugging Face Hub: Parquet files of the tasks with the panel's
+    /// labels and of each rater's annotations, and a dataset card.
+    Hub,
 }
 
 /// An export format as the front ends offer it: the CLI's `--format` value and its help, the
@@ -47,17 +50,20 @@ pub struct ExportFormatInfo {
     pub extension: &'static str,
     /// Whether the ensemble rule (`--rule`) changes what it writes.
     pub uses_rule: bool,
+    /// Whether it writes a folder (chosen as a folder) instead of one file.
+    pub folder: bool,
 }
 
 impl ExportFormat {
     /// Every format, in the order the front ends list them.
-    pub const ALL: [ExportFormat; 6] = [
+    pub const ALL: [ExportFormat; 7] = [
         ExportFormat::Jsonl,
         ExportFormat::Csv,
         ExportFormat::AnswersJsonl,
         ExportFormat::OpenaiAnnotations,
         ExportFormat::OpenaiEnsembled,
         ExportFormat::Underdetermined,
+        ExportFormat::Hub,
     ];
 
     /// The format's name, as `--format`, the desktop and JSON spell it.
@@ -69,12 +75,13 @@ impl ExportFormat {
             ExportFormat::OpenaiAnnotations => "openai-annotations",
             ExportFormat::OpenaiEnsembled => "openai-ensembled",
             ExportFormat::Underdetermined => "underdetermined",
+            ExportFormat::Hub => "hub",
         }
     }
 
     /// What the front ends say about the format and propose for its file.
     pub fn info(self) -> ExportFormatInfo {
-        use FileKind::{Csv, JsonLines};
+        use FileKind::{Csv, Folder, JsonLines};
         let (title, description, file_name, kind, uses_rule) = match self {
             ExportFormat::Jsonl => (
                 "Tasks (JSON lines)",
@@ -118,10 +125,18 @@ impl ExportFormat {
                 Csv,
                 false,
             ),
+            ExportFormat::Hub => (
+                "Hugging Face dataset (folder)",
+                "A dataset folder for the Hub: the tasks with the panel's labels and each rater's annotations as Parquet, and a dataset card; --license is required.",
+                "verity-dataset",
+                Folder,
+                true,
+            ),
         };
         let (file_type, extension) = match kind {
             Csv => ("CSV", "csv"),
             JsonLines => ("JSON lines", "jsonl"),
+            Folder => ("Folder", ""),
         };
         ExportFormatInfo {
             format: self,
@@ -131,6 +146,7 @@ impl ExportFormat {
             file_type,
             extension,
             uses_rule,
+            folder: matches!(kind, Folder),
         }
     }
 }
@@ -140,6 +156,7 @@ impl ExportFormat {
 enum FileKind {
     Csv,
     JsonLines,
+    Folder,
 }
 
 impl FromStr for ExportFormat {
@@ -193,8 +210,9 @@ mod tests {
     fn each_format_proposes_a_file_of_its_type() {
         for info in export_formats() {
             let name = info.format.name();
+            assert_eq!(info.folder, info.extension.is_empty(), "{name}");
             assert!(
-                info.file_name.ends_with(&format!(".{}", info.extension)),
+                info.folder || info.file_name.ends_with(&format!(".{}", info.extension)),
                 "{name}"
             );
             assert!(info.description.ends_with('.'), "{name}");

@@ -53,7 +53,7 @@ pub fn hub_origin(dataset: &str, commit: &str, path: &str, sha256: &str) -> Stri
 }
 
 /// Checks a dataset id: `OWNER/NAME`.
-fn check_dataset(dataset: &str) -> Result<()> {
+pub(super) fn check_dataset(dataset: &str) -> Result<()> {
     let parts: Vec<&str> = dataset.split('/').collect();
     let ok = parts.len() == 2
         && parts.iter().all(|p| {

@@ -10,7 +10,10 @@
 //! view calls only [`current_answer`] and [`rater_queue`], which never show another rater's.
 
 // What the front ends need of the lower layers, so that they import `ops` alone.
-pub use crate::hub::HubSettings;
+pub use crate::hub::{
+    FileAction, HubSettings, PublishProgress, PublishReport, PublishStage, PublishedFile,
+    UploadMode,
+};
 pub use verity_endpoint::Halt;
 pub use verity_evidence::{
     Engine, GrepQuery, GrepReport, MissingObject, Proposal, ShownFile, Snippet, SweepResult, Tier,
@@ -60,6 +63,10 @@ pub use clone::{
 };
 mod conflicts;
 pub use conflicts::{ConflictView, Keep, list_conflicts, resolve_conflict};
+mod dataset;
+pub use dataset::{
+    CARD_FILE, DatasetFile, DatasetSubset, DatasetSummary, FOOTER_KEY, export_dataset,
+};
 mod demo;
 pub use demo::{
     APP_IDENTIFIER, DEMO_PROJECT_FILE, EMPTY_DEMO_PROJECT_FILE, default_demo_dir,
@@ -104,7 +111,7 @@ pub use models::{
     rate_model, remove_model,
 };
 mod output;
-pub use output::{Overwrite, Written, write_file, write_project_file};
+pub use output::{Overwrite, Written, write_file, write_folder, write_project_file};
 mod packages;
 pub use packages::{
     MergeConflict, MergeReport, MergedEvent, PACKAGE_RATER, PROJECT_ID, PackageMerge,
@@ -156,6 +163,10 @@ pub use sweep::{
 };
 pub use sweep_access::{
     ProposedSweep, Proposer, SWEEP_FOR_RATERS, set_sweep_for_raters, sweep_for_raters,
+};
+mod publish;
+pub use publish::{
+    DEFAULT_MESSAGE, PublicationPreview, PublishRequest, prepare_publication, publish_dataset,
 };
 mod project;
 mod seal;

@@ -80,6 +80,55 @@ pub fn write_project_file<T>(
     )
 }
 
+/// Writes the folder `path` whole or not at all: `build` fills a partial folder beside it,
+/// which is then renamed into place (an existing folder is moved aside first and removed
+/// after). With [`Overwrite::Refuse`], a folder that holds anything is refused; an empty one is
+/// filled.
+pub fn write_folder<T>(
+    path: &Path,
+    overwrite: Overwrite,
+    build: impl FnOnce(&Path) -> Result<T>,
+) -> Result<Written<T>> {
+    let write_err = write_error(path);
+    let holds_something = match std::fs::read_dir(path) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(_) => path.exists(),
+    };
+    if holds_something && overwrite == Overwrite::Refuse {
+        return Err(already_exists(path));
+    }
+    let partial = partial_path(path);
+    let remove = |p: &Path| match std::fs::remove_dir_all(p) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(_) if p.is_file() => std::fs::remove_file(p),
+        other => other,
+    };
+    remove(&partial).map_err(write_err)?;
+    std::fs::create_dir_all(&partial).map_err(write_err)?;
+    let value = match build(&partial) {
+        Ok(value) => value,
+        Err(err) => {
+            if let Err(cleanup) = remove(&partial) {
+                tracing::warn!(path = %partial.display(), %cleanup, "cannot remove a partial output folder");
+            }
+            return Err(err);
+        }
+    };
+    if path.exists() {
+        let aside = partial.with_extension("old");
+        remove(&aside).map_err(write_err)?;
+        std::fs::rename(path, &aside).map_err(write_err)?;
+        std::fs::rename(&partial, path).map_err(write_err)?;
+        remove(&aside).map_err(write_err)?;
+    } else {
+        std::fs::rename(&partial, path).map_err(write_err)?;
+    }
+    Ok(Written {
+        value,
+        replaced: holds_something,
+    })
+}
+
 /// Makes the file at a partial path beside `path` with `make` (which leaves it on disk), then
 /// renames it over `path`. `discard` removes a partial file: a stale one first, and the new
 /// one when making it failed (whose error is the one returned; a failed clean-up is logged).
@@ -170,6 +219,51 @@ mod tests {
         .unwrap();
         assert!(written.replaced);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_folder_is_written_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dataset");
+        let fill = |text: &'static str| {
+            move |partial: &Path| {
+                std::fs::write(partial.join("README.md"), text).map_err(|source| Error::Write {
+                    path: partial.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        let written = write_folder(&path, Overwrite::Refuse, fill("first")).unwrap();
+        assert!(!written.replaced);
+        let err = write_folder(&path, Overwrite::Refuse, fill("second")).unwrap_err();
+        assert!(err.to_string().contains("--force"), "{err}");
+        let err = write_folder(&path, Overwrite::Replace, |_| {
+            Err::<(), _>(Error::refused(ErrorCode::Internal, "the writer failed"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "the writer failed");
+        assert_eq!(
+            std::fs::read_to_string(path.join("README.md")).unwrap(),
+            "first"
+        );
+        assert!(
+            write_folder(&path, Overwrite::Replace, fill("second"))
+                .unwrap()
+                .replaced
+        );
+        assert_eq!(
+            std::fs::read_to_string(path.join("README.md")).unwrap(),
+            "second"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            [std::ffi::OsString::from("dataset")],
+            "no partial or old folder"
+        );
     }
 
     #[test]

@@ -87,7 +87,7 @@ fn fetch(
 }
 
 /// Every case as `verity show` gives it, times left out.
-fn cases(p: &ops::Project) -> BTreeMap<String, Value> {
+pub fn cases(p: &ops::Project) -> BTreeMap<String, Value> {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(map) => {

@@ -14,6 +14,7 @@ mod integrity;
 mod models;
 mod newcomer;
 mod panel;
+mod publish;
 mod quality;
 mod readme;
 mod scores;

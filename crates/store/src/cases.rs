@@ -102,6 +102,10 @@ pub trait CaseStore {
     /// The current revision of a case.
     fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError>;
 
+    /// The JSON of a case's current revision as stored, unparsed: for a reader that wants a
+    /// few of its fields from every case (a dataset's survey of the tasks' other fields).
+    fn case_json(&self, instance_id: &str) -> Result<Option<String>, StoreError>;
+
     /// Up to `limit` instance ids that start with `prefix`, in order.
     fn instance_ids_with_prefix(
         &self,
@@ -159,22 +163,25 @@ impl CaseStore for Store {
     }
 
     fn case_by_instance(&self, instance_id: &str) -> Result<Option<StoredCase>, StoreError> {
+        // Cached: an export reads every case by its id, and preparing the statement each time
+        // cost a fifth of the reading.
         let row = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT c.id, r.revision, r.id, r.content FROM cases c
                  JOIN case_revisions r ON r.case_id = c.id
                  WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1",
-                [instance_id],
-                |row| {
+            )
+            .and_then(|mut statement| {
+                statement.query_row([instance_id], |row| {
                     Ok((
                         row.get::<_, i64>(0)?,
                         row.get::<_, i64>(1)?,
                         row.get::<_, i64>(2)?,
                         unpack(&self.path, "case", row.get_ref(3)?),
                     ))
-                },
-            )
+                })
+            })
             .optional()
             .map_err(|e| self.sql(e))?;
         row.map(|(case_id, revision, revision_id, content)| {
@@ -186,6 +193,22 @@ impl CaseStore for Store {
             })
         })
         .transpose()
+    }
+
+    fn case_json(&self, instance_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT r.content FROM cases c JOIN case_revisions r ON r.case_id = c.id
+                 WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1",
+            )
+            .and_then(|mut statement| {
+                statement.query_row([instance_id], |row| {
+                    Ok(unpack(&self.path, "case", row.get_ref(0)?))
+                })
+            })
+            .optional()
+            .map_err(|e| self.sql(e))?
+            .transpose()
     }
 
     fn instance_ids_with_prefix(

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use rusqlite::types::ValueRef;
-use zstd::bulk::Compressor;
+use zstd::bulk::{Compressor, Decompressor};
 
 use super::StoreError;
 use verity_task::case::Encoded;
@@ -24,6 +24,28 @@ thread_local! {
     /// One compression context per thread, made once: making one costs as much as
     /// compressing a small row.
     static COMPRESSOR: RefCell<Option<Compressor<'static>>> = const { RefCell::new(None) };
+    /// One decompression context per thread, for the same reason: making one took a third of
+    /// reading a task back.
+    static DECOMPRESSOR: RefCell<Option<Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// The largest content a frame may declare to be decompressed in one piece; a larger (or
+/// undeclared) size is decompressed as a stream.
+const WHOLE: u64 = 1 << 30;
+
+/// A frame's content: in one piece when the frame declares its size (as [`pack`]'s do), with
+/// the thread's context; otherwise as a stream.
+fn decompress(frame: &[u8]) -> std::io::Result<Vec<u8>> {
+    match zstd::zstd_safe::get_frame_content_size(frame) {
+        Ok(Some(size)) if size <= WHOLE => DECOMPRESSOR.with_borrow_mut(|slot| {
+            let decompressor = match slot {
+                Some(decompressor) => decompressor,
+                None => slot.insert(Decompressor::new()?),
+            };
+            decompressor.decompress(frame, size as usize)
+        }),
+        _ => zstd::stream::decode_all(frame),
+    }
 }
 
 /// The frame stored for `text`, which is `what` of the project at `path`.
@@ -65,7 +87,7 @@ pub(crate) fn unpack(
             String::from_utf8(text.to_vec()).map_err(|_| damaged("it is not UTF-8".into()))
         }
         ValueRef::Blob(frame) => {
-            let bytes = zstd::stream::decode_all(frame).map_err(|e| damaged(e.to_string()))?;
+            let bytes = decompress(frame).map_err(|e| damaged(e.to_string()))?;
             String::from_utf8(bytes)
                 .map_err(|_| damaged("it is not UTF-8 once decompressed".into()))
         }

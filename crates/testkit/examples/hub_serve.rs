@@ -1,9 +1,11 @@
 //! Serves a generated SWE-bench split as the Hugging Face Hub would, for `bench/fetch.sh`:
 //! ROWS rows of SWE-bench Verified's size (the shared data's rows again and again, renamed), as
-//! one Parquet file of the `test` split of `bench/swe-bench`, on 127.0.0.1.
+//! one Parquet file of the `test` split of `bench/swe-bench`, on 127.0.0.1; and takes uploads
+//! (new repositories, commits, LFS), for `bench/hub_check.sh` and `bench/publish.sh`.
 //!
-//! Usage: hub_serve ROWS DIR  ->  writes DIR/rows.jsonl (the same rows) and DIR/port, then
-//! serves until killed.
+//! Usage: hub_serve ROWS DIR [--token TOKEN]  ->  writes DIR/rows.jsonl (the same rows) and
+//! DIR/port, then serves until killed. ROWS of 0 holds no dataset; with --token, only TOKEN
+//! is accepted (401 for any other).
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
@@ -20,6 +22,20 @@ fn main() {
     };
     let wanted: usize = rows.parse().unwrap();
     let dir = PathBuf::from(dir);
+    let token = match args.get(3).map(String::as_str) {
+        Some("--token") => args.get(4).cloned(),
+        _ => None,
+    };
+    let server = verity_testkit::hub_server::HubServer::start();
+    if let Some(token) = &token {
+        server.accept_tokens(&[token]);
+    }
+    if wanted == 0 {
+        std::fs::write(dir.join("port"), server.port.to_string()).unwrap();
+        loop {
+            std::thread::park();
+        }
+    }
     let shared =
         verity_testkit::shared_data_path().join("swebench-verified/instances_complete.jsonl");
     let source = if shared.exists() {
@@ -48,7 +64,6 @@ fn main() {
         parquet.len() as f64 / 1e6,
         source.display()
     );
-    let server = verity_testkit::hub_server::HubServer::start();
     server.add(
         "bench/swe-bench",
         verity_testkit::hub_server::Dataset {

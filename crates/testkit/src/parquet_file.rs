@@ -94,3 +94,53 @@ pub fn parquet_bytes(rows: &[Map<String, Value>], group: usize) -> Vec<u8> {
     writer.close().unwrap();
     out
 }
+
+/// A file's rows as JSON objects, and its footer's key-value pairs.
+pub type ReadRows = (Vec<Map<String, Value>>, Vec<(String, String)>);
+
+/// A Parquet file's rows as JSON objects, and its footer's key-value pairs.
+pub fn read_rows(path: &Path) -> ReadRows {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let footer = reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let rows = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            row.unwrap()
+                .into_columns()
+                .into_iter()
+                .map(|(name, field)| (name, json_of(field)))
+                .collect()
+        })
+        .collect();
+    (rows, footer)
+}
+
+/// The JSON value of a Parquet value of the kinds Verity's datasets hold.
+fn json_of(field: parquet::record::Field) -> Value {
+    use parquet::record::{Field, ListAccessor};
+    match field {
+        Field::Null => Value::Null,
+        Field::Bool(b) => Value::Bool(b),
+        Field::Long(n) => n.into(),
+        Field::Int(n) => n.into(),
+        Field::Double(x) => x.into(),
+        Field::Str(s) => Value::String(s),
+        Field::ListInternal(list) => Value::Array(
+            (0..list.len())
+                .map(|i| Value::String(list.get_string(i).unwrap().clone()))
+                .collect(),
+        ),
+        other => panic!("a value Verity's datasets do not hold: {other}"),
+    }
+}

@@ -1,18 +1,19 @@
-//! Long jobs that bring data in or out: importing, fetching from the Hub, exporting, and
-//! stopping the running job.
+//! Long jobs that bring data in or out: importing, fetching from the Hub, exporting,
+//! publishing to the Hub, and stopping the running job.
 
 use std::path::PathBuf;
 
 use annotations::ops::{
     self, ExportFormat, ExportFormatInfo, ExportOptions, FetchProgress, FetchReport, FetchRequest,
-    HubSettings, ImportProgress, ImportReport,
+    HubSettings, ImportProgress, ImportReport, PublicationPreview, PublishProgress, PublishReport,
+    PublishRequest,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
 use time::OffsetDateTime;
 
 use crate::error::CommandError;
-use crate::state::{AppState, cancel_running_job, long_job, with_project};
+use crate::state::{AppState, background_job, cancel_running_job, long_job, with_project};
 
 /// Imports task files, reporting progress on `on_progress`; `cancel_job` stops it and
 /// nothing is stored. Refused while an evidence run or another import is running.
@@ -76,5 +77,42 @@ pub async fn export_project(
         ops::export_to_file(p, format, &options, &out_path, ops::Overwrite::Replace)
             .map(|summary| summary.rows)
     })
+    .await
+}
+
+/// Exports the project as a dataset folder for the Hub repository `repo`, in the app's data
+/// folder (`datasets/OWNER--NAME`, replaced each time), and returns the card as the Hub will
+/// show it, for the coordinator to read before publishing.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn prepare_publication(
+    app: AppHandle,
+    options: ExportOptions,
+    repo: String,
+) -> Result<PublicationPreview, CommandError> {
+    let folders = app.state::<AppState>().data_dir.join("datasets");
+    with_project(app, move |p| {
+        ops::prepare_publication(p, &options, &repo, &folders, OffsetDateTime::now_utc())
+    })
+    .await
+}
+
+/// Publishes a prepared dataset folder to the Hub as one commit, reporting progress on
+/// `on_progress`; `cancel_job` stops it before the commit (publishing again sends only what
+/// is missing). The Hub's address, token and proxy come from the environment, as for `verity
+/// publish`; the token is never sent back.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn publish_dataset(
+    app: AppHandle,
+    request: PublishRequest,
+    on_progress: Channel<PublishProgress>,
+) -> Result<PublishReport, CommandError> {
+    background_job(
+        app,
+        "A publication",
+        on_progress,
+        move |progress, cancel| {
+            ops::publish_dataset(&request, &HubSettings::from_env(), progress, cancel)
+        },
+    )
     .await
 }

@@ -5,8 +5,8 @@ use std::io::Write;
 use annotations::ops;
 use anyhow::Result;
 
-use crate::output::{overwrite, print_json};
-use crate::schema::exports::{ExportArgs, MergeArgs, MigrateArgs, PackageArgs};
+use crate::output::{cancel_on_ctrl_c, overwrite, print_json, progress_bar};
+use crate::schema::exports::{ExportArgs, MergeArgs, MigrateArgs, PackageArgs, PublishArgs};
 use crate::session::Session;
 
 pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> {
@@ -17,13 +17,55 @@ pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> 
         history,
         rule,
         reference,
+        license,
+        split,
+        subset,
+        rater_names,
     } = args;
     let p = s.open()?;
     let options = ops::ExportOptions {
         rule,
         reference,
         history,
+        license,
+        split,
+        subset: subset.map(Into::into),
+        rater_names,
+        shard_bytes: None,
     };
+    let replaced = |replaced: bool, what: &str| {
+        if replaced {
+            format!(" (replaced the {what} that was there)")
+        } else {
+            String::new()
+        }
+    };
+    if format == ops::ExportFormat::Hub {
+        let summary = ops::export_dataset(&p, &options, &path, overwrite(force), s.now)?;
+        writeln!(
+            out,
+            "wrote a dataset of {} tasks and {} annotations to {}{}",
+            summary.tasks,
+            summary.annotations,
+            summary.folder,
+            replaced(summary.replaced, "folder")
+        )?;
+        for file in &summary.files {
+            writeln!(
+                out,
+                "{}\t{} rows\t{} bytes",
+                file.path, file.rows, file.bytes
+            )?;
+        }
+        if summary.without_fields > 0 {
+            writeln!(
+                out,
+                "left out {} tasks imported without their SWE-bench fields",
+                summary.without_fields
+            )?;
+        }
+        return Ok(());
+    }
     let summary = ops::export_to_file(&p, format, &options, &path, overwrite(force))?;
     for note in &summary.notes {
         eprintln!("note: {note}");
@@ -33,12 +75,101 @@ pub fn export(s: &Session, args: ExportArgs, out: &mut dyn Write) -> Result<()> 
         "wrote {} to {}{}",
         ops::counted(summary.rows, "row"),
         summary.path,
-        if summary.replaced {
-            " (replaced the file that was there)"
-        } else {
-            ""
-        }
+        replaced(summary.replaced, "file")
     )?;
+    Ok(())
+}
+
+pub fn publish(args: PublishArgs, out: &mut dyn Write) -> Result<()> {
+    let PublishArgs {
+        repo,
+        folder,
+        private,
+        revision,
+        message,
+        dry_run,
+        json,
+    } = args;
+    let cancel = cancel_on_ctrl_c();
+    let bar = progress_bar(0, "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec}");
+    let mut progress = |step: &ops::PublishProgress| {
+        let Some(bar) = &bar else { return };
+        bar.set_length(step.bytes_total);
+        bar.set_position(step.bytes_done);
+        let stage = match step.stage {
+            ops::PublishStage::Hashing => "hashing",
+            ops::PublishStage::Checking => "asking the Hub",
+            ops::PublishStage::Uploading => "uploading",
+            ops::PublishStage::Committing => "committing",
+            ops::PublishStage::Waiting => "waiting",
+        };
+        let file = step.file.as_deref().unwrap_or_default();
+        bar.set_message(match &step.waiting {
+            Some(why) => format!("{stage}: {why}"),
+            None => format!("{stage} {file}"),
+        });
+    };
+    let request = ops::PublishRequest {
+        repo,
+        folder: folder.display().to_string(),
+        private,
+        revision: Some(revision),
+        message,
+        dry_run,
+    };
+    let settings = ops::HubSettings::from_env();
+    let report = ops::publish_dataset(&request, &settings, &mut progress, &cancel)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if json {
+        return print_json(out, &report);
+    }
+    let verb = if report.dry_run { "would" } else { "did" };
+    if report.created {
+        writeln!(
+            out,
+            "{verb} create the {} dataset repository {}",
+            if report.private { "private" } else { "public" },
+            report.repo
+        )?;
+    }
+    if report.branch_created {
+        writeln!(
+            out,
+            "{verb} create the branch {} from main",
+            report.revision
+        )?;
+    }
+    for file in &report.files {
+        let mode = match file.mode {
+            ops::UploadMode::Regular => "regular",
+            ops::UploadMode::Lfs => "lfs",
+        };
+        let action = match (file.action, report.dry_run) {
+            (ops::FileAction::Upload, true) => "to upload",
+            (ops::FileAction::Upload, false) => "uploaded",
+            (ops::FileAction::AlreadyUploaded, _) => "already uploaded",
+            (ops::FileAction::Unchanged, _) => "unchanged",
+        };
+        writeln!(out, "{}\t{mode}\t{} bytes\t{action}", file.path, file.bytes)?;
+    }
+    if let Some(note) = &report.note {
+        writeln!(out, "note: {note}")?;
+    }
+    match (&report.commit, &report.commit_url, report.dry_run) {
+        (_, _, true) => writeln!(out, "dry run: nothing was uploaded to {}", report.url)?,
+        (Some(commit), Some(url), false) => writeln!(
+            out,
+            "committed {commit} to {} on {} ({} bytes sent to LFS): {url}",
+            report.repo, report.revision, report.uploaded_bytes
+        )?,
+        _ => writeln!(
+            out,
+            "nothing changed: {} on {} already holds every file",
+            report.repo, report.revision
+        )?,
+    }
     Ok(())
 }
 

@@ -60,6 +60,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Precedent(args) => return evidence::precedent(&s, args, out),
         Command::Sweep(args) => return sweep::sweep(&s, args, out),
         Command::Export(args) => exports::export(&s, args, out)?,
+        Command::Publish(args) => exports::publish(args, out)?,
         Command::Package(args) => exports::package(&s, args, out)?,
         Command::Merge(args) => exports::merge(&s, args, out)?,
         Command::Migrate(args) => exports::migrate(&s, args, out)?,

@@ -101,6 +101,11 @@ pub enum Command {
     /// Export answers and labels. The file is written whole or not at all; an existing file is
     /// refused unless --force.
     Export(exports::ExportArgs),
+    /// Upload a dataset folder (`export --format hub`) to the Hugging Face Hub as one commit:
+    /// the repository made if needed, large files through LFS, an interrupted upload resumed.
+    /// The token comes from HF_TOKEN or huggingface_hub's token file and is never printed;
+    /// HF_ENDPOINT and HTTPS_PROXY are honoured.
+    Publish(exports::PublishArgs),
     /// Write a rater's package: a project file with their assigned tasks, the questionnaire,
     /// the cached evidence and their own answers, to work on offline and merge back.
     Package(exports::PackageArgs),

@@ -88,6 +88,18 @@ impl CaseStore for PgStore {
         .transpose()
     }
 
+    fn case_json(&self, instance_id: &str) -> Result<Option<String>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM cases c JOIN case_revisions r ON r.case_id = c.id
+             WHERE c.instance_id = $1 ORDER BY r.revision DESC LIMIT 1",
+            self.case_text_column()?
+        );
+        self.run(async |c: &mut Client| {
+            let row = c.query_opt(&sql, &[&instance_id]).await?;
+            Ok(row.map(|r| r.try_get(0)).transpose()?)
+        })
+    }
+
     fn instance_ids_with_prefix(
         &self,
         prefix: &str,

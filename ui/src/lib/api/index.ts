@@ -36,6 +36,10 @@ import type {
   GrepReport,
   ImportProgress,
   ImportReport,
+  PublicationPreview,
+  PublishProgress,
+  PublishReport,
+  PublishRequest,
   ModelAddRequest,
   ModelComparison,
   ModelRun,
@@ -157,6 +161,17 @@ export const api = {
   exportFormats: () => call<ExportFormatInfo[]>('export_formats'),
   exportProject: (format: ExportFormat, options: ExportOptions, outPath: string) =>
     call<number>('export_project', { format, options, out_path: outPath }),
+  /** Exports the project as a dataset folder for the Hub repository `repo` (in the app's data
+   * folder) and returns its card as the Hub will show it. */
+  preparePublication: (options: ExportOptions, repo: string) =>
+    call<PublicationPreview>('prepare_publication', { options, repo }),
+  /** Publishes a prepared folder to the Hub as one commit (or, as a dry run, says what would
+   * go); `cancelJob` stops it before the commit. */
+  publishDataset: (request: PublishRequest, onProgress: (p: PublishProgress) => void) => {
+    const channel = new Channel<PublishProgress>();
+    channel.onmessage = onProgress;
+    return call<PublishReport>('publish_dataset', { request, on_progress: channel });
+  },
   projectAgreement: (req: AgreementRequest) => call<AgreementView>('project_agreement', { req }),
   raterQuality: (req: QualityRequest) => call<QualityReport>('rater_quality', { req }),
   calibration: () => call<CalibrationView>('calibration'),

@@ -3,4 +3,4 @@
 /**
  * What `export` writes, declared in the order the front ends list them.
  */
-export type ExportFormat = "jsonl" | "csv" | "answers-jsonl" | "openai-annotations" | "openai-ensembled" | "underdetermined";
+export type ExportFormat = "jsonl" | "csv" | "answers-jsonl" | "openai-annotations" | "openai-ensembled" | "underdetermined" | "hub";

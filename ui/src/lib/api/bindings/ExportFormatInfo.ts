@@ -33,4 +33,8 @@ extension: string,
 /**
  * Whether the ensemble rule (`--rule`) changes what it writes.
  */
-uses_rule: boolean, };
+uses_rule: boolean, 
+/**
+ * Whether it writes a folder (chosen as a folder) instead of one file.
+ */
+folder: boolean, };

@@ -7,9 +7,10 @@ import type { ExportFormatInfo } from '../../api';
 
 // The formats as the Rust side lists them (`export_formats`), a few of them.
 const formats: ExportFormatInfo[] = [
-  { format: 'jsonl', title: 'Tasks (JSON lines)', description: 'One line per task.', file_name: 'verity-tasks.jsonl', file_type: 'JSON lines', extension: 'jsonl', uses_rule: true },
-  { format: 'csv', title: 'Tasks (CSV)', description: 'One row per task.', file_name: 'verity-tasks.csv', file_type: 'CSV', extension: 'csv', uses_rule: true },
-  { format: 'answers-jsonl', title: 'Answers (JSON lines)', description: 'One line per task and rater.', file_name: 'verity-answers.jsonl', file_type: 'JSON lines', extension: 'jsonl', uses_rule: false },
+  { format: 'jsonl', title: 'Tasks (JSON lines)', description: 'One line per task.', file_name: 'verity-tasks.jsonl', file_type: 'JSON lines', extension: 'jsonl', uses_rule: true, folder: false },
+  { format: 'csv', title: 'Tasks (CSV)', description: 'One row per task.', file_name: 'verity-tasks.csv', file_type: 'CSV', extension: 'csv', uses_rule: true, folder: false },
+  { format: 'answers-jsonl', title: 'Answers (JSON lines)', description: 'One line per task and rater.', file_name: 'verity-answers.jsonl', file_type: 'JSON lines', extension: 'jsonl', uses_rule: false, folder: false },
+  { format: 'hub', title: 'Hugging Face dataset (folder)', description: 'A dataset folder for the Hub.', file_name: 'verity-dataset', file_type: 'Folder', extension: '', uses_rule: true, folder: true },
 ];
 
 const backend = (handlers: Handlers) => mockBackend({ export_formats: () => formats, ...handlers });
@@ -17,7 +18,7 @@ const backend = (handlers: Handlers) => mockBackend({ export_formats: () => form
 describe('DataSection', () => {
   afterEach(() => clearMocks());
 
-  it('lists the formats the Rust side gives, each with its title and what it writes', async () => {
+  it('lists the file formats the Rust side gives, each with its title and what it writes (the dataset folder is Publish\'s)', async () => {
     backend({});
     const { findByTestId, getAllByRole } = render(DataSection);
     expect((await findByTestId('format-answers-jsonl')).closest('label')!.textContent).toContain('Answers (JSON lines) One line per task and rater.');
@@ -36,7 +37,7 @@ describe('DataSection', () => {
     expect(dialog.filters).toEqual([{ name: 'CSV', extensions: ['csv'] }]);
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'csv',
-      options: { rule: 'majority', reference: null, history: false },
+      options: { rule: 'majority', reference: null, history: false, license: null, split: null, subset: null, rater_names: false },
       out_path: '/tmp/out/labels.csv',
     });
   });
@@ -55,7 +56,7 @@ describe('DataSection', () => {
     expect((await findByTestId('export-result')).textContent).toBe('Wrote 1 row to /tmp/answers.jsonl.');
     expect(calls.find((c) => c.cmd === 'export_project')!.args).toEqual({
       format: 'answers-jsonl',
-      options: { rule: null, reference: null, history: false },
+      options: { rule: null, reference: null, history: false, license: null, split: null, subset: null, rater_names: false },
       out_path: '/tmp/answers.jsonl',
     });
   });

@@ -54,7 +54,7 @@ describe('ScoresSection', () => {
   });
 
   it('downloads the tasks left out to the file the export format proposes', async () => {
-    const underdetermined: ExportFormatInfo = { format: 'underdetermined', title: 'Tasks left out of scores (CSV)', description: 'Left out, and why.', file_name: 'underdetermined.csv', file_type: 'CSV', extension: 'csv', uses_rule: false };
+    const underdetermined: ExportFormatInfo = { format: 'underdetermined', title: 'Tasks left out of scores (CSV)', description: 'Left out, and why.', file_name: 'underdetermined.csv', file_type: 'CSV', extension: 'csv', uses_rule: false, folder: false };
     const calls = mockBackend({
       project_scores: () => report,
       export_formats: () => [underdetermined],

@@ -2,7 +2,7 @@
 // titles and option labels, natural order of task ids, errors as their sentence, what an
 // export's save dialog proposes.
 import type { SaveDialogOptions } from '@tauri-apps/plugin-dialog';
-import { toApiError, type CoefficientRow, type ExportFormatInfo, type FetchProgress, type FetchReport, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
+import { toApiError, type CoefficientRow, type ExportFormatInfo, type FetchProgress, type FetchReport, type PublishedFile, type PublishProgress, type PublishReport, type Question, type QuestionAgreement, type Questionnaire } from '../../api';
 import { blocks } from '../../text/prose';
 import { sameValue } from '../../form/rules';
 
@@ -146,6 +146,33 @@ export function fetchSummary(r: FetchReport): string {
   const files = `${f.files.length} file${f.files.length === 1 ? '' : 's'}, ${bytesText(bytes)}`;
   const how = r.from_cache ? 'served from the cache, nothing downloaded' : 'downloaded';
   return `Fetched ${f.dataset} (${f.split}, ${f.revision} at ${f.commit.slice(0, 7)}): ${files}, ${how}. Imported ${r.import.added} new tasks, ${r.import.updated} changed (new revisions), ${r.import.unchanged} unchanged.`;
+}
+
+/** What a publication is doing, in one line. */
+export function publishStatus(p: PublishProgress): string {
+  const of = p.bytes_total ? ` of ${bytesText(p.bytes_total)}` : '';
+  switch (p.stage) {
+    case 'hashing':
+      return `Reading ${p.file ?? 'the folder'}: ${bytesText(p.bytes_done)}${of}`;
+    case 'checking':
+      return 'Asking the Hub about the repository and each file…';
+    case 'uploading':
+      return `Uploading ${p.file ?? ''}: ${bytesText(p.bytes_done)}${of}`;
+    case 'committing':
+      return 'Making the commit…';
+    case 'waiting':
+      return p.waiting ?? 'Waiting';
+  }
+}
+
+/** What a finished publication did, or a dry run would do, in one sentence. */
+export function publishSummary(r: PublishReport): string {
+  const count = (action: PublishedFile['action']) => r.files.filter((f) => f.action === action).length;
+  const made = r.created ? `${r.dry_run ? 'Would create' : 'Created'} the ${r.private ? 'private' : 'public'} repository ${r.repo}. ` : '';
+  const files = `${count('upload')} to send, ${count('already_uploaded')} already uploaded, ${count('unchanged')} unchanged`;
+  if (r.dry_run) return `${made}Dry run: ${files}; nothing was uploaded.`;
+  if (!r.commit) return `${made}Nothing changed: ${r.repo} on ${r.revision} already holds every file.`;
+  return `${made}Committed ${r.commit.slice(0, 7)} to ${r.repo} on ${r.revision} (${files}; ${bytesText(r.uploaded_bytes)} sent).`;
 }
 
 /** What a save dialog proposes for an export format: its file name and its type's filter. */

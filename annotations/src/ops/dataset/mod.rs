@@ -1,0 +1,472 @@
+//! The project as a Hugging Face dataset folder (`verity export --format hub`): the tasks with
+//! their SWE-bench fields as imported and the panel's labels, each rater's annotations as a
+//! second config, and a dataset card made from the project; written whole or not at all.
+
+mod facts;
+mod rows;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use ts_rs::TS;
+
+use super::ensemble::{build_ensemble, filter_reasons};
+use super::export::ExportOptions;
+use super::submitted::{Panel, option_index, rated_questions};
+use super::{Error, ErrorCode, Overwrite, Project, Result};
+use crate::export::card::{self, Card, CardConfig};
+use crate::export::dataset::{BackgroundTable, SHARD_BYTES, Shard, ShardedTable};
+use rows::{
+    Annotation, AnnotationTable, PANEL, PRO_FIELDS, Pseudonyms, Seen, TASK_FIELDS, TaskPanel,
+    TaskTable,
+};
+use verity_task::case::SourceKind;
+
+pub use crate::import::parquet::FOOTER_KEY;
+
+/// Which tasks a dataset holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum DatasetSubset {
+    /// The tasks the questionnaire's filter keeps.
+    #[default]
+    Kept,
+    /// Every task, kept or filtered out or not yet decided.
+    All,
+}
+
+/// One file of a dataset folder.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct DatasetFile {
+    /// Its path in the folder.
+    pub path: String,
+    /// Its rows (0 for the card).
+    pub rows: usize,
+    /// Its size.
+    #[ts(type = "number")]
+    pub bytes: u64,
+}
+
+/// What [`export_dataset`] wrote.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct DatasetSummary {
+    /// The folder.
+    pub folder: String,
+    /// Its files: the card, then each config's shards.
+    pub files: Vec<DatasetFile>,
+    /// Tasks in it.
+    pub tasks: usize,
+    /// Annotations in it.
+    pub annotations: usize,
+    /// Tasks left out because they have no SWE-bench fields (imported from an audit folder or
+    /// an annotation file alone).
+    pub without_fields: usize,
+    /// True when it replaced a folder that was there.
+    pub replaced: bool,
+    /// The card (`README.md`), as written.
+    pub card: String,
+}
+
+/// The card's file.
+pub const CARD_FILE: &str = "README.md";
+
+/// The options a dataset takes, checked.
+struct Settings<'a> {
+    license: &'a str,
+    split: &'a str,
+    subset: DatasetSubset,
+    rater_names: bool,
+    rule: Option<&'a str>,
+    shard_bytes: usize,
+}
+
+fn settings(options: &ExportOptions) -> Result<Settings<'_>> {
+    let refuse = |text: String| Err(Error::refused(ErrorCode::BadInput, text));
+    let Some(license) = options.license.as_deref().map(str::trim) else {
+        return refuse(
+            "--license is required with --format hub: the licence the dataset is published under, as the Hub names it (mit, apache-2.0, cc-by-4.0, other…); Verity does not guess it".into(),
+        );
+    };
+    if license.is_empty()
+        || !license
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '+'))
+    {
+        return refuse(format!(
+            "--license {license:?} is not a licence id as the Hub names them: lower-case letters, digits, '-', '.' and '+' (mit, apache-2.0, cc-by-4.0, other)"
+        ));
+    }
+    let split = options.split.as_deref().unwrap_or("test");
+    if split.is_empty() || !split.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return refuse(format!(
+            "--split {split:?} is not a split name: letters, digits and '_' (test, train, validation)"
+        ));
+    }
+    Ok(Settings {
+        license,
+        split,
+        subset: options.subset.unwrap_or_default(),
+        rater_names: options.rater_names,
+        rule: options.rule.as_deref(),
+        shard_bytes: options.shard_bytes.unwrap_or(SHARD_BYTES).max(1),
+    })
+}
+
+/// Writes the project as a dataset folder at `dir`: `data/<split>-….parquet` (the tasks and
+/// the panel's labels), `annotations/<split>-….parquet` (each rater's latest submitted answer
+/// on those tasks) and `README.md` (the card). The folder appears whole or not at all; one that
+/// holds anything is refused unless `overwrite` says to replace it.
+pub fn export_dataset(
+    project: &Project,
+    options: &ExportOptions,
+    dir: &Path,
+    overwrite: Overwrite,
+    now: OffsetDateTime,
+) -> Result<DatasetSummary> {
+    project.require_coordinator("exports the panel's answers")?;
+    if options.reference.is_some() || options.history {
+        return Err(Error::refused(
+            ErrorCode::BadInput,
+            "--reference and --history write other formats; --format hub writes the panel's labels and each rater's latest answers",
+        ));
+    }
+    let settings = settings(options)?;
+    let written = super::write_folder(dir, overwrite, |partial| {
+        write_dataset(project, &settings, partial, now)
+    })?;
+    let mut summary = written.value;
+    summary.folder = dir.display().to_string();
+    summary.replaced = written.replaced;
+    tracing::info!(
+        folder = %summary.folder,
+        tasks = summary.tasks,
+        annotations = summary.annotations,
+        files = summary.files.len(),
+        "dataset written"
+    );
+    Ok(summary)
+}
+
+/// Cases read at a time in the second pass.
+const SLICE: usize = 500;
+
+/// The share of agreeing pairs among the raters' answers to a question: (agreeing, pairs).
+fn pairs(positions: &[usize]) -> (usize, usize) {
+    let m = positions.len();
+    let mut agreeing = 0;
+    for i in 0..m {
+        for j in i + 1..m {
+            if positions[i] == positions[j] {
+                agreeing += 1;
+            }
+        }
+    }
+    (agreeing, m * m.saturating_sub(1) / 2)
+}
+
+/// What the first pass reads of a task: the rest of its JSON is skipped, not decoded.
+#[derive(Deserialize)]
+struct Survey {
+    #[serde(default)]
+    sources: Vec<SourceKind>,
+    #[serde(default)]
+    requirements: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    interface: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Tallies of the second pass, for the card.
+#[derive(Default)]
+struct Tally {
+    /// Kept, filtered out, undecided, not rated.
+    counts: [usize; 4],
+    adjudicated: usize,
+    humans: BTreeSet<String>,
+    models: BTreeSet<String>,
+    annotations: usize,
+}
+
+fn write_dataset(
+    project: &Project,
+    settings: &Settings<'_>,
+    root: &Path,
+    now: OffsetDateTime,
+) -> Result<DatasetSummary> {
+    let store = &project.store;
+    let write_err = |source: std::io::Error| Error::Write {
+        path: root.to_path_buf(),
+        source,
+    };
+    let started = std::time::Instant::now();
+    // First pass: which tasks have their SWE-bench fields, and what their other fields hold.
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    let mut pro = false;
+    let mut without_fields = 0;
+    let mut exportable: HashSet<i64> = HashSet::new();
+    let reserved: HashSet<&str> = TASK_FIELDS.iter().chain(&PRO_FIELDS).copied().collect();
+    for (case_id, instance_id) in store.case_instance_ids()? {
+        let Some(json) = store.case_json(&instance_id)? else {
+            continue;
+        };
+        let case: Survey = serde_json::from_str(&json).map_err(|e| {
+            Error::refused(
+                ErrorCode::Store,
+                format!("the stored content of task {instance_id} does not read: {e}"),
+            )
+        })?;
+        if !case.sources.contains(&SourceKind::Dataset) {
+            without_fields += 1;
+            continue;
+        }
+        exportable.insert(case_id);
+        pro |= case.requirements.is_some() || case.interface.is_some();
+        for (name, value) in &case.extra {
+            if !reserved.contains(name.as_str()) && !name.starts_with(PANEL) {
+                seen.entry(name.clone()).or_default().add(value);
+            }
+        }
+    }
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        tasks = exportable.len(),
+        "dataset: fields surveyed"
+    );
+    let questionnaire = &project.questionnaire;
+    let tasks_table = TaskTable::new(questionnaire, &seen, pro);
+    let notes_table = AnnotationTable::new(questionnaire);
+    let mut tasks = BackgroundTable::start(
+        ShardedTable::new(
+            root,
+            "data",
+            settings.split,
+            tasks_table.columns(),
+            vec![tasks_table.footer()],
+            settings.shard_bytes,
+        )
+        .map_err(write_err)?,
+    )
+    .map_err(write_err)?;
+    let mut notes = ShardedTable::new(
+        root,
+        "annotations",
+        settings.split,
+        notes_table.columns(),
+        Vec::new(),
+        settings.shard_bytes,
+    )
+    .map_err(write_err)?;
+    let models: HashMap<i64, String> = store
+        .model_raters()?
+        .into_iter()
+        .map(|m| (m.rater.id, m.config.settings.model))
+        .collect();
+    let raters = store.list_raters()?;
+    let model_names: HashMap<&str, &str> = raters
+        .iter()
+        .filter_map(|r| Some((r.name.as_str(), models.get(&r.id)?.as_str())))
+        .collect();
+    let people: Vec<(String, bool)> = raters
+        .iter()
+        .map(|r| (r.name.clone(), models.contains_key(&r.id)))
+        .collect();
+    let project_id = store.meta(super::PROJECT_ID)?.unwrap_or_default();
+    let names = Pseudonyms::new(&project_id, &people, settings.rater_names);
+    let questions = rated_questions(questionnaire);
+    let mut versions: HashMap<i64, (String, String)> = HashMap::new();
+    let mut tally = Tally::default();
+    let mut rule = String::new();
+    let mut filter = None;
+
+    // Second pass: a slice of cases at a time, with their whole answers and the ensemble.
+    for panel in Panel::slices(project, SLICE)? {
+        let panel = panel?;
+        let report = build_ensemble(project, &panel, settings.rule)?;
+        rule.clone_from(&report.rule);
+        filter.clone_from(&report.filter);
+        let labels: HashMap<&str, _> = report
+            .cases
+            .iter()
+            .map(|c| (c.instance_id.as_str(), c))
+            .collect();
+        let latest = panel.latest_by_case();
+        let mut ids: Vec<(&i64, &String)> = panel.instance_ids.iter().collect();
+        ids.sort_unstable_by(|a, b| a.1.cmp(b.1));
+        for (case_id, instance_id) in ids {
+            let case_labels = labels.get(instance_id.as_str()).copied();
+            let verdict = case_labels.and_then(|l| l.filter_out);
+            let slot = match (case_labels, verdict) {
+                (None, _) => 3,
+                (Some(_), Some(false)) => 0,
+                (Some(_), Some(true)) => 1,
+                (Some(_), None) => 2,
+            };
+            tally.counts[slot] += 1;
+            let wanted = settings.subset == DatasetSubset::All || verdict == Some(false);
+            if !wanted || !exportable.contains(case_id) {
+                continue;
+            }
+            let Some(stored) = store.case_by_instance(instance_id)? else {
+                continue;
+            };
+            let answers = latest.get(instance_id.as_str());
+            let mut agreement = HashMap::new();
+            for q in &questions {
+                let positions: Vec<usize> = answers
+                    .iter()
+                    .flat_map(|c| c.answers.iter())
+                    .filter_map(|(_, e)| option_index(q, e.answer.get(&q.id)?))
+                    .collect();
+                agreement.insert(q.id.as_str(), pairs(&positions));
+            }
+            let because = case_labels
+                .map(|l| filter_reasons(questionnaire, &l.labels))
+                .unwrap_or_default();
+            if let Some(l) = case_labels {
+                tally.adjudicated += l
+                    .labels
+                    .iter()
+                    .filter(|l| l.procedure.as_deref() == Some("adjudicated"))
+                    .count();
+            }
+            let task_panel = TaskPanel {
+                labels: case_labels,
+                because,
+                pairs: agreement,
+                names: &names,
+            };
+            tasks
+                .write_row(tasks_table.row(stored.case, &task_panel))
+                .map_err(write_err)?;
+            for (rater, event) in answers.iter().flat_map(|c| c.answers.iter()) {
+                if let std::collections::hash_map::Entry::Vacant(e) =
+                    versions.entry(event.questionnaire_id)
+                {
+                    let (id, version, _) = store.questionnaire_source(event.questionnaire_id)?;
+                    e.insert((id, version));
+                }
+                let (qid, qversion) = &versions[&event.questionnaire_id];
+                let model = model_names.get(&**rater).copied();
+                match model {
+                    Some(m) => tally.models.insert(m.to_string()),
+                    None => tally.humans.insert(rater.to_string()),
+                };
+                let published = names.person(rater);
+                notes
+                    .write_row(notes_table.row(&Annotation {
+                        instance_id,
+                        rater: &published,
+                        model,
+                        questionnaire: (qid, qversion),
+                        answer_revision: event.answer_revision,
+                        submitted_at: &event.at,
+                        answer: &event.answer,
+                    }))
+                    .map_err(write_err)?;
+                tally.annotations += 1;
+            }
+        }
+    }
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "dataset: rows written"
+    );
+    let task_shards = tasks.finish().map_err(write_err)?;
+    let note_shards = notes.finish().map_err(write_err)?;
+    let rows = |shards: &[Shard]| shards.iter().map(|s| s.rows).sum::<usize>();
+    let sources = facts::sources(project)?;
+    let card = Card {
+        pretty_name: facts::pretty_name(project, &sources),
+        license: settings.license.to_string(),
+        split: settings.split.to_string(),
+        kept_only: settings.subset == DatasetSubset::Kept,
+        sources,
+        questionnaire: (
+            questionnaire.id.clone(),
+            questionnaire.version.clone(),
+            questionnaire.title.clone(),
+        ),
+        human_raters: tally.humans.len(),
+        models: tally.models.into_iter().collect(),
+        pseudonyms: !settings.rater_names,
+        assigned: facts::assigned(project)?,
+        calibration: store.calibration_tasks()?.len(),
+        adjudicated: tally.adjudicated,
+        rule,
+        filter,
+        counts: tally.counts,
+        without_fields,
+        agreement: facts::agreement(project)?,
+        bootstrap: facts::BOOTSTRAP,
+        scores: facts::scores(project)?,
+        configs: vec![
+            CardConfig {
+                name: "default".into(),
+                folder: "data".into(),
+                row: "a task: its SWE-bench fields as imported, then the panel's labels".into(),
+                rows: rows(&task_shards),
+                columns: tasks_table.fields.iter().map(|f| f.describe()).collect(),
+            },
+            CardConfig {
+                name: "annotations".into(),
+                folder: "annotations".into(),
+                row: "one rater's latest submitted answer on one of the tasks".into(),
+                rows: rows(&note_shards),
+                columns: notes_table.fields.iter().map(|f| f.describe()).collect(),
+            },
+        ],
+        made: (
+            env!("CARGO_PKG_VERSION").to_string(),
+            now.date().to_string(),
+        ),
+    };
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "dataset: card's facts gathered"
+    );
+    let text = card::render(&card);
+    let card_path = root.join(CARD_FILE);
+    std::fs::write(&card_path, &text).map_err(|source| Error::Write {
+        path: card_path.clone(),
+        source,
+    })?;
+    let mut files = vec![DatasetFile {
+        path: CARD_FILE.into(),
+        rows: 0,
+        bytes: text.len() as u64,
+    }];
+    for shard in task_shards.iter().chain(&note_shards) {
+        files.push(DatasetFile {
+            path: shard.path.clone(),
+            rows: shard.rows,
+            bytes: shard.bytes,
+        });
+    }
+    Ok(DatasetSummary {
+        folder: root.display().to_string(),
+        files,
+        tasks: rows(&task_shards),
+        annotations: tally.annotations,
+        without_fields,
+        replaced: false,
+        card: text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_count_each_pair_of_raters_once() {
+        assert_eq!(pairs(&[1, 1, 2]), (1, 3));
+        assert_eq!(pairs(&[0]), (0, 0));
+        assert_eq!(pairs(&[]), (0, 0));
+    }
+}
