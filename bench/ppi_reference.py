@@ -17,9 +17,10 @@ linearisation; ppi-python's `std` of `w * x` leaves the centring out, which the 
 simulation shows undercovers), so its interval is compared with `ppi_mean_ci` on the inputs
 centred at their weighted means, shifted back. `verity scores --predictor models --json` is
 compared the same way, each ratio as ppi-python's means of its numerator and denominator at the
-λ `_calc_lam_glm` gives the linearised mean, and its interval as the linearised mean's
-interval over the denominator. `--finite` is compared with the finite-population formulas
-written out in numpy (ppi-python has none). The draws' probabilities are recomputed from the
+λ `_calc_lam_glm` gives the linearised mean, and its standard error as the linearised mean's
+over the denominator; ppi-python has no ratio, and Verity's interval takes Student's t with
+n − 1 degrees of freedom (scipy's `t.ppf`). `--finite` is compared with the finite-population
+formulas written out in numpy (ppi-python has none), with the same t. The draws' probabilities are recomputed from the
 models' answers. Prints the largest difference and exits 1 if any passes 1e-9.
 """
 import json
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 from ppi_py.ppi import _calc_lam_glm
-from scipy.stats import norm
+from scipy.stats import norm, t as student
 
 TOLERANCE = 1e-9
 ALPHA = 0.05
@@ -179,8 +180,8 @@ def ref_finite(Y, f, fu, lam_fixed):
     r = Y - lam * f
     est = lam * allf.mean() + r.mean()
     se = np.sqrt((1 - n / T) * r.var(ddof=1) / n)
-    z = norm.ppf(1 - ALPHA / 2)
-    return lam, est, (est - z * se, est + z * se)
+    q = student.ppf(1 - ALPHA / 2, n - 1)
+    return lam, est, (est - q * se, est + q * se)
 
 
 def uncertainty_probabilities(f, size, floor, cap=0.9):
@@ -358,7 +359,11 @@ def ref_ratio(a, ah, au, b, bh, bu, w, wu, lam):
     den = ref_point(b, bh, bu, w, wu, lam)
     theta = ref_point(a, ah, au, w, wu, lam) / den
     lo, hi = ref_ci(a - theta * b, ah - theta * bh, au - theta * bu, w, wu, lam)
-    return theta, (theta + lo / den, theta + hi / den)
+    # ppi-python's z-interval gives the standard error; a ratio takes Student's t with n − 1
+    # degrees of freedom.
+    se = (hi - lo) / 2 / norm.ppf(1 - ALPHA / 2) / den
+    q = student.ppf(1 - ALPHA / 2, len(a) - 1)
+    return theta, (theta - q * se, theta + q * se)
 
 
 def scores(binary, project, name, folder, instance, population, labelled, others, gold, w, wu, predicted):

@@ -5,7 +5,7 @@
 //! intervals (ppi-python's model), the project's own share for `--finite`.
 //!
 //! Usage: ppi_coverage [--runs R] [--seed S] [--json]
-//!   R projects per predictor and setting (default 600: 10,800 per predictor, 75,600 in all).
+//!   R projects per predictor and setting (default 4,000: 72,000 per predictor, 504,000 in all).
 //!
 //! Settings: 731 or 5,000 tasks, 100, 200 or 400 sampled, a true share of 0.15, 0.30 or 0.50.
 //! Intervals:
@@ -277,7 +277,7 @@ struct Tally {
 }
 
 fn main() {
-    let mut runs = 600usize;
+    let mut runs = 4000usize;
     let mut seed = 0u64;
     let mut json = false;
     let mut by_setting = false;

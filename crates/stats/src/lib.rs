@@ -1,7 +1,7 @@
 //! Verity's statistics, pure functions of slices: inter-rater agreement with its intervals
 //! ([`agreement`]), proportions, paired tests and rank correlation for scores ([`rates`]), the
 //! rules that make one label of many ([`ensemble`]), the natural order of names and ids
-//! ([`natural`]), the normal distribution's quantiles ([`normal`]), and prediction-powered
+//! ([`natural`]), the normal and Student's t distributions' quantiles ([`normal`], [`student`]), and prediction-powered
 //! estimates from few human labels and a predictor on every task ([`ppi`]). Nothing here reads
 //! a file, a clock or a store.
 #![forbid(unsafe_code)]
@@ -13,3 +13,4 @@ pub mod natural;
 pub mod normal;
 pub mod ppi;
 pub mod rates;
+pub mod student;

@@ -343,7 +343,7 @@ pub(crate) fn assumptions(
     } else {
         "The tasks are taken as draws from a larger population of tasks like them, as ppi-python takes them (`verity estimate --finite` estimates these tasks' own figure instead, with a narrower interval).".into()
     });
-    out.push("The intervals are normal approximations: they hold their level for large samples, and with few labelled tasks of the rarer value they cover less (the simulation in the README gives the figures).".into());
+    out.push("A mean's interval is a normal approximation, as ppi-python's is; a ratio's (a determinate-only rate, a difference of two) and every finite-population interval take Student's t with n − 1 degrees of freedom instead, having no reference to follow. Each holds its level for large samples, and with few labelled tasks of the rarer value covers less (the simulation in the README gives the figures).".into());
     let waiting = grounds.incomplete + grounds.undecided;
     if waiting > 0 {
         out.push(format!(

@@ -1,10 +1,10 @@
 //! The prediction-powered mean (PPI and PPI++) and the classical mean of the labels alone, with
-//! their z-intervals, under two designs: tasks drawn from a larger population (ppi-python's
+//! their intervals, under two designs: tasks drawn from a larger population (ppi-python's
 //! model, its figures to the last digit) and a benchmark's own tasks as the whole population
 //! (the finite-population form).
 
 use super::PpiError;
-use crate::normal;
+use crate::{normal, student};
 
 /// How the labelled tasks came to be labelled, and what the mean is of.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -352,7 +352,7 @@ impl<'a> Sample<'a> {
         let lambda = prepared.lambda(lambda);
         let estimate = prepared.point(lambda);
         let se = prepared.variance(lambda).total().sqrt();
-        let z = normal::two_sided_critical(alpha);
+        let z = prepared.critical(alpha, prepared.y.len());
         Ok(MeanEstimate {
             lambda,
             estimate,
@@ -565,7 +565,6 @@ impl Prepared<'_> {
         let n = self.y.len();
         let unlabeled_now = self.u.count as usize;
         let total = n + unlabeled_now;
-        let z = normal::two_sided_critical(alpha);
         let finite = matches!(self.kind, Weighing::Finite { .. });
         let variance_at = |m: usize| -> f64 {
             let scale = n as f64 / m as f64;
@@ -590,6 +589,17 @@ impl Prepared<'_> {
         } else {
             total.saturating_sub(1)
         };
-        (n..=last).find(|&m| z * variance_at(m).sqrt() <= halfwidth)
+        (n..=last).find(|&m| self.critical(alpha, m) * variance_at(m).sqrt() <= halfwidth)
+    }
+
+    /// The critical value of a two-sided interval at `alpha` from `n` labelled tasks: the
+    /// normal's in the superpopulation design, as ppi-python takes it; Student's t with n − 1
+    /// degrees of freedom in the finite population's, whose formulas are Verity's own, as a
+    /// survey statistician takes it for a sample this small (the normal's below two tasks).
+    pub(super) fn critical(&self, alpha: f64, n: usize) -> f64 {
+        match self.kind {
+            Weighing::Finite { .. } if n > 1 => student::two_sided_critical(alpha, n as f64 - 1.0),
+            _ => normal::two_sided_critical(alpha),
+        }
     }
 }

@@ -9,8 +9,9 @@
 //! `ppi_mean_ci`, `classical_mean_ci`, λ by `_calc_lam_glm` with its (1 + n/N) factor and
 //! clipped to [0, 1], z-intervals on the rectifier's and the imputed mean's standard errors
 //! with numpy's population standard deviation, weights normalised to sum to their counts);
-//! `bench/ppi.sh` checks them to 1e-9. The finite-population design is this crate's own, and
-//! `bench/ppi_coverage.sh` checks its coverage by simulation with the others'.
+//! `bench/ppi.sh` checks them to 1e-9. The finite-population design and the ratio are this
+//! crate's own: their intervals take Student's t with n − 1 degrees of freedom, and
+//! `bench/ppi_coverage.sh` checks their coverage by simulation with the others'.
 //!
 //! ```
 //! use verity_stats::ppi::{Design, Lambda, Sample};

@@ -8,7 +8,7 @@
 
 use super::PpiError;
 use super::mean::{Lambda, PairSums, Prepared, Sample, check_alpha};
-use crate::normal;
+use crate::{normal, student};
 
 /// Labels, predictions on the labelled tasks and predictions on the unlabelled ones: one
 /// quantity of a [`RatioSample`].
@@ -170,7 +170,14 @@ impl RatioParts<'_> {
             .variance(lambda)
             .total();
         let se = variance.sqrt() / denominator;
-        let z = normal::two_sided_critical(alpha);
+        // ppi-python has no ratio: its interval takes Student's t with n − 1 degrees of
+        // freedom, as a ratio estimated from this few tasks is taken in survey sampling.
+        let n = self.denominator_labels.len();
+        let z = if n > 1 {
+            student::two_sided_critical(alpha, n as f64 - 1.0)
+        } else {
+            normal::two_sided_critical(alpha)
+        };
         Ok(Some(RatioEstimate {
             lambda,
             estimate,

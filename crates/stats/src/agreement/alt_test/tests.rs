@@ -45,29 +45,6 @@ fn options() -> AltTestOptions {
 }
 
 #[test]
-fn the_t_distribution_matches_scipy() {
-    // scipy.stats.t.cdf(t, df), scipy 1.15.3.
-    for (df, t, p) in [
-        (29.0, -2.045229642132703, 0.025000000000000078),
-        (29.0, -0.5, 0.3104240420968907),
-        (1.0, -3.0, 0.10241638234956672),
-        (149.0, -4.2, 2.287918794933072e-05),
-        (59.0, 1.3, 0.9006715498365628),
-        (30.0, 0.0, 0.5),
-    ] {
-        let ours = student_t_cdf(t, df);
-        assert!(
-            (ours - p).abs() < 1e-13,
-            "df {df}, t {t}: {ours}, scipy {p}"
-        );
-    }
-    let tiny = student_t_cdf(-12.0, 499.0);
-    assert!((tiny / 1.2620046995899687e-29 - 1.0).abs() < 1e-9, "{tiny}");
-    assert_eq!(student_t_cdf(f64::NEG_INFINITY, 5.0), 0.0);
-    assert_eq!(student_t_cdf(f64::INFINITY, 5.0), 1.0);
-}
-
-#[test]
 fn a_model_that_gives_the_panels_label_wins_against_humans_who_err() {
     // On every fifth task one human errs, in turn: the model gives the majority's label
     // everywhere, so it is at least as close to the others as the human left out.
