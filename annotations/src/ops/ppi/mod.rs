@@ -371,7 +371,7 @@ pub(crate) fn assumptions(
 }
 
 /// The label of fewer than this many labelled tasks (of either value, for a share) makes the
-/// normal approximation rough.
+/// large-sample approximation rough.
 const FEW_OF_A_VALUE: usize = 20;
 
 /// Estimates the mean of `req.label` over the sampled population from the panel's labels on the
@@ -426,7 +426,7 @@ pub fn estimate(project: &Project, req: &EstimateRequest) -> Result<Estimate> {
         let fewest = ones.min(n - ones);
         if fewest < FEW_OF_A_VALUE {
             warnings.push(format!(
-                "only {fewest} of the {n} labelled tasks have the rarer value: the normal approximation is rough here, and such intervals covered less than their level in the simulation (92–94% for 95% at 100 tasks with a 15% share); sample more tasks"
+                "only {fewest} of the {n} labelled tasks have the rarer value: the large-sample approximation is rough here, and such intervals covered less than their level in the simulation (92–94% for 95% at 100 tasks with a 15% share); sample more tasks"
             ));
         }
     }
