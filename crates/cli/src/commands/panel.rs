@@ -166,8 +166,9 @@ pub fn assign(s: &Session, args: AssignArgs, out: &mut dyn Write) -> Result<()> 
         )?;
         writeln!(
             out,
-            "{} new assignments, {} raters per task",
-            report.assign.added, request.per_case
+            "{}, {} per task",
+            ops::counted(report.assign.added, "new assignment"),
+            ops::counted(request.per_case, "rater")
         )?;
         for (name, load) in &report.assign.load {
             writeln!(out, "{name}\t{load}")?;
