@@ -111,6 +111,22 @@ impl From<&SampleDraw> for DrawSummary {
     }
 }
 
+impl DrawSummary {
+    /// The draw in words: "40 uniformly (seed 7)", "50 by the uncertainty of models (seed 1,
+    /// floor 0.5)".
+    pub fn describe(&self) -> String {
+        match &self.predictor {
+            None => format!("{} uniformly (seed {})", self.size, self.seed),
+            Some(p) => format!(
+                "{} by the uncertainty of {p} (seed {}, floor {})",
+                self.size,
+                self.seed,
+                self.floor.unwrap_or(0.0)
+            ),
+        }
+    }
+}
+
 /// How many more labelled tasks reach a half-width.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]

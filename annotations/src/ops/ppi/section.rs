@@ -71,19 +71,7 @@ pub(in crate::ops) fn render_few_humans(
             return;
         }
     };
-    let draws: Vec<String> = e
-        .draws
-        .iter()
-        .map(|d| match &d.predictor {
-            None => format!("{} uniformly (seed {})", d.size, d.seed),
-            Some(p) => format!(
-                "{} by the uncertainty of {p} (seed {}, floor {})",
-                d.size,
-                d.seed,
-                d.floor.unwrap_or(0.0)
-            ),
-        })
-        .collect();
+    let draws: Vec<String> = e.draws.iter().map(|d| d.describe()).collect();
     let _ = writeln!(
         md,
         "The share of underdetermined tasks from the panel's labels on the random sample ({} of {} tasks drawn: {}; {} labelled) and `{}` on the {} others, by prediction-powered inference (PPI++, λ = {:.2}), beside the humans' labels alone; 95% intervals.\n",

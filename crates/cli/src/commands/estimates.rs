@@ -84,19 +84,7 @@ fn write_text(e: &Estimate, out: &mut dyn Write) -> Result<()> {
         e.effective_n,
         e.n_labeled
     )?;
-    let draws: Vec<String> = e
-        .draws
-        .iter()
-        .map(|d| match &d.predictor {
-            None => format!("{} uniformly (seed {})", d.size, d.seed),
-            Some(p) => format!(
-                "{} by the uncertainty of {p} (seed {}, floor {})",
-                d.size,
-                d.seed,
-                d.floor.unwrap_or(0.0)
-            ),
-        })
-        .collect();
+    let draws: Vec<String> = e.draws.iter().map(|d| d.describe()).collect();
     writeln!(
         out,
         "  sample ({}): {} of {} tasks drawn ({}); {} labelled, {} not yet; {} unlabelled in all",
