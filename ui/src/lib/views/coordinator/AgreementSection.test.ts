@@ -56,7 +56,10 @@ function reason(question: HTMLElement, key: string): string | undefined {
 }
 
 describe('AgreementSection', () => {
-  afterEach(() => clearMocks());
+  afterEach(() => {
+    clearMocks();
+    setModelsIncluded(false);
+  });
 
   it('asks for every question with 500 bootstrap resamples and counts tasks and raters', async () => {
     const calls = mockBackend({ project_agreement: () => agreement });
@@ -186,6 +189,14 @@ describe('AgreementSection', () => {
     expect(groupRow(groups, 'underspecified', 'pooled').slice(1)).toEqual(['Pooled', '4', '0.500', 'undefinedno variation: every answer is the same', '—']);
   });
 
+  it('computes once on first opening when the models are already included', async () => {
+    setModelsIncluded(true);
+    const calls = mockBackend({ project_agreement: () => withGroups() });
+    const { findByTestId } = render(AgreementSection, { active: true, questionnaire });
+    await findByTestId('agreement-groups');
+    expect(calls.filter((c) => c.cmd === 'project_agreement')).toHaveLength(1);
+  });
+
   it('shows no groups over humans alone, and computes again when the models switch changes', async () => {
     setModelsIncluded(false);
     let included = false;
@@ -197,6 +208,5 @@ describe('AgreementSection', () => {
     setModelsIncluded(true);
     await findByTestId('agreement-groups');
     expect(calls.filter((c) => c.cmd === 'project_agreement')).toHaveLength(2);
-    setModelsIncluded(false);
   });
 });

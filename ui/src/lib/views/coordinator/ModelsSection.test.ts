@@ -4,6 +4,7 @@ import { clearMocks } from '@tauri-apps/api/mocks';
 import ModelsSection from './ModelsSection.svelte';
 import DisagreementsSection from './DisagreementsSection.svelte';
 import { mockBackend, type Handlers } from './mockBackend';
+import { setModelsIncluded } from './raterKinds.svelte';
 import type { AgreementFigure, DisagreementPage, ModelComparison, ModelRun, ModelSummary, RateProgress } from '../../api/types';
 import { disagreements, questionnaire } from '../../testing/fixtures';
 
@@ -23,7 +24,11 @@ function backend(handlers: Handlers) {
 }
 
 describe('ModelsSection', () => {
-  afterEach(() => clearMocks());
+  // The switch is the coordinator's for the open project: the app turns it off when one opens.
+  afterEach(() => {
+    clearMocks();
+    setModelsIncluded(false);
+  });
 
   it('lists model raters with their settings, the variable of their key, answers, failures and cost; an unknown price or cost says unknown, never 0', async () => {
     backend({
