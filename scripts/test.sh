@@ -9,18 +9,28 @@ cd "$(dirname "$0")/.."
 # Each phase's wall time, printed as a table at the end (the README's test section carries a
 # fresh clone's figures).
 timings=()
-phase_start=$SECONDS
-phase_name=""
-phase() {
-  if [[ -n "$phase_name" ]]; then
-    timings+=("$(printf '%5d s  %s' $((SECONDS - phase_start)) "$phase_name")")
+section_name=("" "")
+section_start=(0 0)
+section_row=(0 0)
+# Closes the open section at `level` (0 a phase, 1 a step of the checks run beside the end-to-end
+# tests), putting its time in the table above the steps it held, and opens `name` ("" opens none).
+section() {
+  local level=$1 name=$2 row
+  if [[ -n "${section_name[level]}" ]]; then
+    row=${section_row[level]}
+    timings=("${timings[@]:0:row}"
+      "$(printf '%5d s  %*s%s' $((SECONDS - section_start[level])) $((level * 2)) "" "${section_name[level]}")"
+      "${timings[@]:row}")
   fi
-  phase_name=$1
-  phase_start=$SECONDS
-  if [[ -n "$phase_name" ]]; then
-    echo "== $phase_name"
+  section_name[level]=$name
+  section_start[level]=$SECONDS
+  section_row[level]=${#timings[@]}
+  if [[ -n "$name" ]]; then
+    echo "== $name"
   fi
 }
+phase() { section 0 "$1"; }
+step() { section 1 "$1"; }
 report_timings() {
   phase ""
   echo "== time per phase (${SECONDS} s in all)"
@@ -37,12 +47,6 @@ cargo fmt --all -- --check
 phase "front end: build (the app embeds it)"
 (cd ui && npm run --silent build)
 
-# The front end's type check and unit tests need nothing of the Rust build: they run beside it,
-# in the moments the build leaves a core idle, and their output is shown when they end.
-front_log=$(mktemp)
-(cd ui && npm run --silent check && npm test --silent) >"$front_log" 2>&1 &
-front_pid=$!
-
 # Clippy's lints and the tests' build in one compile: clippy-driver compiles the workspace's own
 # crates (as `cargo clippy` has it do, but to the end, code and all), so every crate and target is
 # linted exactly as by `cargo clippy --workspace --all-targets -- -D warnings`, and the
@@ -58,35 +62,36 @@ CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 phase "Rust: lints and build (clippy, every crate and target)"
 bash scripts/build-app.sh
 
-phase "front end: types and unit tests (the rest of their time, run beside the Rust build)"
-front_status=0
-wait "$front_pid" || front_status=$?
-cat "$front_log"
-rm -f "$front_log"
-if [ "$front_status" -ne 0 ]; then
-  echo "test: the front end's type check or unit tests failed (above)" >&2
-  exit "$front_status"
-fi
-
-phase "a throwaway PostgreSQL server for the server backend's tests (stopped at exit)"
+# The end-to-end tests keep about one core busy (the app's web view paints and runs axe-core on
+# the CPU, and waits on the app between steps), so every other check runs beside them, one after
+# another. Their output is shown when they end; a failure on either side fails the run.
+phase "end-to-end tests against the real app, and beside them every other check"
+e2e_log=$(mktemp)
+bash scripts/e2e.sh >"$e2e_log" 2>&1 &
+e2e_pid=$!
 pg_dir=$(mktemp -d)
-trap 'bash scripts/postgres.sh stop "$pg_dir"' EXIT
+trap 'kill "$e2e_pid" 2>/dev/null || true; bash scripts/postgres.sh stop "$pg_dir"' EXIT
+
+step "front end: type check and unit tests"
+(cd ui && npm run --silent check && npm test --silent)
+
+step "a throwaway PostgreSQL server for the server backend's tests (stopped at exit)"
 bash scripts/postgres.sh start "$pg_dir"
 # shellcheck source=/dev/null
 source "$pg_dir/env"
 
-phase "Rust tests: run"
+step "Rust tests: run"
 cargo test --workspace --locked
 
-phase "the tests' model endpoint checked with OpenAI's own Python package"
+step "the tests' model endpoint checked with OpenAI's own Python package"
 bash bench/chat_check.sh
 
-phase "the tests' Hugging Face Hub checked with huggingface_hub, a published dataset read with pyarrow"
+step "the tests' Hugging Face Hub checked with huggingface_hub, a published dataset read with pyarrow"
 bash bench/hub_check.sh
 
 # The app's command permissions are committed, as the bindings are: the app's build script writes
 # them and watches them, and a fresh clone that lacked them would build the app twice.
-phase "generated files are committed (TypeScript bindings, the app's command permissions)"
+step "generated files are committed (TypeScript bindings, the app's command permissions)"
 for generated in ui/src/lib/api/bindings src-tauri/permissions; do
   if ! git diff --exit-code --stat -- "$generated" ||
     [ -n "$(git ls-files --others --exclude-standard -- "$generated")" ]; then
@@ -94,8 +99,17 @@ for generated in ui/src/lib/api/bindings src-tauri/permissions; do
     exit 1
   fi
 done
+step ""
 
-phase "end-to-end tests against the real app"
-bash scripts/e2e.sh
+echo "== end-to-end tests (their output)"
+e2e_status=0
+wait "$e2e_pid" || e2e_status=$?
+timings+=("$(printf '%5d s    %s' $((SECONDS - section_start[0])) "end-to-end tests")")
+cat "$e2e_log"
+rm -f "$e2e_log"
+if [ "$e2e_status" -ne 0 ]; then
+  echo "test: the end-to-end tests failed (above)" >&2
+  exit "$e2e_status"
+fi
 
 report_timings
