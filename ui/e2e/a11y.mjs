@@ -1,9 +1,9 @@
 // The accessibility check of every screen the end-to-end tests visit: axe-core (from
 // node_modules, injected into the real app's web view through WebDriver, no network) with the
-// WCAG 2.0, 2.1 and 2.2 A and AA rules and axe's best practices, once in the light theme and once
-// in the dark one. A critical or serious violation fails the test, naming the rule and the
-// elements. The tests call it where they already stand on a screen, so it costs one axe pass per
-// screen and theme.
+// WCAG 2.0, 2.1 and 2.2 A and AA rules and axe's best practices in the light theme, and again in
+// the dark one for the rules that colours decide (the themes differ in colours alone: app.css).
+// A critical or serious violation fails the test, naming the rule and the elements. The tests
+// call it where they already stand on a screen, so it costs one axe pass per screen and theme.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,14 +16,17 @@ const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const FAILING = ['critical', 'serious'];
 
-/** Runs axe on the page as it is; returns its critical and serious violations, shortened. */
-async function violations(browser) {
+/** Runs axe on the page as it is, with every rule of AXE_TAGS or only those of them that colours
+ * decide (axe's category `cat.color`); returns its critical and serious violations, shortened. */
+async function violations(browser, coloursOnly) {
   if (!(await browser.execute(() => typeof window.axe === 'object'))) {
     await browser.execute(axeSource);
   }
-  const result = await browser.executeAsync((tags, failing, done) => {
+  const result = await browser.executeAsync((tags, coloursOnly, failing, done) => {
+    const colours = window.axe.getRules(tags).filter((r) => r.tags.includes('cat.color')).map((r) => r.ruleId);
+    const runOnly = coloursOnly ? { type: 'rule', values: colours } : { type: 'tag', values: tags };
     window.axe
-      .run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
+      .run(document, { runOnly, resultTypes: ['violations'] })
       .then(
         (r) => done(r.violations.filter((v) => failing.includes(v.impact)).map((v) => ({
           rule: v.id,
@@ -34,7 +37,7 @@ async function violations(browser) {
         }))),
         (e) => done({ error: String(e) }),
       );
-  }, AXE_TAGS, FAILING);
+  }, AXE_TAGS, coloursOnly, FAILING);
   if (result && !Array.isArray(result)) throw new Error(`axe could not run: ${result.error}`);
   return result;
 }
@@ -51,7 +54,7 @@ export async function checkAccessibility(browser, screen, { screenshot } = {}) {
   try {
     for (const theme of ['light', 'dark']) {
       await browser.execute((t) => { document.documentElement.dataset.theme = t; }, theme);
-      const v = await violations(browser);
+      const v = await violations(browser, theme === 'dark');
       if (v.length > 0) found[theme] = v;
       if (theme === 'dark' && screenshot) await shot(browser, `${screenshot}-dark`);
     }
