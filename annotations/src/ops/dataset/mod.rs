@@ -14,7 +14,7 @@ use ts_rs::TS;
 
 use super::ensemble::{build_ensemble, filter_reasons};
 use super::export::ExportOptions;
-use super::submitted::{Panel, option_index, rated_questions};
+use super::submitted::{Panel, TableBuilder, option_index, rated_questions};
 use super::{Error, ErrorCode, Overwrite, Project, Result};
 use crate::export::card::{self, Card, CardConfig};
 use crate::export::dataset::{BackgroundTable, SHARD_BYTES, Shard, ShardedTable};
@@ -279,6 +279,9 @@ fn write_dataset(
     let project_id = store.meta(super::PROJECT_ID)?.unwrap_or_default();
     let names = Pseudonyms::new(&project_id, &people, settings.rater_names);
     let questions = rated_questions(questionnaire);
+    // The card's agreement, on each rater's first submissions, from the answers this pass reads.
+    let mut first_tables: Vec<TableBuilder<'_>> =
+        questions.iter().map(|q| TableBuilder::new(q)).collect();
     let mut versions: HashMap<i64, (String, String)> = HashMap::new();
     let mut tally = Tally::default();
     let mut rule = String::new();
@@ -287,6 +290,9 @@ fn write_dataset(
     // Second pass: a slice of cases at a time, with their whole answers and the ensemble.
     for panel in Panel::slices(project, SLICE)? {
         let panel = panel?;
+        for table in &mut first_tables {
+            table.add(&panel.first);
+        }
         let report = build_ensemble(project, &panel, settings.rule)?;
         rule.clone_from(&report.rule);
         filter.clone_from(&report.filter);
@@ -402,7 +408,7 @@ fn write_dataset(
         filter,
         counts: tally.counts,
         without_fields,
-        agreement: facts::agreement(project)?,
+        agreement: facts::agreement(first_tables)?,
         bootstrap: facts::BOOTSTRAP,
         scores: facts::scores(project)?,
         configs: vec![
