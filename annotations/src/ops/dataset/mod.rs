@@ -3,6 +3,7 @@
 //! second config, and a dataset card made from the project; written whole or not at all.
 
 mod facts;
+mod read;
 mod rows;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::ensemble::{build_ensemble, filter_reasons};
+use super::ensemble::{EnsembleReport, build_ensemble, filter_reasons};
 use super::export::ExportOptions;
 use super::submitted::{Panel, TableBuilder, option_index, rated_questions};
 use super::{Error, ErrorCode, Overwrite, Project, Result};
@@ -193,6 +194,54 @@ struct Tally {
     annotations: usize,
 }
 
+/// A slice of the panel with its ensemble, and the tasks of it that get a row, in instance-id
+/// order.
+struct Slice {
+    panel: Panel,
+    report: EnsembleReport,
+    rows: Vec<String>,
+}
+
+impl Slice {
+    /// Counts the slice's tasks by their verdict in `tally` and picks those the subset takes
+    /// that have their SWE-bench fields.
+    fn new(
+        panel: Panel,
+        report: EnsembleReport,
+        subset: DatasetSubset,
+        exportable: &HashSet<i64>,
+        tally: &mut Tally,
+    ) -> Slice {
+        let verdicts: HashMap<&str, Option<bool>> = report
+            .cases
+            .iter()
+            .map(|c| (c.instance_id.as_str(), c.filter_out))
+            .collect();
+        let mut ids: Vec<(&i64, &String)> = panel.instance_ids.iter().collect();
+        ids.sort_unstable_by(|a, b| a.1.cmp(b.1));
+        let mut rows = Vec::new();
+        for (case_id, instance_id) in ids {
+            let verdict = verdicts.get(instance_id.as_str()).copied();
+            let slot = match verdict {
+                None => 3,
+                Some(Some(false)) => 0,
+                Some(Some(true)) => 1,
+                Some(None) => 2,
+            };
+            tally.counts[slot] += 1;
+            let wanted = subset == DatasetSubset::All || verdict == Some(Some(false));
+            if wanted && exportable.contains(case_id) {
+                rows.push(instance_id.clone());
+            }
+        }
+        Slice {
+            panel,
+            report,
+            rows,
+        }
+    }
+}
+
 fn write_dataset(
     project: &Project,
     settings: &Settings<'_>,
@@ -287,40 +336,45 @@ fn write_dataset(
     let mut rule = String::new();
     let mut filter = None;
 
-    // Second pass: a slice of cases at a time, with their whole answers and the ensemble.
-    for panel in Panel::slices(project, SLICE)? {
-        let panel = panel?;
-        for table in &mut first_tables {
-            table.add(&panel.first);
-        }
-        let report = build_ensemble(project, &panel, settings.rule)?;
-        rule.clone_from(&report.rule);
-        filter.clone_from(&report.filter);
-        let labels: HashMap<&str, _> = report
+    // Second pass: a slice of cases at a time, with their whole answers and the ensemble. The
+    // tasks of a slice are read ahead while the rows of the slice before are written.
+    let mut reader = read::Reader::start(store.as_ref())?;
+    let mut slices = Panel::slices(project, SLICE)?;
+    let mut pending: Option<Slice> = None;
+    loop {
+        let next = match slices.next() {
+            Some(panel) => {
+                let panel = panel?;
+                for table in &mut first_tables {
+                    table.add(&panel.first);
+                }
+                let report = build_ensemble(project, &panel, settings.rule)?;
+                rule.clone_from(&report.rule);
+                filter.clone_from(&report.filter);
+                let slice = Slice::new(panel, report, settings.subset, &exportable, &mut tally);
+                reader.ask(slice.rows.clone());
+                Some(slice)
+            }
+            None => None,
+        };
+        let Some(slice) = std::mem::replace(&mut pending, next) else {
+            if pending.is_none() {
+                break;
+            }
+            continue;
+        };
+        let labels: HashMap<&str, _> = slice
+            .report
             .cases
             .iter()
             .map(|c| (c.instance_id.as_str(), c))
             .collect();
-        let latest = panel.latest_by_case();
-        let mut ids: Vec<(&i64, &String)> = panel.instance_ids.iter().collect();
-        ids.sort_unstable_by(|a, b| a.1.cmp(b.1));
-        for (case_id, instance_id) in ids {
+        let latest = slice.panel.latest_by_case();
+        for instance_id in &slice.rows {
+            let Some(case) = reader.take()? else {
+                continue;
+            };
             let case_labels = labels.get(instance_id.as_str()).copied();
-            let verdict = case_labels.and_then(|l| l.filter_out);
-            let slot = match (case_labels, verdict) {
-                (None, _) => 3,
-                (Some(_), Some(false)) => 0,
-                (Some(_), Some(true)) => 1,
-                (Some(_), None) => 2,
-            };
-            tally.counts[slot] += 1;
-            let wanted = settings.subset == DatasetSubset::All || verdict == Some(false);
-            if !wanted || !exportable.contains(case_id) {
-                continue;
-            }
-            let Some(stored) = store.case_by_instance(instance_id)? else {
-                continue;
-            };
             let answers = latest.get(instance_id.as_str());
             let mut agreement = HashMap::new();
             for q in &questions {
@@ -348,7 +402,7 @@ fn write_dataset(
                 names: &names,
             };
             tasks
-                .write_row(tasks_table.row(stored.case, &task_panel))
+                .write_row(tasks_table.row(case, &task_panel))
                 .map_err(write_err)?;
             for (rater, event) in answers.iter().flat_map(|c| c.answers.iter()) {
                 if let std::collections::hash_map::Entry::Vacant(e) =
