@@ -522,3 +522,33 @@ impl Iterator for PanelSlices<'_> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_table_built_a_slice_of_cases_at_a_time_is_the_table_of_them_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = crate::ops::open_demo_project(dir.path()).unwrap();
+        let panel = Panel::load_rated(&project).unwrap();
+        let questions = rated_questions(&project.questionnaire);
+        assert!(!questions.is_empty() && panel.first.len() > 2);
+        for question in questions {
+            let whole = question_table(question, &panel.first).unwrap();
+            for cut in [1, panel.first.len() / 2, panel.first.len() - 1] {
+                let mut sliced = TableBuilder::new(question);
+                sliced.add(&panel.first[..cut]);
+                sliced.add(&panel.first[cut..]);
+                assert_eq!(
+                    sliced.finish().unwrap(),
+                    whole,
+                    "{} cut at {cut}",
+                    question.id
+                );
+            }
+            assert!(!whole.units().is_empty(), "{}", question.id);
+        }
+    }
+}
