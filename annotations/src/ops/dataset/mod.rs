@@ -5,8 +5,9 @@
 mod facts;
 mod read;
 mod rows;
+mod survey;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -19,11 +20,7 @@ use super::submitted::{Panel, TableBuilder, option_index, rated_questions};
 use super::{Error, ErrorCode, Overwrite, Project, Result};
 use crate::export::card::{self, Card, CardConfig};
 use crate::export::dataset::{BackgroundTable, SHARD_BYTES, Shard, ShardedTable};
-use rows::{
-    Annotation, AnnotationTable, PANEL, PRO_FIELDS, Pseudonyms, Seen, TASK_FIELDS, TaskPanel,
-    TaskTable,
-};
-use verity_task::case::SourceKind;
+use rows::{Annotation, AnnotationTable, Pseudonyms, TaskPanel, TaskTable};
 
 pub use crate::import::parquet::FOOTER_KEY;
 
@@ -170,19 +167,6 @@ fn pairs(positions: &[usize]) -> (usize, usize) {
     (agreeing, m * m.saturating_sub(1) / 2)
 }
 
-/// What the first pass reads of a task: the rest of its JSON is skipped, not decoded.
-#[derive(Deserialize)]
-struct Survey {
-    #[serde(default)]
-    sources: Vec<SourceKind>,
-    #[serde(default)]
-    requirements: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    interface: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    extra: serde_json::Map<String, serde_json::Value>,
-}
-
 /// Tallies of the second pass, for the card.
 #[derive(Default)]
 struct Tally {
@@ -255,33 +239,12 @@ fn write_dataset(
     };
     let started = std::time::Instant::now();
     // First pass: which tasks have their SWE-bench fields, and what their other fields hold.
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    let mut pro = false;
-    let mut without_fields = 0;
-    let mut exportable: HashSet<i64> = HashSet::new();
-    let reserved: HashSet<&str> = TASK_FIELDS.iter().chain(&PRO_FIELDS).copied().collect();
-    for (case_id, instance_id) in store.case_instance_ids()? {
-        let Some(json) = store.case_json(&instance_id)? else {
-            continue;
-        };
-        let case: Survey = serde_json::from_str(&json).map_err(|e| {
-            Error::refused(
-                ErrorCode::Store,
-                format!("the stored content of task {instance_id} does not read: {e}"),
-            )
-        })?;
-        if !case.sources.contains(&SourceKind::Dataset) {
-            without_fields += 1;
-            continue;
-        }
-        exportable.insert(case_id);
-        pro |= case.requirements.is_some() || case.interface.is_some();
-        for (name, value) in &case.extra {
-            if !reserved.contains(name.as_str()) && !name.starts_with(PANEL) {
-                seen.entry(name.clone()).or_default().add(value);
-            }
-        }
-    }
+    let survey::Surveyed {
+        seen,
+        pro,
+        without_fields,
+        exportable,
+    } = survey::survey(store.as_ref(), &store.case_instance_ids()?)?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         tasks = exportable.len(),
