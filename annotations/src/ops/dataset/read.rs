@@ -96,3 +96,42 @@ fn read_all(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn tasks_come_in_the_order_asked_for_read_ahead_or_here() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = crate::ops::open_demo_project(dir.path()).unwrap();
+        let store = project.store.as_ref();
+        let ids: Vec<String> = store
+            .case_instance_ids()
+            .unwrap()
+            .into_iter()
+            .map(|(_, id)| id)
+            .rev()
+            .collect();
+        assert!(ids.len() > 5);
+        let mut want: Vec<Option<String>> = ids[..5].iter().cloned().map(Some).collect();
+        want.push(None);
+        want.extend(ids[5..].iter().cloned().map(Some));
+        let ahead = Reader::start(store).unwrap();
+        assert!(matches!(ahead, Reader::Ahead { .. }));
+        let here = Reader::Here {
+            store,
+            asked: VecDeque::new(),
+        };
+        for mut reader in [ahead, here] {
+            reader.ask(ids[..5].to_vec());
+            reader.ask(vec!["no-such-task".into()]);
+            reader.ask(ids[5..].to_vec());
+            let got: Vec<Option<String>> = (0..want.len())
+                .map(|_| reader.take().unwrap().map(|c| c.instance_id))
+                .collect();
+            assert_eq!(got, want);
+        }
+    }
+}
