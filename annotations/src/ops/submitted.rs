@@ -94,60 +94,97 @@ const DECODED_VALUES: usize = 64;
 
 /// The units × raters table of one question over some answers.
 pub(super) fn question_table(question: &Question, cases: &[CaseAnswers]) -> Result<RatingTable> {
-    // Each answer's option, found once: (case, rater, option). A panel gives a handful of
-    // distinct values per question, so each is decoded once and remembered.
-    let mut decoded: Vec<(&Value, Option<usize>)> = Vec::new();
-    let mut rated: Vec<(usize, &str, u32)> = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        for (rater, event) in &case.answers {
-            let Some(value) = event.answer.get(&question.id) else {
-                continue;
-            };
-            let index = match decoded.iter().find(|(v, _)| *v == value) {
-                Some((_, index)) => *index,
-                None => {
-                    let index = option_index(question, value);
-                    if decoded.len() < DECODED_VALUES {
-                        decoded.push((value, index));
+    let mut table = TableBuilder::new(question);
+    table.add(cases);
+    table.finish()
+}
+
+/// One question's units × raters table, built from the panel a slice of cases at a time (the
+/// slices in instance-id order): an export reads every answer once, for its rows and for the
+/// card's agreement.
+pub(super) struct TableBuilder<'q> {
+    question: &'q Question,
+    /// The cases with an answer on the question, in the order they came.
+    units: Vec<String>,
+    /// (unit, rater, option) of each answer on the question.
+    rated: Vec<(usize, Rc<str>, u32)>,
+    /// A panel gives a handful of distinct values per question, so each is decoded once and
+    /// remembered.
+    decoded: Vec<(Value, Option<usize>)>,
+}
+
+impl<'q> TableBuilder<'q> {
+    pub(super) fn new(question: &'q Question) -> TableBuilder<'q> {
+        TableBuilder {
+            question,
+            units: Vec::new(),
+            rated: Vec::new(),
+            decoded: Vec::new(),
+        }
+    }
+
+    /// The question.
+    pub(super) fn question(&self) -> &'q Question {
+        self.question
+    }
+
+    /// The answers of more cases, which come after those already added.
+    pub(super) fn add(&mut self, cases: &[CaseAnswers]) {
+        for case in cases {
+            let mut unit = None;
+            for (rater, event) in &case.answers {
+                let Some(value) = event.answer.get(&self.question.id) else {
+                    continue;
+                };
+                let index = match self.decoded.iter().find(|(v, _)| v == value) {
+                    Some((_, index)) => *index,
+                    None => {
+                        let index = option_index(self.question, value);
+                        if self.decoded.len() < DECODED_VALUES {
+                            self.decoded.push((value.clone(), index));
+                        }
+                        index
                     }
-                    index
-                }
-            };
-            if let Some(index) = index {
-                rated.push((i, &**rater, index as u32));
+                };
+                let Some(index) = index else {
+                    continue;
+                };
+                let at = *unit.get_or_insert_with(|| {
+                    self.units.push(case.instance_id.clone());
+                    self.units.len() - 1
+                });
+                self.rated.push((at, Rc::clone(rater), index as u32));
             }
         }
     }
-    let mut raters: Vec<&str> = rated
-        .iter()
-        .map(|(_, r, _)| *r)
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    raters.sort_by(|a, b| natural_cmp(a, b));
-    let column: HashMap<&str, usize> = raters.iter().enumerate().map(|(i, r)| (*r, i)).collect();
-    let width = raters.len();
-    let mut units = Vec::new();
-    let mut cells = Vec::new();
-    let mut last = None;
-    for (case, rater, index) in rated {
-        if last != Some(case) {
-            units.push(cases[case].instance_id.clone());
-            cells.resize(cells.len() + width, None);
-            last = Some(case);
+
+    /// The table of every answer added: a row per case with one, a column per rater.
+    pub(super) fn finish(self) -> Result<RatingTable> {
+        let mut raters: Vec<&str> = self
+            .rated
+            .iter()
+            .map(|(_, r, _)| &**r)
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        raters.sort_by(|a, b| natural_cmp(a, b));
+        let column: HashMap<&str, usize> =
+            raters.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+        let width = raters.len();
+        let mut cells = vec![None; self.units.len() * width];
+        for (unit, rater, index) in &self.rated {
+            if let Some(&col) = column.get(&**rater) {
+                cells[unit * width + col] = Some(*index);
+            }
         }
-        if let Some(&col) = column.get(rater) {
-            let row = cells.len() - width;
-            cells[row + col] = Some(index);
-        }
+        Ok(RatingTable::new(
+            self.units,
+            raters.into_iter().map(str::to_owned).collect(),
+            categories_of(self.question),
+            level_of(self.question.level),
+            cells,
+        )?)
     }
-    Ok(RatingTable::new(
-        units,
-        raters.into_iter().map(str::to_owned).collect(),
-        categories_of(question),
-        level_of(question.level),
-        cells,
-    )?)
 }
 
 /// A rater's name (shared by all of their answers) and an answer event of theirs.
@@ -483,5 +520,35 @@ impl Iterator for PanelSlices<'_> {
             self.index
                 .panel(self.project, &filter, instance_ids.clone(), on_case),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_table_built_a_slice_of_cases_at_a_time_is_the_table_of_them_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = crate::ops::open_demo_project(dir.path()).unwrap();
+        let panel = Panel::load_rated(&project).unwrap();
+        let questions = rated_questions(&project.questionnaire);
+        assert!(!questions.is_empty() && panel.first.len() > 2);
+        for question in questions {
+            let whole = question_table(question, &panel.first).unwrap();
+            for cut in [1, panel.first.len() / 2, panel.first.len() - 1] {
+                let mut sliced = TableBuilder::new(question);
+                sliced.add(&panel.first[..cut]);
+                sliced.add(&panel.first[cut..]);
+                assert_eq!(
+                    sliced.finish().unwrap(),
+                    whole,
+                    "{} cut at {cut}",
+                    question.id
+                );
+            }
+            assert!(!whole.units().is_empty(), "{}", question.id);
+        }
     }
 }

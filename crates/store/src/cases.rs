@@ -106,6 +106,10 @@ pub trait CaseStore {
     /// few of its fields from every case (a dataset's survey of the tasks' other fields).
     fn case_json(&self, instance_id: &str) -> Result<Option<String>, StoreError>;
 
+    /// Another connection to the project that reads cases on a thread of its own (an export
+    /// reads the tasks there while it builds their rows), or `None` when the store gives none.
+    fn case_reader(&self) -> Result<Option<Box<dyn CaseStore + Send>>, StoreError>;
+
     /// Up to `limit` instance ids that start with `prefix`, in order.
     fn instance_ids_with_prefix(
         &self,
@@ -209,6 +213,10 @@ impl CaseStore for Store {
             .optional()
             .map_err(|e| self.sql(e))?
             .transpose()
+    }
+
+    fn case_reader(&self) -> Result<Option<Box<dyn CaseStore + Send>>, StoreError> {
+        Ok(Some(Box::new(Store::open(&self.path)?)))
     }
 
     fn instance_ids_with_prefix(

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::export::card::{CardAgreement, CardScore};
-use crate::ops::submitted::{Panel, level_of, question_table, rated_questions};
+use crate::ops::submitted::{TableBuilder, level_of};
 use crate::ops::{Project, Result, ScoresOptions};
 use verity_stats::agreement::{
     BootstrapOptions, Method, bootstrap_ci, krippendorff_alpha, percent_agreement,
@@ -57,10 +57,10 @@ pub(super) fn assigned(project: &Project) -> Result<Vec<(usize, usize)>> {
     Ok(by_count.into_iter().collect())
 }
 
-/// Agreement per rated question on each rater's first submission: percent agreement and
+/// Agreement per rated question on each rater's first submission (`tables`, one per rated
+/// question, built from every case's first submissions): percent agreement and
 /// Krippendorff's alpha at the question's level, with a percentile bootstrap interval.
-pub(super) fn agreement(project: &Project) -> Result<Vec<CardAgreement>> {
-    let panel = Panel::load_rated(project)?;
+pub(super) fn agreement(tables: Vec<TableBuilder<'_>>) -> Result<Vec<CardAgreement>> {
     let (resamples, seed) = BOOTSTRAP;
     let options = BootstrapOptions {
         resamples,
@@ -68,8 +68,9 @@ pub(super) fn agreement(project: &Project) -> Result<Vec<CardAgreement>> {
         confidence: 0.95,
     };
     let mut rows = Vec::new();
-    for question in rated_questions(&project.questionnaire) {
-        let table = question_table(question, &panel.first)?;
+    for table in tables {
+        let question = table.question();
+        let table = table.finish()?;
         let level = level_of(question.level);
         let alpha = krippendorff_alpha(&table, level);
         let interval = bootstrap_ci(&table, Method::KrippendorffAlpha(level), None, &options)?;

@@ -3,26 +3,24 @@
 //! second config, and a dataset card made from the project; written whole or not at all.
 
 mod facts;
+mod read;
 mod rows;
+mod survey;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use ts_rs::TS;
 
-use super::ensemble::{build_ensemble, filter_reasons};
+use super::ensemble::{EnsembleReport, build_ensemble, filter_reasons};
 use super::export::ExportOptions;
-use super::submitted::{Panel, option_index, rated_questions};
+use super::submitted::{Panel, TableBuilder, option_index, rated_questions};
 use super::{Error, ErrorCode, Overwrite, Project, Result};
 use crate::export::card::{self, Card, CardConfig};
 use crate::export::dataset::{BackgroundTable, SHARD_BYTES, Shard, ShardedTable};
-use rows::{
-    Annotation, AnnotationTable, PANEL, PRO_FIELDS, Pseudonyms, Seen, TASK_FIELDS, TaskPanel,
-    TaskTable,
-};
-use verity_task::case::SourceKind;
+use rows::{Annotation, AnnotationTable, Pseudonyms, TaskPanel, TaskTable};
 
 pub use crate::import::parquet::FOOTER_KEY;
 
@@ -169,19 +167,6 @@ fn pairs(positions: &[usize]) -> (usize, usize) {
     (agreeing, m * m.saturating_sub(1) / 2)
 }
 
-/// What the first pass reads of a task: the rest of its JSON is skipped, not decoded.
-#[derive(Deserialize)]
-struct Survey {
-    #[serde(default)]
-    sources: Vec<SourceKind>,
-    #[serde(default)]
-    requirements: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    interface: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    extra: serde_json::Map<String, serde_json::Value>,
-}
-
 /// Tallies of the second pass, for the card.
 #[derive(Default)]
 struct Tally {
@@ -191,6 +176,54 @@ struct Tally {
     humans: BTreeSet<String>,
     models: BTreeSet<String>,
     annotations: usize,
+}
+
+/// A slice of the panel with its ensemble, and the tasks of it that get a row, in instance-id
+/// order.
+struct Slice {
+    panel: Panel,
+    report: EnsembleReport,
+    rows: Vec<String>,
+}
+
+impl Slice {
+    /// Counts the slice's tasks by their verdict in `tally` and picks those the subset takes
+    /// that have their SWE-bench fields.
+    fn new(
+        panel: Panel,
+        report: EnsembleReport,
+        subset: DatasetSubset,
+        exportable: &HashSet<i64>,
+        tally: &mut Tally,
+    ) -> Slice {
+        let verdicts: HashMap<&str, Option<bool>> = report
+            .cases
+            .iter()
+            .map(|c| (c.instance_id.as_str(), c.filter_out))
+            .collect();
+        let mut ids: Vec<(&i64, &String)> = panel.instance_ids.iter().collect();
+        ids.sort_unstable_by(|a, b| a.1.cmp(b.1));
+        let mut rows = Vec::new();
+        for (case_id, instance_id) in ids {
+            let verdict = verdicts.get(instance_id.as_str()).copied();
+            let slot = match verdict {
+                None => 3,
+                Some(Some(false)) => 0,
+                Some(Some(true)) => 1,
+                Some(None) => 2,
+            };
+            tally.counts[slot] += 1;
+            let wanted = subset == DatasetSubset::All || verdict == Some(Some(false));
+            if wanted && exportable.contains(case_id) {
+                rows.push(instance_id.clone());
+            }
+        }
+        Slice {
+            panel,
+            report,
+            rows,
+        }
+    }
 }
 
 fn write_dataset(
@@ -206,33 +239,12 @@ fn write_dataset(
     };
     let started = std::time::Instant::now();
     // First pass: which tasks have their SWE-bench fields, and what their other fields hold.
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    let mut pro = false;
-    let mut without_fields = 0;
-    let mut exportable: HashSet<i64> = HashSet::new();
-    let reserved: HashSet<&str> = TASK_FIELDS.iter().chain(&PRO_FIELDS).copied().collect();
-    for (case_id, instance_id) in store.case_instance_ids()? {
-        let Some(json) = store.case_json(&instance_id)? else {
-            continue;
-        };
-        let case: Survey = serde_json::from_str(&json).map_err(|e| {
-            Error::refused(
-                ErrorCode::Store,
-                format!("the stored content of task {instance_id} does not read: {e}"),
-            )
-        })?;
-        if !case.sources.contains(&SourceKind::Dataset) {
-            without_fields += 1;
-            continue;
-        }
-        exportable.insert(case_id);
-        pro |= case.requirements.is_some() || case.interface.is_some();
-        for (name, value) in &case.extra {
-            if !reserved.contains(name.as_str()) && !name.starts_with(PANEL) {
-                seen.entry(name.clone()).or_default().add(value);
-            }
-        }
-    }
+    let survey::Surveyed {
+        seen,
+        pro,
+        without_fields,
+        exportable,
+    } = survey::survey(store.as_ref(), &store.case_instance_ids()?)?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         tasks = exportable.len(),
@@ -279,42 +291,53 @@ fn write_dataset(
     let project_id = store.meta(super::PROJECT_ID)?.unwrap_or_default();
     let names = Pseudonyms::new(&project_id, &people, settings.rater_names);
     let questions = rated_questions(questionnaire);
+    // The card's agreement, on each rater's first submissions, from the answers this pass reads.
+    let mut first_tables: Vec<TableBuilder<'_>> =
+        questions.iter().map(|q| TableBuilder::new(q)).collect();
     let mut versions: HashMap<i64, (String, String)> = HashMap::new();
     let mut tally = Tally::default();
     let mut rule = String::new();
     let mut filter = None;
 
-    // Second pass: a slice of cases at a time, with their whole answers and the ensemble.
-    for panel in Panel::slices(project, SLICE)? {
-        let panel = panel?;
-        let report = build_ensemble(project, &panel, settings.rule)?;
-        rule.clone_from(&report.rule);
-        filter.clone_from(&report.filter);
-        let labels: HashMap<&str, _> = report
+    // Second pass: a slice of cases at a time, with their whole answers and the ensemble. The
+    // tasks of a slice are read ahead while the rows of the slice before are written.
+    let mut reader = read::Reader::start(store.as_ref())?;
+    let mut slices = Panel::slices(project, SLICE)?;
+    let mut pending: Option<Slice> = None;
+    loop {
+        let next = match slices.next() {
+            Some(panel) => {
+                let panel = panel?;
+                for table in &mut first_tables {
+                    table.add(&panel.first);
+                }
+                let report = build_ensemble(project, &panel, settings.rule)?;
+                rule.clone_from(&report.rule);
+                filter.clone_from(&report.filter);
+                let slice = Slice::new(panel, report, settings.subset, &exportable, &mut tally);
+                reader.ask(slice.rows.clone());
+                Some(slice)
+            }
+            None => None,
+        };
+        let Some(slice) = std::mem::replace(&mut pending, next) else {
+            if pending.is_none() {
+                break;
+            }
+            continue;
+        };
+        let labels: HashMap<&str, _> = slice
+            .report
             .cases
             .iter()
             .map(|c| (c.instance_id.as_str(), c))
             .collect();
-        let latest = panel.latest_by_case();
-        let mut ids: Vec<(&i64, &String)> = panel.instance_ids.iter().collect();
-        ids.sort_unstable_by(|a, b| a.1.cmp(b.1));
-        for (case_id, instance_id) in ids {
+        let latest = slice.panel.latest_by_case();
+        for instance_id in &slice.rows {
+            let Some(case) = reader.take()? else {
+                continue;
+            };
             let case_labels = labels.get(instance_id.as_str()).copied();
-            let verdict = case_labels.and_then(|l| l.filter_out);
-            let slot = match (case_labels, verdict) {
-                (None, _) => 3,
-                (Some(_), Some(false)) => 0,
-                (Some(_), Some(true)) => 1,
-                (Some(_), None) => 2,
-            };
-            tally.counts[slot] += 1;
-            let wanted = settings.subset == DatasetSubset::All || verdict == Some(false);
-            if !wanted || !exportable.contains(case_id) {
-                continue;
-            }
-            let Some(stored) = store.case_by_instance(instance_id)? else {
-                continue;
-            };
             let answers = latest.get(instance_id.as_str());
             let mut agreement = HashMap::new();
             for q in &questions {
@@ -342,7 +365,7 @@ fn write_dataset(
                 names: &names,
             };
             tasks
-                .write_row(tasks_table.row(stored.case, &task_panel))
+                .write_row(tasks_table.row(case, &task_panel))
                 .map_err(write_err)?;
             for (rater, event) in answers.iter().flat_map(|c| c.answers.iter()) {
                 if let std::collections::hash_map::Entry::Vacant(e) =
@@ -402,7 +425,7 @@ fn write_dataset(
         filter,
         counts: tally.counts,
         without_fields,
-        agreement: facts::agreement(project)?,
+        agreement: facts::agreement(first_tables)?,
         bootstrap: facts::BOOTSTRAP,
         scores: facts::scores(project)?,
         configs: vec![

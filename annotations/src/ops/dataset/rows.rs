@@ -56,6 +56,16 @@ impl Seen {
         }
     }
 
+    /// What both saw.
+    pub(super) fn merge(&mut self, other: Seen) {
+        self.strings |= other.strings;
+        self.string_lists |= other.string_lists;
+        self.ints |= other.ints;
+        self.floats |= other.floats;
+        self.bools |= other.bools;
+        self.other |= other.other;
+    }
+
     /// The column that holds every value seen, and whether it holds them as JSON texts (every
     /// value not a string, so that reading decodes each back); a column that mixes strings with
     /// other values keeps the strings and the others' JSON texts.
@@ -612,6 +622,30 @@ mod tests {
         );
         assert_eq!(column(&[json!("a"), json!(1)]), (ColumnKind::Text, false));
         assert_eq!(column(&[]), (ColumnKind::Text, false));
+    }
+
+    #[test]
+    fn two_halves_seen_apart_and_merged_give_the_column_seen_at_once() {
+        use serde_json::json;
+        let values = [json!(1), json!(2.5), json!("a"), json!(["b"]), json!(true)];
+        for cut in 0..=values.len() {
+            for other in [json!(null), json!({"c": 1})] {
+                let all: Vec<&Value> = values.iter().chain([&other]).collect();
+                let (mut first, mut second, mut whole) =
+                    (Seen::default(), Seen::default(), Seen::default());
+                all.iter().for_each(|v| whole.add(v));
+                all[..cut].iter().for_each(|v| first.add(v));
+                all[cut..].iter().for_each(|v| second.add(v));
+                first.merge(second);
+                assert_eq!(first.column(), whole.column(), "cut at {cut}");
+            }
+        }
+        let mut ints = Seen::default();
+        ints.add(&json!(1));
+        let mut floats = Seen::default();
+        floats.add(&json!(0.5));
+        ints.merge(floats);
+        assert_eq!(ints.column(), (ColumnKind::Float, false));
     }
 
     #[test]

@@ -100,6 +100,11 @@ impl CaseStore for PgStore {
         })
     }
 
+    fn case_reader(&self) -> Result<Option<Box<dyn CaseStore + Send>>, StoreError> {
+        // A server project's cases are read on the caller's thread, over its pool.
+        Ok(None)
+    }
+
     fn instance_ids_with_prefix(
         &self,
         prefix: &str,
