@@ -39,6 +39,8 @@ async function addModel(browser, name, seed) {
   for (const [id, value] of Object.entries(fields)) await (await find(browser, `[data-testid="${id}"]`)).setValue(value);
   await press(browser, 'add-model');
   await until(browser, async () => (await textOf(browser, '[data-testid="model-added"]')).includes(name), `${name} was not added`);
+  // The message comes with the reply; the table lists the model once it has read the list again.
+  await until(browser, async () => (await modelRow(browser, name)) !== null, `${name} is not listed`);
 }
 
 /** Picks `name` to run over the demo's own tasks (the project may hold others from earlier tests). */
