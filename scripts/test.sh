@@ -36,6 +36,15 @@ report_timings() {
   echo "== time per phase (${SECONDS} s in all)"
   printf '%s\n' "${timings[@]}"
 }
+# At exit, passed or failed: what is still running stops, and the table shows where the time went.
+e2e_pid=""
+pg_dir=""
+finish() {
+  if [ -n "$e2e_pid" ]; then kill "$e2e_pid" 2>/dev/null || true; fi
+  if [ -n "$pg_dir" ]; then bash scripts/postgres.sh stop "$pg_dir"; fi
+  report_timings
+}
+trap finish EXIT
 
 phase "setup: system packages, npm packages, tauri-driver"
 bash scripts/setup-core.sh
@@ -70,7 +79,6 @@ e2e_log=$(mktemp)
 bash scripts/e2e.sh >"$e2e_log" 2>&1 &
 e2e_pid=$!
 pg_dir=$(mktemp -d)
-trap 'kill "$e2e_pid" 2>/dev/null || true; bash scripts/postgres.sh stop "$pg_dir"' EXIT
 
 step "front end: type check and unit tests"
 (cd ui && npm run --silent check && npm test --silent)
@@ -104,6 +112,7 @@ step ""
 echo "== end-to-end tests (their output)"
 e2e_status=0
 wait "$e2e_pid" || e2e_status=$?
+e2e_pid=""
 timings+=("$(printf '%5d s    %s' $((SECONDS - section_start[0])) "end-to-end tests")")
 cat "$e2e_log"
 rm -f "$e2e_log"
@@ -111,5 +120,3 @@ if [ "$e2e_status" -ne 0 ]; then
   echo "test: the end-to-end tests failed (above)" >&2
   exit "$e2e_status"
 fi
-
-report_timings
