@@ -315,6 +315,40 @@ fn a_large_split_is_sharded_with_the_count_in_each_name() {
 }
 
 #[test]
+fn a_server_project_exports_the_rows_a_project_file_exports() {
+    // A project file reads the tasks ahead on a second connection; a server project reads them
+    // on its one thread: the same tasks give the same rows, in the same order.
+    let Some(db) = verity_testkit::server::Database::fresh() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let import = |p: &mut ops::Project| {
+        let sources = [
+            fixture("swebench.jsonl").into(),
+            fixture("pro.jsonl").into(),
+        ];
+        ops::import_paths(p, &sources, T0, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    };
+    let mut file = project::init(&dir.path().join("a.verity"), "swe-bench-verified");
+    import(&mut file);
+    let (_, mut server) = db.coordinator_project("secret", "swe-bench-verified");
+    import(&mut server);
+    let options = ops::ExportOptions {
+        license: Some("mit".into()),
+        subset: Some(ops::DatasetSubset::All),
+        ..ops::ExportOptions::default()
+    };
+    let exported = |p: &ops::Project, name: &str| {
+        let out = dir.path().join(name);
+        ops::export_dataset(p, &options, &out, ops::Overwrite::Refuse, T0).unwrap();
+        rows(&out, "data")
+    };
+    let from_file = exported(&file, "file");
+    assert!(from_file.len() > 1, "{}", from_file.len());
+    assert_eq!(exported(&server, "server"), from_file);
+}
+
+#[test]
 fn a_published_dataset_fetches_back_as_the_same_tasks_and_reads_as_exported() {
     let dir = tempfile::tempdir().unwrap();
     let server = HubServer::start();
