@@ -161,6 +161,11 @@ pub(super) const LIST_CASES: &str =
      WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
      ORDER BY c.instance_id";
 
+/// The project file's query of [`CaseStore::case_by_instance`].
+const CASE_BY_INSTANCE: &str = "SELECT c.id, r.revision, r.id, r.content FROM cases c
+     JOIN case_revisions r ON r.case_id = c.id
+     WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1";
+
 impl CaseStore for Store {
     fn begin_import(&mut self, now: &str) -> Result<Box<dyn ImportBatch + '_>, StoreError> {
         Ok(Box::new(self.begin_session(now)?))
@@ -171,11 +176,7 @@ impl CaseStore for Store {
         // cost a fifth of the reading.
         let row = self
             .conn
-            .prepare_cached(
-                "SELECT c.id, r.revision, r.id, r.content FROM cases c
-                 JOIN case_revisions r ON r.case_id = c.id
-                 WHERE c.instance_id = ?1 ORDER BY r.revision DESC LIMIT 1",
-            )
+            .prepare_cached(CASE_BY_INSTANCE)
             .and_then(|mut statement| {
                 statement.query_row([instance_id], |row| {
                     Ok((

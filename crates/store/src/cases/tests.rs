@@ -68,6 +68,36 @@ fn importing_the_same_content_again_changes_nothing() {
 }
 
 #[test]
+fn reading_task_after_task_keeps_the_statement_as_prepared() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.verity");
+    let mut store = Store::create(&path).unwrap();
+    import(
+        &mut store,
+        &[record("a", "x"), record("b", "y"), record("c", "z")],
+    );
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    for id in ["a", "b", "c", "a"] {
+        assert_eq!(
+            store
+                .case_by_instance(id)
+                .unwrap()
+                .unwrap()
+                .case
+                .instance_id,
+            id
+        );
+    }
+    let statement = store.conn.prepare_cached(CASE_BY_INSTANCE).unwrap();
+    assert_eq!(
+        statement.get_status(rusqlite::StatementStatus::RePrepare),
+        0,
+        "a new id bound is no reason to plan the lookup again"
+    );
+}
+
+#[test]
 fn changed_content_makes_a_new_revision_and_keeps_the_old_one() {
     let mut store = Store::open_in_memory().unwrap();
     import(&mut store, &[record("a", "x")]);
