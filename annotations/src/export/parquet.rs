@@ -186,6 +186,11 @@ const ROW_GROUP_BYTES: usize = 32 << 20;
 /// At most this many rows to a group, however small the rows.
 const ROW_GROUP_ROWS: usize = 10_000;
 
+/// Values encoded at a time, after which a page is closed once it passes Parquet's page size
+/// (1 MB): with the writer's default of 1,024, a column of a row group of whole tasks was one
+/// page, and compressing it held several copies of the group in memory.
+const PAGE_ROWS: usize = 32;
+
 /// A Parquet file written a row at a time.
 pub struct TableWriter<W: Write + Send> {
     writer: SerializedFileWriter<W>,
@@ -257,6 +262,7 @@ impl<W: Write + Send> TableWriter<W> {
         let mut props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(level))
             .set_dictionary_enabled(false)
+            .set_write_batch_size(PAGE_ROWS)
             .set_statistics_enabled(EnabledStatistics::None)
             .set_key_value_metadata(Some(
                 metadata

@@ -7,8 +7,9 @@ use crate::export::card::{CardAgreement, CardScore};
 use crate::ops::submitted::{TableBuilder, level_of};
 use crate::ops::{Project, Result, ScoresOptions};
 use verity_stats::agreement::{
-    BootstrapOptions, Method, bootstrap_ci, krippendorff_alpha, percent_agreement,
+    BootstrapOptions, Method, RatingTable, bootstrap_ci, krippendorff_alpha, percent_agreement,
 };
+use verity_task::questionnaire::Question;
 
 /// Resamples and seed of the card's agreement intervals.
 pub(super) const BOOTSTRAP: (usize, u64) = (1000, 0);
@@ -61,37 +62,53 @@ pub(super) fn assigned(project: &Project) -> Result<Vec<(usize, usize)>> {
 /// question, built from every case's first submissions): percent agreement and
 /// Krippendorff's alpha at the question's level, with a percentile bootstrap interval.
 pub(super) fn agreement(tables: Vec<TableBuilder<'_>>) -> Result<Vec<CardAgreement>> {
+    let tables = tables
+        .into_iter()
+        .map(|table| Ok((table.question(), table.finish()?)))
+        .collect::<Result<Vec<_>>>()?;
+    // A question a thread: each bootstrap is a second or so on a large panel, and they are
+    // independent.
+    std::thread::scope(|scope| {
+        let rows: Vec<_> = tables
+            .iter()
+            .map(|(question, table)| scope.spawn(move || question_agreement(question, table)))
+            .collect();
+        rows.into_iter()
+            .map(|row| {
+                row.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// The card's agreement on one question.
+fn question_agreement(question: &Question, table: &RatingTable) -> Result<CardAgreement> {
     let (resamples, seed) = BOOTSTRAP;
     let options = BootstrapOptions {
         resamples,
         seed,
         confidence: 0.95,
     };
-    let mut rows = Vec::new();
-    for table in tables {
-        let question = table.question();
-        let table = table.finish()?;
-        let level = level_of(question.level);
-        let alpha = krippendorff_alpha(&table, level);
-        let interval = bootstrap_ci(&table, Method::KrippendorffAlpha(level), None, &options)?;
-        let note = alpha.reason().map(str::to_owned).or_else(|| {
-            interval
-                .as_ref()
-                .err()
-                .filter(|_| alpha.value().is_some())
-                .map(|why| format!("no interval: {}", why.reason))
-        });
-        rows.push(CardAgreement {
-            question: format!("{} `{}`", question.number, question.id),
-            level: format!("{:?}", question.level).to_lowercase(),
-            units: table.units().len(),
-            percent: percent_agreement(&table).value(),
-            alpha: alpha.value(),
-            interval: interval.ok().map(|ci| [ci.low, ci.high]),
-            note,
-        });
-    }
-    Ok(rows)
+    let level = level_of(question.level);
+    let alpha = krippendorff_alpha(table, level);
+    let interval = bootstrap_ci(table, Method::KrippendorffAlpha(level), None, &options)?;
+    let note = alpha.reason().map(str::to_owned).or_else(|| {
+        interval
+            .as_ref()
+            .err()
+            .filter(|_| alpha.value().is_some())
+            .map(|why| format!("no interval: {}", why.reason))
+    });
+    Ok(CardAgreement {
+        question: format!("{} `{}`", question.number, question.id),
+        level: format!("{:?}", question.level).to_lowercase(),
+        units: table.units().len(),
+        percent: percent_agreement(table).value(),
+        alpha: alpha.value(),
+        interval: interval.ok().map(|ci| [ci.low, ci.high]),
+        note,
+    })
 }
 
 /// The systems' scores when the project holds results: the project's tasks, the determinate

@@ -265,13 +265,16 @@ fn write_dataset(
         .map_err(write_err)?,
     )
     .map_err(write_err)?;
-    let mut notes = ShardedTable::new(
-        root,
-        "annotations",
-        settings.split,
-        notes_table.columns(),
-        Vec::new(),
-        settings.shard_bytes,
+    let mut notes = BackgroundTable::start(
+        ShardedTable::new(
+            root,
+            "annotations",
+            settings.split,
+            notes_table.columns(),
+            Vec::new(),
+            settings.shard_bytes,
+        )
+        .map_err(write_err)?,
     )
     .map_err(write_err)?;
     let models: HashMap<i64, String> = store
@@ -398,12 +401,21 @@ fn write_dataset(
     }
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
-        "dataset: rows written"
+        "dataset: rows made"
+    );
+    // The card's facts are gathered while the writing threads write the last rows.
+    let sources = facts::sources(project)?;
+    let assigned = facts::assigned(project)?;
+    let calibration = store.calibration_tasks()?.len();
+    let agreement = facts::agreement(first_tables)?;
+    let scores = facts::scores(project)?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "dataset: card's facts gathered"
     );
     let task_shards = tasks.finish().map_err(write_err)?;
     let note_shards = notes.finish().map_err(write_err)?;
     let rows = |shards: &[Shard]| shards.iter().map(|s| s.rows).sum::<usize>();
-    let sources = facts::sources(project)?;
     let card = Card {
         pretty_name: facts::pretty_name(project, &sources),
         license: settings.license.to_string(),
@@ -418,16 +430,16 @@ fn write_dataset(
         human_raters: tally.humans.len(),
         models: tally.models.into_iter().collect(),
         pseudonyms: !settings.rater_names,
-        assigned: facts::assigned(project)?,
-        calibration: store.calibration_tasks()?.len(),
+        assigned,
+        calibration,
         adjudicated: tally.adjudicated,
         rule,
         filter,
         counts: tally.counts,
         without_fields,
-        agreement: facts::agreement(first_tables)?,
+        agreement,
         bootstrap: facts::BOOTSTRAP,
-        scores: facts::scores(project)?,
+        scores,
         configs: vec![
             CardConfig {
                 name: "default".into(),
@@ -451,7 +463,7 @@ fn write_dataset(
     };
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
-        "dataset: card's facts gathered"
+        "dataset: rows written"
     );
     let text = card::render(&card);
     let card_path = root.join(CARD_FILE);

@@ -5,21 +5,72 @@
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
 use verity_store::{CaseStore, ProjectStore, StoreError};
-use verity_task::case::Case;
 
-use crate::ops::Result;
+use crate::ops::{Error, ErrorCode, Result};
 
-/// Tasks read ahead of the one being written: enough to keep the reader busy, few enough that
-/// their texts stay a small part of an export's memory.
-const AHEAD: usize = 32;
+/// What a row takes of a stored task: its fields as a [`verity_task::case::Case`] stores them,
+/// the test lists kept as their JSON texts (the column's content: decoding thousands of test
+/// names to write them back took a tenth of an export), the rest skipped.
+#[derive(Deserialize)]
+pub(super) struct Task {
+    pub(super) instance_id: String,
+    pub(super) repo: String,
+    pub(super) base_commit: Option<String>,
+    pub(super) problem_statement: String,
+    pub(super) hints_text: String,
+    pub(super) requirements: Option<String>,
+    pub(super) interface: Option<String>,
+    pub(super) gold_patch: String,
+    pub(super) test_patch: String,
+    pub(super) fail_to_pass: Box<RawValue>,
+    pub(super) pass_to_pass: Box<RawValue>,
+    #[serde(default)]
+    pub(super) extra: Map<String, Value>,
+}
+
+/// The task `instance_id` of `store`, as a row takes it.
+fn read_task(store: &dyn CaseStore, instance_id: &str) -> Result<Option<Task>> {
+    let Some(json) = store.case_json(instance_id)? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&json)
+        .map(Some)
+        .map_err(|e| unreadable(instance_id, &e))
+}
+
+/// The refusal of a task whose stored content does not decode.
+pub(super) fn unreadable(instance_id: &str, error: &serde_json::Error) -> Error {
+    Error::refused(
+        ErrorCode::Store,
+        format!("the stored content of task {instance_id} does not read: {error}"),
+    )
+}
+
+/// Tasks handed over at once, for the reason rows are (`BATCH_ROWS` of the dataset writer).
+const BATCH: usize = 8;
+
+/// Batches read ahead of the task being written: a slice of the export's second pass, so
+/// that the reader reads on while the next slice's answers are read and combined (with 4, it
+/// waited for that, and the export took a fifth longer); few enough that their texts stay a
+/// small part of an export's memory (500 of SWE-bench Pro's tasks hold about 17 MB).
+const AHEAD: usize = super::SLICE / BATCH;
+
+/// What the reading thread hands over: each task asked for, or the error that stopped it.
+type Batch = Vec<Result<Option<Task>>>;
 
 /// The tasks asked for, in the order they were asked for.
 pub(super) enum Reader<'s> {
     /// Read on another thread.
     Ahead {
         asked: Sender<Vec<String>>,
-        cases: Receiver<std::result::Result<Option<Case>, StoreError>>,
+        cases: Receiver<Batch>,
+        /// The rest of the batch last received, in order.
+        taken: std::vec::IntoIter<Result<Option<Task>>>,
     },
     /// Read when taken, on this thread: a store that gives no second connection.
     Here {
@@ -45,7 +96,11 @@ impl<'s> Reader<'s> {
             .name("dataset-reader".into())
             .spawn(move || read_all(own.as_ref(), &wanted, &read));
         Ok(match thread {
-            Ok(_) => Reader::Ahead { asked, cases },
+            Ok(_) => Reader::Ahead {
+                asked,
+                cases,
+                taken: Vec::new().into_iter(),
+            },
             Err(e) => {
                 tracing::debug!(error = %e, "dataset: tasks read on this thread");
                 here
@@ -63,34 +118,46 @@ impl<'s> Reader<'s> {
     }
 
     /// The next task asked for (`None` when the project no longer holds it).
-    pub(super) fn take(&mut self) -> Result<Option<Case>> {
+    pub(super) fn take(&mut self) -> Result<Option<Task>> {
         match self {
-            Reader::Ahead { cases, .. } => match cases.recv() {
-                Ok(case) => Ok(case?),
-                Err(_) => Err(StoreError::Rule(
-                    "the thread reading the tasks stopped before the last one".into(),
-                )
-                .into()),
+            Reader::Ahead { cases, taken, .. } => loop {
+                if let Some(case) = taken.next() {
+                    return case;
+                }
+                match cases.recv() {
+                    Ok(batch) => *taken = batch.into_iter(),
+                    Err(_) => {
+                        return Err(StoreError::Rule(
+                            "the thread reading the tasks stopped before the last one".into(),
+                        )
+                        .into());
+                    }
+                }
             },
             Reader::Here { store, asked } => match asked.pop_front() {
-                Some(id) => Ok(store.case_by_instance(&id)?.map(|s| s.case)),
+                Some(id) => read_task(*store, &id),
                 None => Ok(None),
             },
         }
     }
 }
 
-/// Reads each task asked for, in order, until no more are asked for or none are taken.
-fn read_all(
-    store: &dyn CaseStore,
-    wanted: &Receiver<Vec<String>>,
-    read: &SyncSender<std::result::Result<Option<Case>, StoreError>>,
-) {
+/// Reads each task asked for, in order, until no more are asked for, none are taken or one
+/// fails; each batch asked for is handed over in batches of [`BATCH`].
+fn read_all(store: &dyn CaseStore, wanted: &Receiver<Vec<String>>, read: &SyncSender<Batch>) {
     for ids in wanted {
-        for id in ids {
-            let case = store.case_by_instance(&id).map(|s| s.map(|s| s.case));
-            let failed = case.is_err();
-            if read.send(case).is_err() || failed {
+        for chunk in ids.chunks(BATCH) {
+            let mut batch = Vec::with_capacity(chunk.len());
+            for id in chunk {
+                let case = read_task(store, id);
+                let failed = case.is_err();
+                batch.push(case);
+                if failed {
+                    break;
+                }
+            }
+            let failed = batch.last().is_some_and(|c| c.is_err());
+            if read.send(batch).is_err() || failed {
                 return;
             }
         }

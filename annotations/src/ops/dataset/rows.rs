@@ -4,12 +4,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::read::Task;
 use crate::export::parquet::{Cell, Column, ColumnKind};
 use crate::ops::ensemble::CaseLabels;
-use verity_task::case::Case;
 use verity_task::questionnaire::{Question, QuestionKind, Questionnaire};
 
 /// The prefix of the panel's columns in the tasks' table.
@@ -327,11 +328,10 @@ impl TaskTable {
         )
     }
 
-    /// A task's row: its fields, then the panel's.
     /// A task's row: its fields (moved, not copied: a task's texts are most of an export's
     /// bytes), then the panel's.
-    pub(super) fn row(&self, case: Case, panel: &TaskPanel<'_>) -> Vec<Cell> {
-        let list = |tests: &[String]| Cell::Text(Value::from(tests).to_string());
+    pub(super) fn row(&self, case: Task, panel: &TaskPanel<'_>) -> Vec<Cell> {
+        let list = |tests: Box<RawValue>| Cell::Text(String::from(Box::<str>::from(tests)));
         let mut cells = vec![
             Cell::Text(case.instance_id),
             Cell::Text(case.repo),
@@ -340,8 +340,8 @@ impl TaskTable {
             Cell::Text(case.hints_text),
             Cell::Text(case.gold_patch),
             Cell::Text(case.test_patch),
-            list(&case.fail_to_pass),
-            list(&case.pass_to_pass),
+            list(case.fail_to_pass),
+            list(case.pass_to_pass),
         ];
         if self.pro {
             cells.push(case.requirements.map_or(Cell::Null, Cell::Text));

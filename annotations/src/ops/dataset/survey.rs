@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Deserialize;
 
 use super::rows::{PANEL, PRO_FIELDS, Seen, TASK_FIELDS};
-use crate::ops::{Error, ErrorCode, Result};
+use crate::ops::Result;
 use verity_store::{CaseStore, ProjectStore};
 use verity_task::case::SourceKind;
 
@@ -46,12 +46,8 @@ impl Surveyed {
             let Some(json) = store.case_json(instance_id)? else {
                 continue;
             };
-            let case: Survey = serde_json::from_str(&json).map_err(|e| {
-                Error::refused(
-                    ErrorCode::Store,
-                    format!("the stored content of task {instance_id} does not read: {e}"),
-                )
-            })?;
+            let case: Survey = serde_json::from_str(&json)
+                .map_err(|e| super::read::unreadable(instance_id, &e))?;
             if !case.sources.contains(&SourceKind::Dataset) {
                 found.without_fields += 1;
                 continue;
