@@ -415,6 +415,10 @@ fn write_dataset(
     );
     let task_shards = tasks.finish().map_err(write_err)?;
     let note_shards = notes.finish().map_err(write_err)?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "dataset: rows written"
+    );
     let rows = |shards: &[Shard]| shards.iter().map(|s| s.rows).sum::<usize>();
     let card = Card {
         pretty_name: facts::pretty_name(project, &sources),
@@ -461,10 +465,6 @@ fn write_dataset(
             now.date().to_string(),
         ),
     };
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "dataset: rows written"
-    );
     let text = card::render(&card);
     let card_path = root.join(CARD_FILE);
     std::fs::write(&card_path, &text).map_err(|source| Error::Write {
