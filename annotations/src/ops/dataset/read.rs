@@ -149,14 +149,12 @@ fn read_all(store: &dyn CaseStore, wanted: &Receiver<Vec<String>>, read: &SyncSe
         for chunk in ids.chunks(BATCH) {
             let mut batch = Vec::with_capacity(chunk.len());
             for id in chunk {
-                let case = read_task(store, id);
-                let failed = case.is_err();
-                batch.push(case);
-                if failed {
+                batch.push(read_task(store, id));
+                if batch.last().is_some_and(Result::is_err) {
                     break;
                 }
             }
-            let failed = batch.last().is_some_and(|c| c.is_err());
+            let failed = batch.last().is_some_and(Result::is_err);
             if read.send(batch).is_err() || failed {
                 return;
             }
