@@ -121,6 +121,17 @@ fn suite(store: &mut dyn ProjectStore) {
     let parsed: verity_task::case::Case = serde_json::from_str(&json).unwrap();
     assert_eq!(parsed, two.case);
     assert!(store.case_json("calc-3").unwrap().is_none());
+    // Each case's current revision's shape, stored beside it, in instance-id order.
+    let shapes = store.case_shapes().unwrap();
+    let ten = store.case_by_instance("calc-10").unwrap().unwrap();
+    assert_eq!(
+        shapes,
+        [
+            (ten.case_id, "calc-10".into(), Some(ten.case.shape())),
+            (two.case_id, "calc-2".into(), Some(two.case.shape())),
+        ]
+    );
+    assert!(shapes[0].2.as_ref().is_some_and(|s| s.dataset && !s.pro));
 
     // Raters: unique regardless of case, deactivated rather than deleted once they answer.
     let ana = store.add_rater("ana", T0).unwrap();
@@ -922,7 +933,7 @@ fn a_server_project_is_created_once_and_a_newer_one_is_refused_untouched() {
         return;
     };
     let store = PgStore::create(&db.url(), None).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 13);
+    assert_eq!(store.schema_version().unwrap(), 14);
     drop(store);
     let err = PgStore::create(&db.url(), None).unwrap_err();
     assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -995,7 +1006,7 @@ fn a_server_project_is_reached_over_tls_as_sslmode_asks() {
         None,
     )
     .unwrap();
-    assert_eq!(checked.schema_version().unwrap(), 13);
+    assert_eq!(checked.schema_version().unwrap(), 14);
     assert_eq!(tls_sessions().as_deref(), Some("1"));
     drop(checked);
     // Encrypted, unchecked.

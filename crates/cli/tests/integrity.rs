@@ -479,6 +479,8 @@ fn a_file_holding_one_revision_twice_upgrades_into_a_conflict() {
          DROP TABLE package_keys;
          DROP TABLE answer_seals;
          ALTER TABLE raters DROP COLUMN kind;
+         DROP INDEX case_revisions_shapes;
+         ALTER TABLE case_revisions DROP COLUMN shape;
          PRAGMA user_version = 8;
          INSERT INTO answer_events(uid, case_id, rater_id, case_revision_id, questionnaire_id,
            kind, answer_revision, answer, reason, at)

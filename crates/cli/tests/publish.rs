@@ -315,6 +315,55 @@ fn a_large_split_is_sharded_with_the_count_in_each_name() {
 }
 
 #[test]
+fn tasks_stored_before_their_shapes_export_as_tasks_stored_with_them() {
+    // A revision stored by an older Verity has no shape, and the export reads the task itself:
+    // a project of both kinds gives the folder a project of shaped tasks gives, byte for byte.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.verity");
+    let mut p = project::init(&path, "swe-bench-verified");
+    let sources = [
+        fixture("swebench.jsonl").into(),
+        fixture("pro.jsonl").into(),
+    ];
+    ops::import_paths(&mut p, &sources, T0, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let options = ops::ExportOptions {
+        license: Some("mit".into()),
+        subset: Some(ops::DatasetSubset::All),
+        ..ops::ExportOptions::default()
+    };
+    let export = |p: &ops::Project, name: &str| {
+        let out = dir.path().join(name);
+        let summary = ops::export_dataset(p, &options, &out, ops::Overwrite::Refuse, T0).unwrap();
+        let files: Vec<(String, Vec<u8>)> = summary
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), std::fs::read(out.join(&f.path)).unwrap()))
+            .collect();
+        (summary.tasks, files)
+    };
+    let (tasks, shaped) = export(&p, "shaped");
+    let columns = rows(&dir.path().join("shaped"), "data")[0].len();
+    assert!(
+        tasks > 2 && columns > 30,
+        "{tasks} tasks, {columns} columns"
+    );
+    let cleared = rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE case_revisions SET shape = NULL WHERE id % 2 = 0",
+            [],
+        )
+        .unwrap();
+    assert!(cleared > 0 && cleared < tasks, "{cleared} of {tasks}");
+    assert!(export(&p, "mixed") == (tasks, shaped.clone()));
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE case_revisions SET shape = NULL", [])
+        .unwrap();
+    assert!(export(&p, "unshaped") == (tasks, shaped));
+}
+
+#[test]
 fn a_server_project_exports_the_rows_a_project_file_exports() {
     // A project file reads the tasks ahead on a second connection; a server project reads them
     // on its one thread: the same tasks give the same rows, in the same order.

@@ -10,7 +10,7 @@ use super::packed::{pack, unpack};
 use super::shared::{self, Cells};
 use super::{MetaStore, Store, StoreError};
 use crate::sqlite::sql_err;
-use verity_task::case::{Case, CaseRecord, Encoded, SourceKind, TITLE_RULE};
+use verity_task::case::{Case, CaseRecord, CaseShape, Encoded, SourceKind, TITLE_RULE};
 
 /// The meta key holding the version of the title rule the stored titles were made with.
 pub(super) const TITLE_RULE_KEY: &str = "title_rule";
@@ -106,6 +106,10 @@ pub trait CaseStore {
     /// few of its fields from every case (a dataset's survey of the tasks' other fields).
     fn case_json(&self, instance_id: &str) -> Result<Option<String>, StoreError>;
 
+    /// Every case's current revision's shape: (case row id, instance id, shape), in instance-id
+    /// order; `None` for a revision stored before shapes were (a dataset export reads those).
+    fn case_shapes(&self) -> Result<Vec<(i64, String, Option<CaseShape>)>, StoreError>;
+
     /// Another connection to the project that reads cases on a thread of its own (an export
     /// reads the tasks there while it builds their rows), or `None` when the store gives none.
     fn case_reader(&self) -> Result<Option<Box<dyn CaseStore + Send>>, StoreError>;
@@ -158,6 +162,23 @@ const CASE_REFS: &str = "SELECT c.id, c.instance_id, r.id, r.revision FROM cases
 pub(super) const LIST_CASES: &str =
     "SELECT c.id, c.instance_id, r.repo, r.base_commit, r.title, r.revision, r.has_materials
      FROM cases c JOIN case_revisions r INDEXED BY case_revisions_listing ON r.case_id = c.id
+     WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+     ORDER BY c.instance_id";
+
+/// The file schema's migration 17: each revision's shape (`Case::shape`, JSON), whether it
+/// has its SWE-bench fields and what kind of value each other field holds, so a dataset export
+/// picks its columns without reading every task. NULL for a revision stored before; the export
+/// reads those instead. Its own index covers [`CASE_SHAPES`]: the column comes after the
+/// content, whose pages the index spares the reading of. The index is cheap to build on an
+/// older file, whose rows end before the column and so read as NULL from their headers.
+pub(crate) const SHAPE_MIGRATION: &str = "
+ALTER TABLE case_revisions ADD COLUMN shape TEXT;
+CREATE INDEX case_revisions_shapes ON case_revisions (case_id, revision, shape);
+";
+
+/// The project file's query of [`CaseStore::case_shapes`], answered from its own index.
+pub(super) const CASE_SHAPES: &str = "SELECT c.id, c.instance_id, r.shape
+     FROM cases c JOIN case_revisions r INDEXED BY case_revisions_shapes ON r.case_id = c.id
      WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
      ORDER BY c.instance_id";
 
@@ -214,6 +235,10 @@ impl CaseStore for Store {
             .optional()
             .map_err(|e| self.sql(e))?
             .transpose()
+    }
+
+    fn case_shapes(&self) -> Result<Vec<(i64, String, Option<CaseShape>)>, StoreError> {
+        self.decode(CASE_SHAPES, [], |row| case_shape(row))
     }
 
     fn case_reader(&self) -> Result<Option<Box<dyn CaseStore + Send>>, StoreError> {
@@ -308,6 +333,20 @@ pub(crate) fn case_ref(row: &impl Cells) -> Result<CaseRef, StoreError> {
         revision_id: row.cell(2)?,
         revision: row.cell(3)?,
     })
+}
+
+/// A case's current shape from a row of (case id, instance id, shape), on either backend.
+pub(crate) fn case_shape(row: &impl Cells) -> Result<(i64, String, Option<CaseShape>), StoreError> {
+    let shape: Option<String> = row.cell(2)?;
+    let shape = shape
+        .map(|s| serde_json::from_str(&s).map_err(|e| row.corrupt("case shape", e)))
+        .transpose()?;
+    Ok((row.cell(0)?, row.cell(1)?, shape))
+}
+
+/// What a revision stores as its shape: [`Case::shape`] as JSON.
+pub(crate) fn shape_json(case: &Case) -> String {
+    serde_json::to_string(&case.shape()).unwrap_or_default()
 }
 
 /// A listed case from a row of [`LIST_CASES`]' columns, on either backend.
@@ -588,16 +627,18 @@ impl ImportSession<'_> {
             &case.value.base_commit,
             case.value.title(),
             case.value.has_materials(),
+            shape_json(&case.value),
         );
         if let Some(&row) = self.revised.get(&case_id) {
             self.tx
                 .prepare_cached(
                     "UPDATE case_revisions SET content = ?2, content_hash = ?3, repo = ?4,
-                       base_commit = ?5, title = ?6, has_materials = ?7 WHERE id = ?1",
+                       base_commit = ?5, title = ?6, has_materials = ?7, shape = ?8
+                     WHERE id = ?1",
                 )
                 .and_then(|mut stmt| {
                     stmt.execute(params![
-                        row, content, case.hash, fields.0, fields.1, fields.2, fields.3
+                        row, content, case.hash, fields.0, fields.1, fields.2, fields.3, fields.4
                     ])
                 })
                 .map_err(sql)?;
@@ -621,13 +662,13 @@ impl ImportSession<'_> {
         self.tx
             .prepare_cached(
                 "INSERT INTO case_revisions(case_id, revision, content, content_hash, repo,
-                   base_commit, title, has_materials, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                   base_commit, title, has_materials, created_at, shape)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )
             .and_then(|mut stmt| {
                 stmt.execute(params![
                     case_id, revision, content, case.hash, fields.0, fields.1, fields.2, fields.3,
-                    self.now
+                    self.now, fields.4
                 ])
             })
             .map_err(sql)?;

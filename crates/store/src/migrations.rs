@@ -276,6 +276,8 @@ CREATE TABLE answer_seals (
     // 16: the random samples humans rate (`store/samples.rs`): each draw and every task it
     // offered with its probability, for prediction-powered estimates. The coordinator's alone.
     crate::samples::MIGRATION,
+    // 17: each revision's shape, for a dataset export (`store/cases.rs`).
+    crate::cases::SHAPE_MIGRATION,
 ];
 
 /// Applies the migrations after `from` in one `IMMEDIATE` transaction, so a failure leaves the

@@ -247,4 +247,17 @@ mod tests {
             "revisions are never scanned: {steps:#?}"
         );
     }
+
+    #[test]
+    fn the_tasks_shapes_are_read_from_their_index_alone() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::create(&dir.path().join("p.verity")).expect("a project");
+        let steps = plan(&store, crate::cases::CASE_SHAPES);
+        assert!(
+            steps
+                .iter()
+                .any(|s| s.starts_with("SEARCH r USING COVERING INDEX case_revisions_shapes")),
+            "each case's current shape comes from its index, past no task's content: {steps:#?}"
+        );
+    }
 }

@@ -160,6 +160,7 @@ pub const TABLES: &[Table] = &[
             text("title"),
             int("has_materials"),
             text("created_at"),
+            nullable(text("shape")),
         ],
         key: &["id"],
         generated_id: true,

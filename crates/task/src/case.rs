@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+mod shape;
 mod title;
 
+pub use shape::{CaseShape, ValueKind};
 pub use title::TITLE_RULE;
 
 /// Which kind of source contributed a [`CaseRecord`]. A case holds at most one record per kind;

@@ -244,7 +244,7 @@ fn write_dataset(
         pro,
         without_fields,
         exportable,
-    } = survey::survey(store.as_ref(), &store.case_instance_ids()?)?;
+    } = survey::survey(store.as_ref())?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         tasks = exportable.len(),

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use super::read::Task;
 use crate::export::parquet::{Cell, Column, ColumnKind};
 use crate::ops::ensemble::CaseLabels;
+use verity_task::case::ValueKind;
 use verity_task::questionnaire::{Question, QuestionKind, Questionnaire};
 
 /// The prefix of the panel's columns in the tasks' table.
@@ -45,15 +46,15 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    pub(super) fn add(&mut self, value: &Value) {
-        match value {
-            Value::Null => {}
-            Value::String(_) => self.strings = true,
-            Value::Bool(_) => self.bools = true,
-            Value::Number(n) if n.is_i64() => self.ints = true,
-            Value::Number(_) => self.floats = true,
-            Value::Array(items) if items.iter().all(Value::is_string) => self.string_lists = true,
-            _ => self.other = true,
+    pub(super) fn add(&mut self, kind: ValueKind) {
+        match kind {
+            ValueKind::Null => {}
+            ValueKind::String => self.strings = true,
+            ValueKind::Bool => self.bools = true,
+            ValueKind::Int => self.ints = true,
+            ValueKind::Float => self.floats = true,
+            ValueKind::StringList => self.string_lists = true,
+            ValueKind::Other => self.other = true,
         }
     }
 
@@ -122,7 +123,7 @@ pub(super) fn question_kind(question: &Question) -> (ColumnKind, bool) {
     }
     let mut seen = Seen::default();
     for option in &question.options {
-        seen.add(&option.value);
+        seen.add(ValueKind::of(&option.value));
     }
     seen.column()
 }
@@ -601,7 +602,7 @@ mod tests {
     fn a_column_holds_what_every_task_had() {
         let column = |values: &[Value]| {
             let mut seen = Seen::default();
-            values.iter().for_each(|v| seen.add(v));
+            values.iter().for_each(|v| seen.add(ValueKind::of(v)));
             seen.column()
         };
         use serde_json::json;
@@ -633,17 +634,17 @@ mod tests {
                 let all: Vec<&Value> = values.iter().chain([&other]).collect();
                 let (mut first, mut second, mut whole) =
                     (Seen::default(), Seen::default(), Seen::default());
-                all.iter().for_each(|v| whole.add(v));
-                all[..cut].iter().for_each(|v| first.add(v));
-                all[cut..].iter().for_each(|v| second.add(v));
+                all.iter().for_each(|v| whole.add(ValueKind::of(v)));
+                all[..cut].iter().for_each(|v| first.add(ValueKind::of(v)));
+                all[cut..].iter().for_each(|v| second.add(ValueKind::of(v)));
                 first.merge(second);
                 assert_eq!(first.column(), whole.column(), "cut at {cut}");
             }
         }
         let mut ints = Seen::default();
-        ints.add(&json!(1));
+        ints.add(ValueKind::Int);
         let mut floats = Seen::default();
-        floats.add(&json!(0.5));
+        floats.add(ValueKind::Float);
         ints.merge(floats);
         assert_eq!(ints.column(), (ColumnKind::Float, false));
     }

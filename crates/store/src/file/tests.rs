@@ -117,6 +117,8 @@ fn a_file_written_by_the_first_schema_opens_and_upgrades_with_its_data() {
     assert_eq!(project_id.len(), 36);
     assert_eq!(&project_id[14..15], "4");
     assert_eq!(store.list_cases().unwrap()[0].instance_id, "a");
+    // A revision stored before shapes has none: a dataset export reads the task instead.
+    assert_eq!(store.case_shapes().unwrap(), [(1, "a".to_string(), None)]);
     assert!(store.list_adjudicators().unwrap().is_empty());
     assert!(store.reference_sets().unwrap().is_empty());
     // The new schema's parts work on the upgraded file, and its rules still hold.

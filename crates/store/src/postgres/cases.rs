@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::{Client, Failure, PgStore};
-use crate::cases::{CASE_ORIGINS, case_ref, case_row, merge_sources};
+use crate::cases::{CASE_ORIGINS, case_ref, case_row, case_shape, merge_sources, shape_json};
 use crate::shared;
 use crate::{
     CaseRef, CaseRow, CaseStore, ImportBatch, ImportLabels, ImportSummary, StoreError, StoredCase,
@@ -17,7 +17,14 @@ const CASE_REFS: &str = "SELECT c.id, c.instance_id, r.id, r.revision FROM cases
      WHERE c.instance_id >= $1 COLLATE \"C\" AND c.instance_id < $2 COLLATE \"C\"
        AND r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
      ORDER BY c.instance_id COLLATE \"C\" LIMIT $3";
-use verity_task::case::{CaseRecord, Encoded, SourceKind};
+use verity_task::case::{CaseRecord, CaseShape, Encoded, SourceKind};
+
+/// The server schema's migration 14, the file schema's 17 (`cases::SHAPE_MIGRATION`): each
+/// revision's shape. The raters' group is granted the columns it reads by name
+/// (`access::group_grants`), and this is not one of them. Written to run again over a schema
+/// whose version was set back.
+pub(super) const SHAPE_MIGRATION: &str =
+    "ALTER TABLE case_revisions ADD COLUMN IF NOT EXISTS shape TEXT;";
 
 impl PgStore {
     pub(super) fn stored_case(
@@ -98,6 +105,22 @@ impl CaseStore for PgStore {
             let row = c.query_opt(&sql, &[&instance_id]).await?;
             Ok(row.map(|r| r.try_get(0)).transpose()?)
         })
+    }
+
+    fn case_shapes(&self) -> Result<Vec<(i64, String, Option<CaseShape>)>, StoreError> {
+        // A rater's login is not granted the column: its tasks' shapes are read from the tasks.
+        let shape = if self.is_rater_session()? {
+            "NULL::TEXT"
+        } else {
+            "r.shape"
+        };
+        let sql = format!(
+            "SELECT c.id, c.instance_id, {shape} FROM cases c
+             JOIN case_revisions r ON r.case_id = c.id
+             WHERE r.revision = (SELECT MAX(revision) FROM case_revisions WHERE case_id = c.id)
+             ORDER BY c.instance_id COLLATE \"C\""
+        );
+        self.decode(&sql, &[], |row| case_shape(row))
     }
 
     fn case_reader(&self) -> Result<Option<Box<dyn CaseStore + Send>>, StoreError> {
@@ -278,8 +301,8 @@ impl PgImport<'_> {
             let revision = latest.map_or(1, |(n, _)| n + 1);
             c.execute(
                 "INSERT INTO case_revisions(case_id, revision, content, content_hash, repo,
-                   base_commit, title, has_materials, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                   base_commit, title, has_materials, created_at, shape)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 &[
                     &case_id,
                     &revision,
@@ -290,6 +313,7 @@ impl PgImport<'_> {
                     &case.title(),
                     &i64::from(case.has_materials()),
                     &now,
+                    &shape_json(&case),
                 ],
             )
             .await?;

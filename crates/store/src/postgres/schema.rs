@@ -488,10 +488,9 @@ CREATE POLICY sweeps_shown_to_raters ON sweeps FOR SELECT USING (
     assigned_to_me(case_id)
     AND EXISTS (SELECT 1 FROM meta WHERE key = 'sweep_for_raters' AND value = 'on'));
 "#,
-    // 10: what each model request was for, the file schema's 13 (`postgres/models.rs`).
+    // 10 and 11: what each model request was for, and a request left in flight when its run
+    // was stopped recorded as `abandoned`: the file schema's 13 and 14 (`postgres/models.rs`).
     super::models::PURPOSE_MIGRATION,
-    // 11: a model request left in flight when its run was stopped is recorded as
-    // `abandoned`, the file schema's 14 (`postgres/models.rs`).
     super::models::ABANDONED_MIGRATION,
     // 12: what a rater's login gets and gives, held to the project file's rules (issue 39).
     // Packages' secrets and their events' seals, the file schema's 15: the coordinator's alone
@@ -696,4 +695,6 @@ UPDATE evidence_cache
     // 13: the random samples humans rate, the file schema's 16 (`postgres/samples.rs`): the
     // coordinator's alone, row-level security with no policy on each table.
     super::samples::MIGRATION,
+    // 14: each revision's shape, the file schema's 17 (`postgres/cases.rs`).
+    super::cases::SHAPE_MIGRATION,
 ];
