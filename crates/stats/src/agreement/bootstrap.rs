@@ -2,6 +2,7 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_distr::{Binomial, Distribution};
 use serde::{Deserialize, Serialize};
 
 use super::alpha::{alpha_eval, alpha_values};
@@ -162,11 +163,16 @@ pub(crate) fn bootstrap_many(
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(options.resamples); stats.len()];
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut w = vec![0.0; profiles.len()];
+    let by_profile = profiles.len() * PROFILE_DRAW_COST <= n_units;
     for _ in 0..options.resamples {
-        w.iter_mut().for_each(|x| *x = 0.0);
-        for _ in 0..n_units {
-            let u = draw_index(&mut rng, n_units as u64) as usize;
-            w[profiles.unit_profile[u] as usize] += 1.0;
+        if by_profile {
+            profile_counts(&mut rng, &profiles.multiplicity, n_units as u64, &mut w);
+        } else {
+            w.iter_mut().for_each(|x| *x = 0.0);
+            for _ in 0..n_units {
+                let u = draw_index(&mut rng, n_units as u64) as usize;
+                w[profiles.unit_profile[u] as usize] += 1.0;
+            }
         }
         for (k, &(a, b)) in pairs.iter().enumerate() {
             pair_confusion(&profiles, &w, a, b, &mut confusions[k]);
@@ -200,6 +206,31 @@ pub(crate) fn bootstrap_many(
         .into_iter()
         .map(|s| percentile_interval(s, options.confidence))
         .collect())
+}
+
+/// About how many unit draws one binomial draw costs: a table with this many units per
+/// profile or more is resampled profile by profile.
+const PROFILE_DRAW_COST: usize = 16;
+
+/// The profiles' counts in one resample of `n` units drawn with replacement, into `w`: a
+/// multinomial draw of `n` over the profiles' shares of the units (`multiplicity`), made as
+/// successive binomials, each profile's count among the units the profiles before it left.
+/// The same distribution as drawing unit by unit, in one draw per profile instead of one per
+/// unit.
+fn profile_counts(rng: &mut ChaCha8Rng, multiplicity: &[f64], n: u64, w: &mut [f64]) {
+    let mut left = n;
+    let mut mass: f64 = multiplicity.iter().sum();
+    for (weight, &m) in w.iter_mut().zip(multiplicity) {
+        // `mass` and `m` count units, exactly: the last profile takes what is left.
+        let drawn = if m >= mass {
+            left
+        } else {
+            Binomial::new(left, m / mass).map_or(0, |b| b.sample(rng))
+        };
+        *weight = drawn as f64;
+        left -= drawn;
+        mass -= m;
+    }
 }
 
 fn percentile_interval(
@@ -253,6 +284,112 @@ mod tests {
         assert_eq!(quantile(&v, 0.0), 1.0);
         assert_eq!(quantile(&v, 1.0), 4.0);
         assert!((quantile(&v, 0.025) - 1.075).abs() < 1e-12);
+    }
+
+    #[test]
+    fn profile_counts_have_the_moments_of_drawing_unit_by_unit() {
+        // Drawing n units with replacement gives profile i, holding a share p_i of them, a
+        // count of mean n p_i, variance n p_i (1 − p_i) and covariance −n p_i p_j with j.
+        let multiplicity = [500.0, 300.0, 150.0, 40.0, 10.0];
+        let n = 1000_u64;
+        let runs = 20_000;
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut w = [0.0; 5];
+        let (mut sum, mut sq, mut cross) = ([0.0; 5], [0.0; 5], 0.0);
+        for _ in 0..runs {
+            profile_counts(&mut rng, &multiplicity, n, &mut w);
+            assert_eq!(
+                w.iter().sum::<f64>(),
+                n as f64,
+                "every unit is drawn once: {w:?}"
+            );
+            for i in 0..5 {
+                sum[i] += w[i];
+                sq[i] += w[i] * w[i];
+            }
+            cross += w[0] * w[1];
+        }
+        let runs = f64::from(runs);
+        for i in 0..5 {
+            let p = multiplicity[i] / n as f64;
+            let (mean, var) = (n as f64 * p, n as f64 * p * (1.0 - p));
+            let got_mean = sum[i] / runs;
+            let got_var = sq[i] / runs - got_mean * got_mean;
+            // Five standard errors of the mean; the variance within 5%.
+            assert!(
+                (got_mean - mean).abs() < 5.0 * (var / runs).sqrt(),
+                "{i}: {got_mean}"
+            );
+            assert!(
+                (got_var / var - 1.0).abs() < 0.05,
+                "{i}: {got_var} against {var}"
+            );
+        }
+        let got = cross / runs - (sum[0] / runs) * (sum[1] / runs);
+        let want = -(n as f64) * 0.5 * 0.3;
+        assert!((got / want - 1.0).abs() < 0.05, "{got} against {want}");
+    }
+
+    #[test]
+    fn a_table_resampled_by_profile_or_by_unit_gives_alike_intervals() {
+        // Units drawn one by one or profile counts drawn at once: the same distribution, so
+        // intervals over many resamples agree to within their own Monte Carlo error.
+        let mut cells = Vec::new();
+        for u in 0..400_u32 {
+            let a = u % 4;
+            let b = if u % 5 == 0 { (a + 1) % 4 } else { a };
+            let c = if u % 7 == 0 { (a + 2) % 4 } else { a };
+            cells.extend([Some(a), Some(b), Some(c)]);
+        }
+        let table = RatingTable::new(
+            (0..400).map(|u| format!("t{u}")).collect(),
+            ["a", "b", "c"].map(String::from).to_vec(),
+            (0..4)
+                .map(|c| super::super::Category::number(f64::from(c)))
+                .collect(),
+            super::super::Level::Nominal,
+            cells,
+        )
+        .expect("a table");
+        let profiles = Profiles::new(&table);
+        assert!(profiles.len() * PROFILE_DRAW_COST <= profiles.units());
+        let options = BootstrapOptions {
+            resamples: 4000,
+            ..BootstrapOptions::default()
+        };
+        let stat = [Statistic::Alpha(super::super::Level::Nominal)];
+        let by_profile = bootstrap_many(&table, &stat, &options).expect("bootstrapped");
+        let by_unit = by_unit_interval(&table, &options);
+        let by_profile = by_profile[0].as_ref().expect("an interval");
+        assert!(
+            (by_profile.low - by_unit.0).abs() < 0.01,
+            "{by_profile:?} {by_unit:?}"
+        );
+        assert!(
+            (by_profile.high - by_unit.1).abs() < 0.01,
+            "{by_profile:?} {by_unit:?}"
+        );
+    }
+
+    /// Alpha's interval with units drawn one by one, as a table of many profiles is resampled.
+    fn by_unit_interval(table: &RatingTable, options: &BootstrapOptions) -> (f64, f64) {
+        let profiles = Profiles::new(table);
+        let level = super::super::Level::Nominal;
+        let x = alpha_values(table, level).expect("values");
+        let n = profiles.units();
+        let mut rng = ChaCha8Rng::seed_from_u64(options.seed + 1);
+        let mut values = Vec::new();
+        for _ in 0..options.resamples {
+            let mut w = vec![0.0; profiles.len()];
+            for _ in 0..n {
+                w[profiles.unit_profile[draw_index(&mut rng, n as u64) as usize] as usize] += 1.0;
+            }
+            if let Ok(v) = alpha_eval(&profiles, &w, level, &x).1 {
+                values.push(v);
+            }
+        }
+        let ci = percentile_interval(values, options.confidence).expect("an interval");
+        (ci.low, ci.high)
     }
 
     #[test]
