@@ -91,8 +91,10 @@ impl Statistic {
 }
 
 /// Percentile bootstrap interval of one coefficient: resample the table's rated units with
-/// replacement `options.resamples` times (ChaCha8 seeded with `options.seed`, indices drawn
-/// without modulo bias), recompute the coefficient on each resample, and take the
+/// replacement `options.resamples` times (ChaCha8 seeded with `options.seed`; unit by unit,
+/// indices drawn without modulo bias, or, for a table of at least 16 units per distinct row,
+/// each distinct row's count at once, as the multinomial the unit draws add up to), recompute
+/// the coefficient on each resample, and take the
 /// `(1 − confidence)/2` and `(1 + confidence)/2` quantiles (linear interpolation between order
 /// statistics, numpy's default). Resamples on which the coefficient is undefined are left out;
 /// the interval is undefined when none is left. `pair` names the raters for Cohen's kappa and
