@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::rows::{PANEL, PRO_FIELDS, Seen, TASK_FIELDS};
 use crate::ops::Result;
 use verity_store::{CaseStore, ProjectStore};
-use verity_task::case::{CaseShape, SourceKind, ValueKind};
+use verity_task::case::{CaseShape, SourceKind};
 
 /// What a task's shape is made from when it is read whole: the rest of its JSON is skipped,
 /// not decoded.
@@ -28,16 +28,9 @@ struct Survey {
 
 impl Survey {
     /// The shape `Case::shape` gives the same task.
-    fn shape(self) -> CaseShape {
-        CaseShape {
-            dataset: self.sources.contains(&SourceKind::Dataset),
-            pro: self.requirements.is_some() || self.interface.is_some(),
-            extra: self
-                .extra
-                .iter()
-                .map(|(name, value)| (name.clone(), ValueKind::of(value)))
-                .collect(),
-        }
+    fn shape(&self) -> CaseShape {
+        let pro = self.requirements.is_some() || self.interface.is_some();
+        CaseShape::of(&self.sources, pro, &self.extra)
     }
 }
 

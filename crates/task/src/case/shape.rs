@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{Case, SourceKind};
 
@@ -55,18 +55,26 @@ pub struct CaseShape {
     pub extra: BTreeMap<String, ValueKind>,
 }
 
-impl Case {
-    /// The case's shape.
-    pub fn shape(&self) -> CaseShape {
+impl CaseShape {
+    /// The shape of a case made from `sources`, with SWE-bench Pro's texts when `pro`, and
+    /// these other fields: for a reader that has these parts of a case without the rest.
+    pub fn of(sources: &[SourceKind], pro: bool, extra: &Map<String, Value>) -> CaseShape {
         CaseShape {
-            dataset: self.sources.contains(&SourceKind::Dataset),
-            pro: self.requirements.is_some() || self.interface.is_some(),
-            extra: self
-                .extra
+            dataset: sources.contains(&SourceKind::Dataset),
+            pro,
+            extra: extra
                 .iter()
                 .map(|(name, value)| (name.clone(), ValueKind::of(value)))
                 .collect(),
         }
+    }
+}
+
+impl Case {
+    /// The case's shape.
+    pub fn shape(&self) -> CaseShape {
+        let pro = self.requirements.is_some() || self.interface.is_some();
+        CaseShape::of(&self.sources, pro, &self.extra)
     }
 }
 
