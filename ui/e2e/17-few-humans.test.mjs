@@ -104,7 +104,8 @@ test('the coordinator draws a random sample in the app, and reads each estimate 
     await size.setValue('36');
     await press(browser, 'agreement-few-humans-sample-draw');
     await until(browser, async () => (await textOf(browser, '[data-testid="agreement-few-humans-sample-notice"]')).includes('108 assignments made'), 'the draw was not made');
-    assert.match(await textOf(browser, '[data-testid="agreement-few-humans-sample-status"]'), /36 tasks drawn in 1 draw, 0 complete/);
+    // The notice comes with the draw's reply; the status is read again after it.
+    await until(browser, async () => /36 tasks drawn in 1 draw, 0 complete/.test(await textOf(browser, '[data-testid="agreement-few-humans-sample-status"]')), 'the sample’s status does not show the draw');
 
     // The raters answer their tasks (the command line stands in for their sessions).
     rateTheSample(p);
