@@ -72,8 +72,9 @@ echo "== release build of verity"
 (cd "$ROOT" && cargo build --release -q -p verity-cli --bin verity)
 VERITY="$ROOT/target/release/verity"
 
+# git-daemon itself, not `git daemon`: the kill at exit must reach the daemon, not a parent.
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-git daemon --reuseaddr --base-path="$SERVED" --export-all --enable=upload-pack \
+"$(git --exec-path)/git-daemon" --reuseaddr --base-path="$SERVED" --export-all --enable=upload-pack \
   --port="$PORT" --listen=127.0.0.1 "$SERVED" 2>"$WORK/clone-daemon.log" &
 DAEMON=$!
 TMP=$(mktemp -d)

@@ -21,13 +21,14 @@ export HF_ENDPOINT="http://127.0.0.1:$(cat "$hub_dir/port")" HF_HOME="$hub_dir/h
 unset HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH HF_HUB_OFFLINE HF_HUB_CACHE
 # A git daemon on 127.0.0.1 serving VERITY_E2E_GIT_BASE (the tests put repositories there),
 # and a git config that sends https://github.com/ to it (git's url.insteadOf, which libgit2
-# honours), so the app's Clone button clones from it.
+# honours), so the app's Clone button clones from it. git-daemon is started itself: `git daemon`
+# would run it as a child that the kill at exit does not reach.
 git_port=$(( 9400 + RANDOM % 400 ))
 while (exec 3<>"/dev/tcp/127.0.0.1/$git_port") 2>/dev/null; do git_port=$(( git_port + 1 )); done
 export VERITY_E2E_GIT_BASE="$hub_dir/git" XDG_CONFIG_HOME="$hub_dir/config"
 mkdir -p "$VERITY_E2E_GIT_BASE" "$XDG_CONFIG_HOME/git"
 printf '[url "git://127.0.0.1:%s/"]\n\tinsteadOf = https://github.com/\n' "$git_port" >"$XDG_CONFIG_HOME/git/config"
-git daemon --reuseaddr --base-path="$VERITY_E2E_GIT_BASE" --export-all --port="$git_port" \
+"$(git --exec-path)/git-daemon" --reuseaddr --base-path="$VERITY_E2E_GIT_BASE" --export-all --port="$git_port" \
   --listen=127.0.0.1 "$VERITY_E2E_GIT_BASE" >/dev/null 2>&1 &
 git_pid=$!
 # A Chat Completions endpoint on 127.0.0.1 for the model raters (crates/testkit/examples/

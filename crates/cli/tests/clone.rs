@@ -86,9 +86,15 @@ impl Server {
         );
         let port = free_port();
         let base = dir.path().join("served");
-        let daemon = Command::new("git")
+        // `git daemon` runs `git-daemon` as its child, which outlives a kill of `git`: the
+        // daemon itself is started, so that the kill on drop stops it.
+        let exec_path = Command::new("git")
+            .arg("--exec-path")
+            .output()
+            .expect("git says where its programs are");
+        let exec_path = String::from_utf8(exec_path.stdout).expect("git's exec path is UTF-8");
+        let daemon = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
             .args([
-                "daemon",
                 "--reuseaddr",
                 &format!("--base-path={}", base.display()),
                 "--export-all",
