@@ -5,7 +5,9 @@
 # demo project's dataset to it with `verity publish` and reads every config its card declares
 # with pyarrow. scripts/test.sh runs it, so the server cannot drift from the real API. Installs
 # the pinned huggingface_hub and pyarrow from PyPI into a virtual environment kept between runs
-# (VERITY_HUB_CHECK_VENV; target/hub-check-venv by default).
+# and between clones, as chat_check.sh's `openai` is (VERITY_HUB_CHECK_VENV; by default
+# hub-check-venv in the user's cache folder, ~/.cache/verity): a fresh clone does not install
+# them again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HUB_VERSION=2.4.0
@@ -14,7 +16,7 @@ source bench/lib.sh
 # The workspace's one debug build, which scripts/test.sh has made already (scripts/build-app.sh
 # says why it is built whole).
 cargo_build debug --workspace --all-targets
-venv=${VERITY_HUB_CHECK_VENV:-$(dirname "$out")/hub-check-venv}
+venv=${VERITY_HUB_CHECK_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/verity/hub-check-venv}
 if ! "$venv/bin/python" -c "import huggingface_hub, pyarrow, sys; sys.exit(huggingface_hub.__version__ != '$HUB_VERSION' or pyarrow.__version__ != '$PYARROW_VERSION')" 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
